@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+/**
+ * The one envelope every Carhook event has (DESIGN.md "Events"). EventBridge: Source = `carhook`
+ * (configurable), DetailType = `type`, Detail = the envelope. Webhooks: Standard Webhooks body
+ * `{type, timestamp, data}` with `data` = the envelope and header `webhook-id` = `id`.
+ *
+ * `data` is typed per event type in the catalogue (functions/core/events/catalogue.ts).
+ */
+export const enrollmentKinds = ['oauth-user', 'fleet-contract'] as const;
+export const sourceApis = ['v2', 'v1', 'map', 'services', 'carhook'] as const;
+
+export const envelopeSchema = z.object({
+  /** Deterministic: same change ⇒ same id, on every retry and every re-poll. */
+  id: z.string().min(1),
+  type: z.string().min(1),
+  schemaVersion: z.number().int().positive(),
+  /** When it happened, from the API record (ISO 8601 UTC). */
+  occurredAt: z.string(),
+  /** When Carhook saw it (ISO 8601 UTC). */
+  detectedAt: z.string(),
+  /** Per-vehicle increasing number, so consumers can order (0 for events not about a vehicle). */
+  sequence: z.number().int().nonnegative(),
+  vehicle: z.object({ id: z.string(), vin: z.string().optional(), brand: z.string().optional() }).optional(),
+  enrollment: z.object({ id: z.string(), kind: z.enum(enrollmentKinds) }).optional(),
+  source: z.object({
+    api: z.enum(sourceApis),
+    operation: z.string().optional(),
+    recordId: z.string().optional(),
+  }),
+  data: z.record(z.string(), z.unknown()),
+});
+
+export type EventEnvelope = z.infer<typeof envelopeSchema>;
