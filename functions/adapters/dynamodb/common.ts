@@ -1,0 +1,216 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
+  type QueryCommandOutput,
+} from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { StoreError } from '../../core/store/errors';
+
+/** What every adapter of the table shares. */
+export interface TableContext {
+  readonly doc: DynamoDBDocumentClient;
+  readonly tableName: string;
+  /** How long events stay in the log (TTL from `detectedAt`). */
+  readonly eventRetentionMs: number;
+  /** Partitions of the due index; changing it needs every vehicle's `gsi2pk` rewritten. */
+  readonly dueShards: number;
+}
+
+/** An item as the DocumentClient returns it; parsed field by field by the codecs. */
+export type Item = Record<string, unknown>;
+
+/**
+ * Key prefixes. One place, so the README's key table and the code cannot disagree.
+ * Ids are used as is after the prefix: the prefix alone keeps entity kinds apart.
+ */
+export const keys = {
+  enrollment: (id: string) => ({ pk: `ENR#${id}`, sk: 'ENR' }),
+  fleetVin: (vin: string) => ({ pk: `VIN#${vin}`, sk: 'VIN' }),
+  vehicle: (id: string) => ({ pk: `VEH#${id}`, sk: 'VEH' }),
+  vehicleState: (id: string) => ({ pk: `VEH#${id}`, sk: 'STATE' }),
+  event: (id: string) => ({ pk: `EVT#${id}`, sk: 'EVT' }),
+  lease: (name: string) => ({ pk: `LEASE#${name}`, sk: 'LEASE' }),
+  rateBudget: (clientId: string) => ({ pk: `RATE#${clientId}`, sk: 'RATE' }),
+  enrollmentsByStatus: (status: string) => `ENRSTATUS#${status}`,
+  allEnrollments: 'ENROLLMENTS',
+  vehiclesOfEnrollment: (enrollmentId: string) => `ENRVEH#${enrollmentId}`,
+  eventsOfVehicle: (vehicleId: string) => `VEHEVT#${vehicleId}`,
+  /** Events by detection day (UTC), for replay across vehicles. */
+  eventsOfDay: (day: string) => `EVTDAY#${day}`,
+  dueShard: (shard: number) => `DUE#${shard}`,
+  /** The constant partition of the sparse unpublished index. */
+  unpublished: 'U',
+} as const;
+
+/** FNV-1a: a stable shard of a vehicle id (the due index spreads vehicles over `shards` partitions). */
+export function shardOf(id: string, shards: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i += 1) {
+    hash ^= id.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash % shards;
+}
+
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : typeof error;
+}
+
+export function isConditionalCheckFailed(error: unknown): boolean {
+  return errorName(error) === 'ConditionalCheckFailedException';
+}
+
+export function isTransactionCanceled(error: unknown): boolean {
+  return errorName(error) === 'TransactionCanceledException';
+}
+
+/** The current item a failed condition returned (`ReturnValuesOnConditionCheckFailure: ALL_OLD`). */
+export function conditionFailedItem(error: unknown): Item | undefined {
+  const raw = (error as { Item?: Record<string, AttributeValue> }).Item;
+  return raw ? unmarshall(raw) : undefined;
+}
+
+export interface CancellationReason {
+  readonly code: string;
+  readonly item: Item | undefined;
+}
+
+/** One reason per action of the transaction, in order (`None` for the actions that passed). */
+export function cancellationReasons(error: unknown): CancellationReason[] {
+  const reasons =
+    (error as { CancellationReasons?: { Code?: string; Item?: Record<string, AttributeValue> }[] })
+      .CancellationReasons ?? [];
+  return reasons.map((reason) => ({
+    code: reason.Code ?? 'None',
+    item: reason.Item ? unmarshall(reason.Item) : undefined,
+  }));
+}
+
+/** Any DynamoDB failure we do not handle as an outcome, with the context to act on it. */
+export function storeFailure(
+  ctx: Pick<TableContext, 'tableName'>,
+  operation: string,
+  error: unknown,
+  context: Record<string, string> = {},
+): StoreError {
+  if (error instanceof StoreError) return error;
+  const name = errorName(error);
+  const message = error instanceof Error ? error.message : String(error);
+  return new StoreError(
+    'StoreFailure',
+    `DynamoDB ${operation} on table ${ctx.tableName} failed: ${name}: ${message}`,
+    { table: ctx.tableName, operation, awsError: name, ...context },
+    { cause: error },
+  );
+}
+
+export function malformed(
+  ctx: Pick<TableContext, 'tableName'>,
+  what: string,
+  field: string,
+  key: string,
+): StoreError {
+  return new StoreError(
+    'Malformed',
+    `${what} ${key} in table ${ctx.tableName}: ${field} is missing or invalid`,
+    {
+      table: ctx.tableName,
+      key,
+      field,
+    },
+  );
+}
+
+export interface RangeQuery {
+  readonly index?: string;
+  readonly partitionName: string;
+  readonly partitionValue: string;
+  readonly sortName: string;
+  /** Exclusive lower bound (a cursor's `after`). */
+  readonly after?: string;
+  /** Inclusive lower bound. */
+  readonly from?: string;
+  /** Inclusive upper bound. */
+  readonly to?: string;
+  readonly filter?: {
+    readonly expression: string;
+    readonly names: Record<string, string>;
+    readonly values: Record<string, unknown>;
+  };
+  readonly consistentRead?: boolean;
+}
+
+/**
+ * Reads matching items of one partition in sort-key order until `want` are collected (a filter
+ * can make DynamoDB pages shorter than their Limit, so this loops on LastEvaluatedKey).
+ */
+export async function queryRange(ctx: TableContext, query: RangeQuery, want: number): Promise<Item[]> {
+  const names: Record<string, string> = { '#p': query.partitionName, ...query.filter?.names };
+  const values: Record<string, unknown> = { ':p': query.partitionValue, ...query.filter?.values };
+  const lower = query.after ?? query.from;
+  let condition = '#p = :p';
+  if (lower !== undefined || query.to !== undefined) names['#s'] = query.sortName;
+  if (lower !== undefined && query.to !== undefined) {
+    condition += ' AND #s BETWEEN :lo AND :hi';
+    values[':lo'] = lower;
+    values[':hi'] = query.to;
+  } else if (lower !== undefined) {
+    condition += ' AND #s >= :lo';
+    values[':lo'] = lower;
+  } else if (query.to !== undefined) {
+    condition += ' AND #s <= :hi';
+    values[':hi'] = query.to;
+  }
+  const out: Item[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const input: QueryCommandInput = {
+      TableName: ctx.tableName,
+      KeyConditionExpression: condition,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      Limit: Math.min(Math.max(want - out.length + 1, 10), 1000),
+      ...(query.index !== undefined ? { IndexName: query.index } : {}),
+      ...(query.filter !== undefined ? { FilterExpression: query.filter.expression } : {}),
+      ...(query.consistentRead ? { ConsistentRead: true } : {}),
+      ...(startKey !== undefined ? { ExclusiveStartKey: startKey } : {}),
+    };
+    let page: QueryCommandOutput;
+    try {
+      page = await ctx.doc.send(new QueryCommand(input));
+    } catch (error) {
+      throw storeFailure(ctx, `Query${query.index ? ` ${query.index}` : ''}`, error, {
+        partition: query.partitionValue,
+      });
+    }
+    for (const item of page.Items ?? []) {
+      // `after` is exclusive: BETWEEN/>= include it, and sort keys are unique per item.
+      if (query.after !== undefined && item[query.sortName] === query.after) continue;
+      out.push(item);
+      if (out.length >= want) return out;
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey !== undefined);
+  return out;
+}
+
+/** Runs `work` over `items` with at most `concurrency` in flight; results in input order. */
+export async function mapConcurrent<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const runners = Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+    while (next < items.length) {
+      const index = next;
+      next += 1;
+      results[index] = await work(items[index] as T);
+    }
+  });
+  await Promise.all(runners);
+  return results;
+}
