@@ -17,7 +17,8 @@ export type SimErrorCode =
   | 'server_error'
   | 'invalid_grant'
   | 'invalid_client'
-  | 'unsupported_grant_type';
+  | 'unsupported_grant_type'
+  | 'conflict';
 
 export interface SimErrorBody {
   readonly error: {

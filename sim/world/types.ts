@@ -202,6 +202,15 @@ export interface SimTelemetry {
   readonly day?: boolean;
   readonly seatbeltUnbuckled?: boolean;
   readonly position?: GeoPoint;
+  /** Degrees, 0 = North (present with `position`). */
+  readonly heading?: number;
+  /** Longitudinal acceleration, m/s² (while moving). */
+  readonly accelerationLongitudinal?: number;
+  /** Recommended gear (while moving, not on single-speed electric drives). */
+  readonly gearRecommended?: number;
+  readonly turnSignal?: 'left' | 'right';
+  /** The trip this second belongs to, when moving. */
+  readonly tripId?: string;
 }
 
 export interface SimServiceEligibility {

@@ -171,6 +171,8 @@ export interface MapUpdateInfo {
   readonly availableVersion: string;
   readonly releasedAt?: IsoDate;
   readonly updateAvailable: boolean;
+  /** Size of the update package, when the API says (added by the API client, optional). */
+  readonly sizeMb?: number;
 }
 
 // ---- Version 1 records (spec 2.13) that detection normalizes into the same events ----

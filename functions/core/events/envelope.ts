@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoDate } from './common';
 
 /**
  * The one envelope every Carhook event has (DESIGN.md "Events"). EventBridge: Source = `carhook`
@@ -12,15 +13,15 @@ export const sourceApis = ['v2', 'v1', 'map', 'services', 'carhook'] as const;
 
 export const envelopeSchema = z.object({
   /** Deterministic: same change ⇒ same id, on every retry and every re-poll. */
-  id: z.string().min(1),
+  id: z.string().min(1).describe('deterministic: the same change has the same id on every retry and re-poll'),
   type: z.string().min(1),
   schemaVersion: z.number().int().positive(),
   /** When it happened, from the API record (ISO 8601 UTC). */
-  occurredAt: z.string(),
+  occurredAt: isoDate.describe('when it happened, from the API record'),
   /** When Carhook saw it (ISO 8601 UTC). */
-  detectedAt: z.string(),
+  detectedAt: isoDate.describe('when Carhook saw it'),
   /** Per-vehicle increasing number, so consumers can order (0 for events not about a vehicle). */
-  sequence: z.number().int().nonnegative(),
+  sequence: z.number().int().nonnegative().describe('per-vehicle increasing number, so consumers can order'),
   vehicle: z.object({ id: z.string(), vin: z.string().optional(), brand: z.string().optional() }).optional(),
   enrollment: z.object({ id: z.string(), kind: z.enum(enrollmentKinds) }).optional(),
   source: z.object({

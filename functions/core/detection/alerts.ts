@@ -1,0 +1,274 @@
+import type { Alert, IsoDate, Position, V1Alert } from '../api/model';
+import type { EventData } from '../events/catalogue';
+import { type Observation, SOURCE_API } from './observations';
+import { toPosition } from './project';
+import type { AlertEntry } from './state';
+import { type EventSource, maxIso, type Work } from './work';
+
+/** An alert record of either API, normalized for detection. */
+export interface AlertRecord {
+  readonly api: 'v2' | 'v1';
+  readonly id: string;
+  readonly active: boolean;
+  readonly message: string;
+  readonly severity?: string;
+  readonly category?: string;
+  readonly advice?: string;
+  readonly position?: Position;
+  readonly startedAt?: IsoDate;
+  readonly endedAt?: IsoDate;
+  readonly updatedAt?: IsoDate;
+}
+
+export const fromV2Alert = (a: Alert): AlertRecord => ({
+  api: 'v2',
+  id: a.id,
+  active: a.active,
+  message: a.message,
+  severity: a.severity,
+  category: a.category,
+  advice: a.advice,
+  position: a.position,
+  startedAt: a.startedAt ?? a.createdAt,
+  endedAt: a.endedAt,
+  updatedAt: a.updatedAt,
+});
+
+// spec 2.13: alertState 1 = active, 0 = ended; dates normalized to ISO by the client.
+export const fromV1Alert = (a: V1Alert): AlertRecord => ({
+  api: 'v1',
+  id: a.idAlert,
+  active: a.alertState === 1 && a.dateAlertEnd === undefined,
+  message: a.alert,
+  category: a.category,
+  advice: a.advise,
+  startedAt: a.dateAlertBegin,
+  endedAt: a.dateAlertEnd,
+  updatedAt: a.dateUpdate,
+});
+
+// Codes look like `alertOilPressure` (reference/alert-messages.json); anything else is text.
+const CODE = /^[a-z][A-Za-z0-9_]*$/;
+
+const occurrenceOf = (startedAt: IsoDate | undefined, reopened: number): string =>
+  `${startedAt ?? '-'}${reopened > 0 ? `#${reopened}` : ''}`;
+
+/** The occurrence key of a stored alert: derived, not stored (the state stays small). */
+export const entryOccurrence = (e: AlertEntry): string => occurrenceOf(e.startedAt, e.reopened ?? 0);
+
+const alertData = (
+  id: string,
+  r: AlertRecord | AlertEntry,
+  occurrence: string,
+  advice?: string,
+  position?: Position,
+) => ({
+  alertId: id,
+  occurrence,
+  message: r.message,
+  messageCode: CODE.test(r.message) ? r.message : undefined,
+  localizedText: CODE.test(r.message) ? undefined : r.message,
+  advice,
+  category: r.category,
+  severity: r.severity === '' ? undefined : r.severity,
+  position: toPosition(position),
+  startedAt: r.startedAt,
+});
+
+const fixedData = (
+  id: string,
+  entry: AlertEntry,
+  reason: 'inactive' | 'absent',
+  endedAt: IsoDate | undefined,
+  record?: AlertRecord,
+): EventData<'vehicle.alert.fixed'> => {
+  const start = entry.startedAt === undefined ? Number.NaN : Date.parse(entry.startedAt);
+  const end = endedAt === undefined ? Number.NaN : Date.parse(endedAt);
+  const duration = (end - start) / 1000;
+  return {
+    ...alertData(id, record ?? entry, entryOccurrence(entry), record?.advice, record?.position),
+    startedAt: entry.startedAt,
+    endedAt,
+    reason,
+    durationS: Number.isFinite(duration) && duration >= 0 ? duration : undefined,
+  };
+};
+
+const entryOf = (r: AlertRecord, reopened: number, seenAt: IsoDate): AlertEntry => {
+  const e: AlertEntry = { active: r.active, message: r.message, seenAt };
+  if (r.severity !== undefined) e.severity = r.severity;
+  if (r.category !== undefined) e.category = r.category;
+  if (r.startedAt !== undefined) e.startedAt = r.startedAt;
+  if (r.endedAt !== undefined) e.endedAt = r.endedAt;
+  if (r.updatedAt !== undefined) e.updatedAt = r.updatedAt;
+  if (reopened > 0) e.reopened = reopened;
+  return e;
+};
+
+/** The stored entry updated by a record of the same occurrence (its start, hence its key, is kept). */
+const merge = (entry: AlertEntry, r: AlertRecord, seenAt: IsoDate): AlertEntry => {
+  const next: AlertEntry = { ...entry, ...entryOf(r, entry.reopened ?? 0, seenAt) };
+  if (entry.startedAt === undefined) delete next.startedAt;
+  else next.startedAt = entry.startedAt;
+  return next;
+};
+
+/**
+ * Applies one alert record. `authoritative`: it comes from an alert list (a current read of the
+ * record); records embedded in vehicle events are snapshots from when the event happened and only
+ * count when strictly newer than what is stored (README "Alerts").
+ */
+export const applyAlert = (
+  w: Work,
+  r: AlertRecord,
+  obs: Observation,
+  source: EventSource,
+  authoritative: boolean,
+): void => {
+  if (r.id === '') return;
+  const key = `${r.api}:${r.id}`;
+  const entry = w.s.alerts[key];
+  const history = w.isHistory(r.startedAt, obs.source);
+  const src = source.recordId === r.id ? source : { ...source, recordId: r.id };
+
+  if (entry === undefined) {
+    const floor = w.s.alertFloor;
+    if (floor !== undefined && r.startedAt !== undefined && floor.startedAt !== undefined) {
+      // A forgotten fixed alert seen again: ended ones stay forgotten; an active one only counts
+      // when read after the forgotten entry last changed.
+      if (r.startedAt <= floor.startedAt && (!r.active || obs.fetchedAt < floor.seenAt)) return;
+    }
+    newOccurrence(w, key, r, 0, history, obs, src, undefined);
+    return;
+  }
+
+  const fresh = authoritative
+    ? r.updatedAt !== undefined && entry.updatedAt !== undefined && r.updatedAt !== entry.updatedAt
+      ? r.updatedAt > entry.updatedAt
+      : obs.fetchedAt >= entry.seenAt
+    : r.updatedAt !== undefined && (entry.updatedAt === undefined || r.updatedAt > entry.updatedAt);
+  // A later start is a later occurrence of the same alert id, whatever the snapshot's age.
+  const laterStart =
+    r.startedAt !== undefined && entry.startedAt !== undefined && r.startedAt > entry.startedAt;
+  if (!fresh && !laterStart) return;
+
+  if (r.startedAt !== undefined && entry.startedAt !== undefined && r.startedAt !== entry.startedAt) {
+    if (r.startedAt < entry.startedAt) return; // an earlier occurrence: stale
+    if (entry.active) {
+      // The same alert id started again: the stored occurrence ended in between.
+      w.emit('vehicle.alert.fixed', `${r.id}@${entryOccurrence(entry)}`, 'fixed', r.startedAt, src, {
+        ...fixedData(r.id, entry, 'inactive', undefined),
+      });
+    }
+    newOccurrence(w, key, r, 0, history, obs, src, entry.updatedAt);
+    return;
+  }
+
+  if (entry.active && !r.active) {
+    const endedAt = r.endedAt ?? r.updatedAt;
+    w.emit(
+      'vehicle.alert.fixed',
+      `${r.id}@${entryOccurrence(entry)}`,
+      'fixed',
+      endedAt ?? obs.fetchedAt,
+      src,
+      fixedData(r.id, entry, 'inactive', r.endedAt, r),
+    );
+    w.setAlert(key, merge(entry, r, obs.fetchedAt));
+    return;
+  }
+  if (!entry.active && r.active) {
+    // Back active with the same start: a new occurrence of the same alert (README "Alerts").
+    newOccurrence(w, key, r, (entry.reopened ?? 0) + 1, false, obs, src, entry.updatedAt);
+    return;
+  }
+  if (
+    entry.message !== r.message ||
+    (r.severity !== undefined && entry.severity !== r.severity) ||
+    (r.category !== undefined && entry.category !== r.category) ||
+    entry.updatedAt !== maxIso(entry.updatedAt, r.updatedAt) ||
+    entry.endedAt !== (r.endedAt ?? entry.endedAt)
+  ) {
+    w.setAlert(key, merge(entry, r, obs.fetchedAt));
+  }
+};
+
+const newOccurrence = (
+  w: Work,
+  key: string,
+  r: AlertRecord,
+  reopened: number,
+  history: boolean,
+  obs: Observation,
+  src: EventSource,
+  previousUpdatedAt: IsoDate | undefined,
+): void => {
+  const occurrence = occurrenceOf(r.startedAt, reopened);
+  const entry = entryOf(r, reopened, obs.fetchedAt);
+  // The newest record time seen for this id only grows: an older snapshot stays stale forever.
+  const updatedAt = maxIso(previousUpdatedAt, r.updatedAt);
+  if (updatedAt !== undefined) entry.updatedAt = updatedAt;
+  w.setAlert(key, entry);
+  if (r.active) w.noteActivity(r.startedAt);
+  const raise = r.active ? !history || w.emitsInitialConditions : !history;
+  if (raise) {
+    w.emit(
+      'vehicle.alert.raised',
+      `${r.id}@${occurrence}`,
+      'raised',
+      r.startedAt ?? r.updatedAt ?? obs.fetchedAt,
+      src,
+      {
+        ...alertData(r.id, r, occurrence, r.advice, r.position),
+        initial: history,
+      },
+    );
+    if (!r.active) {
+      // Raised and fixed between two polls: both happened, both are told.
+      w.emit(
+        'vehicle.alert.fixed',
+        `${r.id}@${occurrence}`,
+        'fixed',
+        r.endedAt ?? r.updatedAt ?? obs.fetchedAt,
+        src,
+        fixedData(r.id, entry, 'inactive', r.endedAt, r),
+      );
+    }
+  }
+};
+
+/**
+ * After a COMPLETE alert list: an active alert of that API missing from it is fixed, unless it
+ * changed after the list was read, or the list was windowed and the alert's start is outside the
+ * window (absence from a `since` list proves nothing about older alerts).
+ */
+export const fixAbsentAlerts = (
+  w: Work,
+  obs: Observation,
+  present: ReadonlySet<string>,
+  source: EventSource,
+) => {
+  if (!obs.complete) return;
+  const api = SOURCE_API[obs.source];
+  const since = obs.window?.since;
+  const until = obs.window?.until ?? obs.fetchedAt;
+  for (const [key, entry] of Object.entries(w.s.alerts)) {
+    if (!entry.active || !key.startsWith(`${api}:`) || present.has(key)) continue;
+    const id = key.slice(api.length + 1);
+    if (entry.seenAt >= obs.fetchedAt) continue;
+    if (since !== undefined || obs.window?.until !== undefined) {
+      if (entry.startedAt === undefined) continue;
+      if (since !== undefined && entry.startedAt < since) continue;
+      if (entry.startedAt > until) continue;
+    }
+    w.emit(
+      'vehicle.alert.fixed',
+      `${id}@${entryOccurrence(entry)}`,
+      'fixed',
+      obs.fetchedAt,
+      { ...source, recordId: id },
+      fixedData(id, entry, 'absent', undefined),
+    );
+    w.setAlert(key, { ...entry, active: false, seenAt: obs.fetchedAt });
+  }
+};

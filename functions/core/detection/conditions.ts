@@ -1,0 +1,181 @@
+import type { IsoDate, MapUpdateInfo, ServiceEligibility } from '../api/model';
+import type { Observation } from './observations';
+import type { MaintenanceState } from './state';
+import type { EventSource, Work } from './work';
+
+// ---------------------------------------------------------------------------------------------
+// Maintenance countdown (spec 2.6: days and km left, negative = overdue).
+
+type Level = 'due' | 'overdue';
+
+/**
+ * Applies one maintenance reading. Levels only move forward within a cycle — due, then overdue,
+ * each emitted at most once — so a countdown hovering at a threshold never flaps. Only a jump back
+ * up by at least `maintenanceResetJump` (a service was done) starts a new cycle (README).
+ */
+export const applyMaintenance = (
+  w: Work,
+  reading: { days?: number; mileageKm?: number; updatedAt?: IsoDate },
+  obs: Observation,
+  source: EventSource,
+): void => {
+  const prev = w.s.maintenance;
+  if (reading.days === undefined && reading.mileageKm === undefined) return;
+  if (!Number.isFinite(reading.days ?? 0) || !Number.isFinite(reading.mileageKm ?? 0)) return;
+  const days = Math.round(reading.days ?? prev?.days ?? Number.MAX_SAFE_INTEGER);
+  const mileageKm = Math.round(reading.mileageKm ?? prev?.mileageKm ?? Number.MAX_SAFE_INTEGER);
+  if (prev !== undefined) {
+    // Stale: an older record, or (without record times) an older read, never moves state back.
+    if (
+      reading.updatedAt !== undefined &&
+      prev.updatedAt !== undefined &&
+      reading.updatedAt !== prev.updatedAt
+    ) {
+      if (reading.updatedAt < prev.updatedAt) return;
+    } else if (obs.fetchedAt < prev.seenAt) return;
+    if (prev.days === days && prev.mileageKm === mileageKm) return;
+  }
+  const { maintenanceDue: due, maintenanceResetJump: jump } = w.config;
+  const occurredAt = reading.updatedAt ?? obs.fetchedAt;
+  let cycle = prev?.cycle ?? 0;
+  let emitted: Level[] = prev?.emitted ?? [];
+  if (prev !== undefined && (days - prev.days >= jump.days || mileageKm - prev.mileageKm >= jump.mileageKm)) {
+    cycle += 1;
+    emitted = [];
+    w.emit('vehicle.maintenance.reset', `cycle:${cycle}`, 'reset', occurredAt, source, {
+      days,
+      mileageKm,
+      cycle,
+      previousDays: prev.days,
+      previousMileageKm: prev.mileageKm,
+    });
+  }
+  const initial = prev === undefined && w.isHistory(undefined, obs.source);
+  const tell = !initial || w.emitsInitialConditions;
+  const dueCrossed = [
+    ...(days <= due.days ? (['days'] as const) : []),
+    ...(mileageKm <= due.mileageKm ? (['mileage'] as const) : []),
+  ];
+  const overdueCrossed = [
+    ...(days < 0 ? (['days'] as const) : []),
+    ...(mileageKm < 0 ? (['mileage'] as const) : []),
+  ];
+  const next = [...emitted];
+  if (dueCrossed.length > 0 && !emitted.includes('due')) {
+    next.push('due');
+    if (tell) {
+      w.emit('vehicle.maintenance.due', `cycle:${cycle}`, 'due', occurredAt, source, {
+        days,
+        mileageKm,
+        cycle,
+        crossed: dueCrossed,
+        thresholds: { days: due.days, mileageKm: due.mileageKm },
+        initial,
+      });
+    }
+  }
+  if (overdueCrossed.length > 0 && !emitted.includes('overdue')) {
+    next.push('overdue');
+    if (tell) {
+      w.emit('vehicle.maintenance.overdue', `cycle:${cycle}`, 'overdue', occurredAt, source, {
+        days,
+        mileageKm,
+        cycle,
+        crossed: overdueCrossed,
+        initial,
+      });
+    }
+  }
+  const state: MaintenanceState = { days, mileageKm, cycle, emitted: next, seenAt: obs.fetchedAt };
+  const updatedAt = reading.updatedAt ?? prev?.updatedAt;
+  if (updatedAt !== undefined) state.updatedAt = updatedAt;
+  w.setMaintenance(state);
+};
+
+// ---------------------------------------------------------------------------------------------
+// Services eligibility (spec 2.12): the set of eligible codes.
+
+export const applyServices = (
+  w: Work,
+  obs: Observation,
+  items: readonly ServiceEligibility[],
+  source: EventSource,
+) => {
+  // A partial list would "remove" every code it missed.
+  if (!obs.complete) return;
+  const prev = w.s.services;
+  if (prev !== undefined && obs.fetchedAt < prev.seenAt) return;
+  const eligible = [...new Set(items.filter((i) => i.eligible && i.code !== '').map((i) => i.code))].sort();
+  if (
+    prev !== undefined &&
+    prev.eligible.length === eligible.length &&
+    prev.eligible.every((c, i) => c === eligible[i])
+  ) {
+    return;
+  }
+  const revision = (prev?.revision ?? 0) + 1;
+  w.setServices({ eligible, revision, seenAt: obs.fetchedAt });
+  const before = new Set(prev?.eligible ?? []);
+  const after = new Set(eligible);
+  if (prev === undefined && w.isHistory(undefined, obs.source)) return;
+  w.emit('vehicle.services.changed', `revision:${revision}`, 'changed', obs.fetchedAt, source, {
+    eligible,
+    added: eligible.filter((c) => !before.has(c)),
+    removed: [...before].filter((c) => !after.has(c)).sort(),
+    services: [...items]
+      .sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0))
+      .map((i) =>
+        typeof i.shortLabel === 'string'
+          ? { code: i.code, shortLabel: i.shortLabel, eligible: i.eligible === true }
+          : { code: i.code, eligible: i.eligible === true },
+      ),
+  });
+};
+
+// ---------------------------------------------------------------------------------------------
+// Map update (area C, spec 4.3): a new available version that differs from the installed one.
+
+const MAX_ANNOUNCED = 20;
+
+export const applyMap = (w: Work, obs: Observation, info: MapUpdateInfo, source: EventSource): void => {
+  const prev = w.s.map;
+  if (info.availableVersion === '') return;
+  if (prev !== undefined && obs.fetchedAt < prev.seenAt) return;
+  if (
+    prev !== undefined &&
+    prev.available === info.availableVersion &&
+    prev.installed === info.installedVersion
+  )
+    return;
+  const differs =
+    info.installedVersion === undefined
+      ? info.updateAvailable
+      : info.installedVersion !== info.availableVersion;
+  const announced = prev?.announced ?? [];
+  const news = differs && !announced.includes(info.availableVersion);
+  const next: NonNullable<typeof prev> = {
+    available: info.availableVersion,
+    announced: news ? [...announced, info.availableVersion].slice(-MAX_ANNOUNCED) : announced,
+    seenAt: obs.fetchedAt,
+  };
+  if (info.installedVersion !== undefined) next.installed = info.installedVersion;
+  w.setMap(next);
+  if (!news) return;
+  const initial = prev === undefined && w.isHistory(undefined, obs.source);
+  if (initial && !w.emitsInitialConditions) return;
+  w.emit(
+    'vehicle.map_update.available',
+    `version:${info.availableVersion}`,
+    'available',
+    info.releasedAt ?? obs.fetchedAt,
+    source,
+    {
+      vin: info.vin,
+      availableVersion: info.availableVersion,
+      installedVersion: info.installedVersion,
+      previousAvailableVersion: prev?.available,
+      releasedAt: info.releasedAt,
+      initial,
+    },
+  );
+};

@@ -1,0 +1,293 @@
+import type { Alert, EcoDriving, IsoDate, V1Alert } from '../api/model';
+import type { CarhookEvent } from '../events/catalogue';
+import { type AlertRecord, applyAlert, fixAbsentAlerts, fromV1Alert, fromV2Alert } from './alerts';
+import { applyMaintenance, applyMap, applyServices } from './conditions';
+import {
+  checkObservation,
+  DEFAULT_OPERATION,
+  isIsoDate,
+  type Observation,
+  type RejectedInput,
+  SOURCE_API,
+} from './observations';
+import {
+  applyCollision,
+  applyTrip,
+  applyV1Crash,
+  applyV1Trip,
+  applyVehicleEvent,
+  releaseTrips,
+} from './records';
+import type { VehicleState } from './state';
+import { type DiffContext, type EventSource, maxIso, Work } from './work';
+
+export type { DiffContext } from './work';
+
+/**
+ * What to read next for this vehicle (DESIGN.md "Polling within the quota"), for the scheduler.
+ * `now`: worth reading at the next cycle; `reconcile`: a slow full read is due when budget allows;
+ * `daily`: nothing before its regular period; `skip`: not needed.
+ */
+export interface PollHints {
+  /** Read the v2 events with this `since` (newest event minus an overlap); undefined = no cursor yet. */
+  readonly eventsSince?: IsoDate;
+  /** `now` while alerts are active (to see them fixed) or events revealed one. */
+  readonly alerts: 'now' | 'reconcile' | 'skip';
+  /** `now` when an event announced a collision without embedding it. */
+  readonly collisions: 'now' | 'skip';
+  /** `now` when an event announced a trip without embedding it. */
+  readonly trips: 'now' | 'skip';
+  /** Trips waiting for their eco-driving evaluation (GET /trips/{id}/ecodriving). */
+  readonly ecodrivingFor: readonly string[];
+  /** `now` after a trip, when never read, or when the daily read is due. */
+  readonly maintenance: 'now' | 'daily';
+  readonly services: 'now' | 'daily';
+  readonly map: 'now' | 'daily';
+  readonly hasActiveAlerts: boolean;
+  readonly activeAlerts: number;
+  /** Newest trip end, event or alert start: recently active vehicles go first when budget is short. */
+  readonly lastActivityAt?: IsoDate;
+}
+
+export interface DiffResult {
+  readonly state: VehicleState;
+  /** In the order they happened within this poll; `sequence` increases along the array. */
+  readonly events: readonly CarhookEvent[];
+  readonly next: PollHints;
+  /** What the store must write: see `stateChanged`. */
+  readonly changed: 'none' | 'cursors' | 'state';
+  /** Observations or items refused as malformed; the rest of the poll was applied. */
+  readonly rejected: readonly RejectedInput[];
+}
+
+/**
+ * The diff engine: previous state + fresh observations → new state, events, poll hints.
+ * Pure: no I/O, no clock (time is `context.now`), no randomness. Observations are applied in the
+ * order given (a poll's observations split over several calls give the same events, README);
+ * `v2.vehicles` observations belong to `diffEnrollmentVehicles` and are ignored here.
+ */
+export const diff = (
+  state: VehicleState | undefined,
+  observations: readonly Observation[],
+  context: DiffContext,
+): DiffResult => {
+  if (state !== undefined && state.vehicleId !== context.vehicle.id) {
+    // A state of another vehicle: applying anything would corrupt both.
+    const w = new Work(state, context);
+    return {
+      state,
+      events: [],
+      next: hints(w, state),
+      changed: 'none',
+      rejected: [
+        {
+          kind: 'Malformed',
+          observation: -1,
+          source: 'state',
+          field: 'state.vehicleId',
+          reason: `state of vehicle ${state.vehicleId} given for vehicle ${context.vehicle.id}; nothing applied`,
+        },
+      ],
+    };
+  }
+  const w = new Work(state, context);
+  for (const [i, o] of observations.entries()) {
+    const problem = checkObservation(o, i);
+    if (problem !== undefined) {
+      w.rejected.push(problem);
+      continue;
+    }
+    applyObservation(w, o, i);
+    w.noteFetched(o.source, o.fetchedAt);
+    w.markSource(o.source);
+  }
+  releaseTrips(w, new Map());
+  w.finish();
+
+  const s = w.s;
+  const changed = w.dirty ? 'state' : w.cursorsChanged ? 'cursors' : 'none';
+  const result = changed === 'none' && state !== undefined ? state : s;
+  return { state: result, events: w.events, next: hints(w, result), changed, rejected: w.rejected };
+};
+
+const applyObservation = (w: Work, o: Observation, index: number): void => {
+  const source: EventSource = {
+    api: SOURCE_API[o.source],
+    operation: o.operation ?? DEFAULT_OPERATION[o.source],
+  };
+  const bad = (i: number, field: string, reason: string): void => {
+    w.rejected.push({
+      kind: 'Malformed',
+      observation: index,
+      source: o.source,
+      field: `items[${i}].${field}`,
+      reason,
+    });
+  };
+  switch (o.source) {
+    case 'v2.events': {
+      let newest: IsoDate | undefined;
+      const valid: (typeof o.items)[number][] = [];
+      for (const [i, ev] of o.items.entries()) {
+        if (typeof ev?.id === 'string' && typeof ev.type === 'string') valid.push(ev);
+        else bad(i, 'id', 'event without id or type');
+      }
+      // Canonical order (oldest event first): pages read in any order give the same events.
+      valid.sort(byTimeThenId((e) => e.createdAt));
+      for (const ev of valid) {
+        applyVehicleEvent(w, ev, o, source, {
+          alert: (e) => {
+            if (e.alert !== undefined) applyAlert(w, fromV2Alert(e.alert), o, source, false);
+          },
+        });
+        if (ev.createdAt !== undefined && isIsoDate(ev.createdAt) && ev.createdAt <= w.nowIso) {
+          newest = maxIso(newest, ev.createdAt);
+        }
+      }
+      if (newest !== undefined && (w.newestEventSeen === undefined || newest > w.newestEventSeen)) {
+        w.noteCursor('eventsSince', new Date(Date.parse(newest) - w.config.eventsOverlapMs).toISOString());
+      }
+      return;
+    }
+    case 'v2.alerts':
+    case 'v1.alerts': {
+      const v2 = o.source === 'v2.alerts';
+      const records: AlertRecord[] = [];
+      for (const [i, a] of (o.items as readonly unknown[]).entries()) {
+        const r = isObject(a) ? (v2 ? fromV2Alert(a as Alert) : fromV1Alert(a as V1Alert)) : undefined;
+        if (r === undefined || typeof r.id !== 'string' || r.id === '')
+          bad(i, v2 ? 'id' : 'idAlert', 'alert without id');
+        else if (typeof r.message !== 'string') bad(i, v2 ? 'message' : 'alert', 'must be a string');
+        else records.push(r);
+      }
+      // Canonical order (older versions first): pages read in any order give the same events.
+      records.sort(byTimeThenId((r) => r.updatedAt ?? r.startedAt));
+      const present = new Set<string>();
+      for (const r of records) {
+        present.add(`${r.api}:${r.id}`);
+        applyAlert(w, r, o, source, true);
+      }
+      fixAbsentAlerts(w, o, present, source);
+      if (o.complete && o.window?.since === undefined && o.window?.until === undefined) {
+        w.noteCursor('alertsReconciledAt', o.fetchedAt);
+      }
+      return;
+    }
+    case 'v2.collisions':
+      for (const [i, c] of o.items.entries()) {
+        if (typeof c?.id !== 'string' || c.id === '') {
+          bad(i, 'id', 'collision without id');
+          continue;
+        }
+        applyCollision(w, c, o, source);
+      }
+      return;
+    case 'v2.trips':
+      for (const [i, t] of o.items.entries()) {
+        if (typeof t?.id !== 'string' || t.id === '') {
+          bad(i, 'id', 'trip without id');
+          continue;
+        }
+        applyTrip(w, t, o, source);
+      }
+      return;
+    case 'v2.maintenance':
+      for (const m of o.items) {
+        if (isObject(m)) {
+          applyMaintenance(
+            w,
+            { days: m.days, mileageKm: m.mileage, updatedAt: m.updatedAt ?? m.createdAt },
+            o,
+            source,
+          );
+        }
+      }
+      return;
+    case 'v1.maintenance':
+      for (const m of o.items) {
+        if (isObject(m))
+          applyMaintenance(w, { days: m.days, mileageKm: m.mileage, updatedAt: m.lastUpdate }, o, source);
+      }
+      return;
+    case 'v1.crash':
+      for (const c of o.items) if (isObject(c) && isObject(c.raw)) applyV1Crash(w, c, o, source);
+      return;
+    case 'v1.trips':
+      for (const [i, t] of o.items.entries()) {
+        if (typeof t?.tripId !== 'number' || !Number.isFinite(t.tripId)) {
+          bad(i, 'tripId', 'must be a number');
+          continue;
+        }
+        applyV1Trip(w, t, o, source);
+      }
+      return;
+    case 'services':
+      applyServices(w, o, o.items.filter(isObject), source);
+      return;
+    case 'map':
+      for (const m of o.items) {
+        if (!isObject(m) || typeof m.availableVersion !== 'string') continue;
+        // A bulk read lists many VINs: only this vehicle's entry counts.
+        if (m.vin === w.ctx.vehicle.vin || o.items.length === 1) applyMap(w, o, m, source);
+      }
+      return;
+    case 'v2.ecodriving': {
+      // Applied in order: it completes the trips held for it (README "Trips").
+      const eco = new Map<string, EcoDriving>();
+      for (const e of o.items) {
+        const tripId = e?.tripId ?? e?.id;
+        if (tripId !== undefined && isObject(e.global) && isObject(e.detailed)) eco.set(tripId, e);
+      }
+      releaseTrips(w, eco, true);
+      return;
+    }
+    case 'v2.vehicles':
+      return;
+  }
+};
+
+/** Sort key: time (missing first), then id; items that are not objects go first (and get rejected). */
+const byTimeThenId =
+  <T>(time: (x: T) => string | undefined) =>
+  (a: T, b: T): number => {
+    const ta = time(a) ?? '';
+    const tb = time(b) ?? '';
+    if (ta !== tb) return ta < tb ? -1 : 1;
+    const ia = String((a as { id?: unknown } | undefined)?.id ?? '');
+    const ib = String((b as { id?: unknown } | undefined)?.id ?? '');
+    return ia < ib ? -1 : ia > ib ? 1 : 0;
+  };
+
+const isObject = (v: unknown): v is object => typeof v === 'object' && v !== null;
+
+const hints = (w: Work, s: VehicleState): PollHints => {
+  const { config, nowMs } = w;
+  let activeAlerts = 0;
+  for (const key in s.alerts) if (s.alerts[key]?.active) activeAlerts += 1;
+  const olderThan = (at: IsoDate | undefined, ms: number) => at === undefined || nowMs - Date.parse(at) >= ms;
+  const fetched = s.cursors.fetched;
+  const lastMaintenance = maxIso(fetched['v2.maintenance'], fetched['v1.maintenance']);
+  const afterTrip =
+    s.lastTripAt !== undefined && (lastMaintenance === undefined || s.lastTripAt > lastMaintenance);
+  const out: {
+    -readonly [K in keyof PollHints]: PollHints[K];
+  } = {
+    alerts:
+      activeAlerts > 0 || w.revealed.alerts
+        ? 'now'
+        : olderThan(s.cursors.alertsReconciledAt, config.alertsReconcileMs)
+          ? 'reconcile'
+          : 'skip',
+    collisions: w.revealed.collisions ? 'now' : 'skip',
+    trips: w.revealed.trips ? 'now' : 'skip',
+    ecodrivingFor: Object.keys(s.pendingTrips).sort(),
+    maintenance: afterTrip || olderThan(lastMaintenance, config.dailyMs) ? 'now' : 'daily',
+    services: olderThan(fetched.services, config.dailyMs) ? 'now' : 'daily',
+    map: olderThan(fetched.map, config.dailyMs) ? 'now' : 'daily',
+    hasActiveAlerts: activeAlerts > 0,
+    activeAlerts,
+  };
+  if (s.cursors.eventsSince !== undefined) out.eventsSince = s.cursors.eventsSince;
+  if (s.lastActivityAt !== undefined) out.lastActivityAt = s.lastActivityAt;
+  return out;
+};

@@ -1,0 +1,194 @@
+import { z } from 'zod';
+import type { Vehicle } from '../api/model';
+import { buildEvent, type CarhookEvent } from '../events/catalogue';
+import { eventId } from '../events/ids';
+import { DEFAULT_CONFIG, type DiffConfig } from './config';
+import { checkObservation, DEFAULT_OPERATION, type ObservationOf, type RejectedInput } from './observations';
+
+/**
+ * Enrollment-level state: which vehicles the user's account has (an OAuth enrollment; a fleet
+ * contract's vehicles are configured, not listed). One small item per enrollment.
+ */
+export const ENROLLMENT_STATE_FORMAT = 1;
+
+export const enrollmentStateSchema = z.object({
+  stateFormat: z.literal(ENROLLMENT_STATE_FORMAT),
+  version: z.number().int().nonnegative(),
+  enrollmentId: z.string(),
+  createdAt: z.string(),
+  /** Last `sequence` of this enrollment's events (enrollment events have their own sequence). */
+  sequence: z.number().int().nonnegative(),
+  vehicles: z.record(
+    z.string(),
+    z.object({
+      vin: z.string(),
+      brand: z.string().optional(),
+      model: z.string().optional(),
+      energy: z.string().optional(),
+      present: z.boolean(),
+      /** How many times it was added: a vehicle removed then added again is a new addition. */
+      additions: z.number().int().nonnegative(),
+      changedAt: z.string(),
+    }),
+  ),
+  /** `fetchedAt` of the list that last changed this state: an older list is stale. */
+  seenAt: z.string().optional(),
+});
+
+export type EnrollmentState = z.infer<typeof enrollmentStateSchema>;
+
+export interface EnrollmentContext {
+  readonly enrollment: { readonly id: string; readonly kind: 'oauth-user' | 'fleet-contract' };
+  readonly now: Date;
+  readonly config?: Partial<Pick<DiffConfig, 'initialPolicy'>>;
+}
+
+export interface EnrollmentDiffResult {
+  readonly state: EnrollmentState;
+  readonly events: readonly CarhookEvent[];
+  readonly changed: 'none' | 'state';
+  /** Ids of the vehicles present now: the ones to poll. */
+  readonly vehicleIds: readonly string[];
+  readonly rejected: readonly RejectedInput[];
+}
+
+const MAX_REMOVED = 500;
+
+/**
+ * Diffs the user's vehicle list (GET /vehicles, spec 2.3): `enrollment.vehicle.added` for a new
+ * vehicle, `enrollment.vehicle.removed` only when a COMPLETE list no longer has it (a 404 "user
+ * has no vehicle declared", spec 7, arrives as a complete empty list and does remove). The first
+ * list is baseline unless `initialPolicy` is `all`.
+ */
+export const diffEnrollmentVehicles = (
+  state: EnrollmentState | undefined,
+  observation: ObservationOf<'v2.vehicles'>,
+  context: EnrollmentContext,
+): EnrollmentDiffResult => {
+  const policy = context.config?.initialPolicy ?? DEFAULT_CONFIG.initialPolicy;
+  const now = context.now.toISOString();
+  const present = (s: EnrollmentState) =>
+    Object.entries(s.vehicles)
+      .filter(([, v]) => v.present)
+      .map(([id]) => id)
+      .sort();
+  const problem = checkObservation(observation, 0);
+  if (problem !== undefined || observation.source !== 'v2.vehicles') {
+    const fallback = state ?? emptyEnrollmentState(context.enrollment.id, now);
+    return {
+      state: fallback,
+      events: [],
+      changed: 'none',
+      vehicleIds: present(fallback),
+      rejected: [
+        problem ?? {
+          kind: 'Malformed',
+          observation: 0,
+          source: String(observation.source),
+          field: 'source',
+          reason: 'expected v2.vehicles',
+        },
+      ],
+    };
+  }
+  const rejected: RejectedInput[] = [];
+  if (state !== undefined && state.seenAt !== undefined && observation.fetchedAt < state.seenAt) {
+    return { state, events: [], changed: 'none', vehicleIds: present(state), rejected };
+  }
+  const first = state === undefined;
+  const next: EnrollmentState =
+    state === undefined
+      ? emptyEnrollmentState(context.enrollment.id, now)
+      : { ...state, vehicles: { ...state.vehicles } };
+  const events: CarhookEvent[] = [];
+  let changed = first;
+  const emit = (
+    type: 'enrollment.vehicle.added' | 'enrollment.vehicle.removed',
+    id: string,
+    v: EnrollmentState['vehicles'][string],
+  ) => {
+    next.sequence += 1;
+    events.push(
+      buildEvent(type, {
+        id: eventId({
+          scope: context.enrollment.id,
+          type,
+          key: `${id}#${v.additions}`,
+          transition: type.slice(19),
+        }),
+        occurredAt: observation.fetchedAt,
+        detectedAt: now,
+        sequence: next.sequence,
+        vehicle: v.brand === undefined ? { id, vin: v.vin } : { id, vin: v.vin, brand: v.brand },
+        enrollment: { id: context.enrollment.id, kind: context.enrollment.kind },
+        source: {
+          api: 'v2',
+          operation: observation.operation ?? DEFAULT_OPERATION['v2.vehicles'],
+          recordId: id,
+        },
+        data: {
+          vehicleId: id,
+          vin: v.vin,
+          ...(v.brand === undefined ? {} : { brand: v.brand }),
+          ...(v.model === undefined ? {} : { model: v.model }),
+          ...(v.energy === undefined ? {} : { energy: v.energy }),
+        },
+      }) as CarhookEvent,
+    );
+  };
+  const listed = new Set<string>();
+  observation.items.forEach((v: Vehicle, i) => {
+    if (typeof v?.id !== 'string' || v.id === '' || typeof v.vin !== 'string') {
+      rejected.push({
+        kind: 'Malformed',
+        observation: 0,
+        source: 'v2.vehicles',
+        field: `items[${i}].id`,
+        reason: 'vehicle without id or vin',
+      });
+      return;
+    }
+    listed.add(v.id);
+    const known = next.vehicles[v.id];
+    if (known?.present) return;
+    const entry = {
+      vin: v.vin,
+      ...(v.brand === undefined ? {} : { brand: v.brand }),
+      ...(v.model === undefined ? {} : { model: v.model }),
+      ...(v.energy === undefined ? {} : { energy: v.energy }),
+      present: true,
+      additions: (known?.additions ?? 0) + 1,
+      changedAt: observation.fetchedAt,
+    };
+    next.vehicles[v.id] = entry;
+    changed = true;
+    if (!first || policy === 'all') emit('enrollment.vehicle.added', v.id, entry);
+  });
+  if (observation.complete) {
+    for (const [id, v] of Object.entries(next.vehicles)) {
+      if (!v.present || listed.has(id)) continue;
+      const entry = { ...v, present: false, changedAt: observation.fetchedAt };
+      next.vehicles[id] = entry;
+      changed = true;
+      emit('enrollment.vehicle.removed', id, entry);
+    }
+  }
+  if (!changed)
+    return { state: state ?? next, events, changed: 'none', vehicleIds: present(state ?? next), rejected };
+  next.seenAt = observation.fetchedAt;
+  // Bound: forget the longest-removed vehicles beyond MAX_REMOVED.
+  const removed = Object.entries(next.vehicles)
+    .filter(([, v]) => !v.present)
+    .sort((a, b) => (a[1].changedAt < b[1].changedAt ? -1 : a[1].changedAt > b[1].changedAt ? 1 : 0));
+  for (const [id] of removed.slice(0, Math.max(0, removed.length - MAX_REMOVED))) delete next.vehicles[id];
+  return { state: next, events, changed: 'state', vehicleIds: present(next), rejected };
+};
+
+export const emptyEnrollmentState = (enrollmentId: string, now: string): EnrollmentState => ({
+  stateFormat: ENROLLMENT_STATE_FORMAT,
+  version: 0,
+  enrollmentId,
+  createdAt: now,
+  sequence: 0,
+  vehicles: {},
+});

@@ -1,0 +1,289 @@
+import type { IsoDate } from '../api/model';
+import { buildEvent, type CarhookEvent, type EventData, type EventType } from '../events/catalogue';
+import { eventId } from '../events/ids';
+import { DEFAULT_CONFIG, type DiffConfig } from './config';
+import { isIsoDate, type ObservationSource, type RejectedInput } from './observations';
+import {
+  type AlertEntry,
+  type Cursors,
+  initialState,
+  type MaintenanceState,
+  type PendingTrip,
+  type SeenSet,
+  type VehicleState,
+} from './state';
+
+export interface DiffContext {
+  readonly vehicle: { readonly id: string; readonly vin: string; readonly brand?: string };
+  readonly enrollment: { readonly id: string; readonly kind: 'oauth-user' | 'fleet-contract' };
+  /** The only clock the engine reads. */
+  readonly now: Date;
+  /** Overrides of DEFAULT_CONFIG; validate user input with `parseDiffConfig`. */
+  readonly config?: Partial<DiffConfig>;
+}
+
+export type SeenStatus = 'seen' | 'old' | 'new';
+
+type SetName = 'collisions' | 'trips' | 'fuel';
+
+export interface EventSource {
+  readonly api: 'v2' | 'v1' | 'map' | 'services';
+  readonly operation: string;
+  readonly recordId?: string;
+}
+
+const dropUndefined = <T extends object>(o: T): T => {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) {
+    if (v === undefined) continue;
+    out[k] = v !== null && typeof v === 'object' && !Array.isArray(v) ? dropUndefined(v) : v;
+  }
+  return out as T;
+};
+
+export const maxIso = (a: IsoDate | undefined, b: IsoDate | undefined): IsoDate | undefined =>
+  a === undefined ? b : b === undefined ? a : a >= b ? a : b;
+
+/**
+ * The working copy of one diff: copy-on-write over the previous state (a quiet poll copies almost
+ * nothing), a dirty flag for the part that must be written, and the events emitted so far.
+ */
+export class Work {
+  readonly config: DiffConfig;
+  readonly nowIso: IsoDate;
+  readonly nowMs: number;
+  /** No state was stored: this is the first poll of the vehicle. */
+  readonly firstPoll: boolean;
+  readonly events: CarhookEvent[] = [];
+  readonly rejected: RejectedInput[] = [];
+  s: VehicleState;
+  dirty = false;
+  private readonly prevEventsSince: IsoDate | undefined;
+  private cursorsCopied = false;
+  private readonly copied = new Set<string>();
+  /** Reveal flags for the poll hints. */
+  revealed = { alerts: false, collisions: false, trips: false };
+
+  constructor(
+    prev: VehicleState | undefined,
+    readonly ctx: DiffContext,
+  ) {
+    this.config = ctx.config === undefined ? DEFAULT_CONFIG : { ...DEFAULT_CONFIG, ...ctx.config };
+    this.nowMs = ctx.now.getTime();
+    this.nowIso = ctx.now.toISOString();
+    this.firstPoll = prev === undefined;
+    const base = prev ?? initialState(ctx.vehicle.id, this.nowIso);
+    this.s = { ...base };
+    this.prevEventsSince = base.cursors.eventsSince;
+    if (prev === undefined) this.dirty = true;
+  }
+
+  /** History = baseline, not events (README "First poll"). */
+  isHistory(time: IsoDate | undefined, source: ObservationSource): boolean {
+    if (this.config.initialPolicy === 'all') return false;
+    if (this.firstPoll) return true;
+    if (time !== undefined) return time < this.s.createdAt;
+    // Updated as observations are applied, so one poll split over several calls gives the same events.
+    return !this.s.sources.includes(source);
+  }
+
+  /** Whether history emits current conditions (`initial: true`) under the policy. */
+  get emitsInitialConditions(): boolean {
+    return this.config.initialPolicy !== 'none';
+  }
+
+  private own<K extends 'alerts' | 'pendingTrips'>(key: K): VehicleState[K] {
+    if (!this.copied.has(key)) {
+      this.s[key] = { ...this.s[key] } as VehicleState[K];
+      this.copied.add(key);
+    }
+    this.dirty = true;
+    return this.s[key];
+  }
+
+  private ownSet(name: SetName): SeenSet {
+    if (!this.copied.has(name)) {
+      this.s[name] = { ...this.s[name], ids: { ...this.s[name].ids } };
+      this.copied.add(name);
+    }
+    this.dirty = true;
+    return this.s[name];
+  }
+
+  markSource(source: ObservationSource): void {
+    if (!this.s.sources.includes(source)) {
+      this.s.sources = [...this.s.sources, source].sort();
+      this.dirty = true;
+    }
+  }
+
+  // ---- cursors (poll bookkeeping; written rarely, see stateChanged) ----
+
+  private cursors(): Cursors {
+    if (!this.cursorsCopied) {
+      this.s.cursors = { ...this.s.cursors, fetched: { ...this.s.cursors.fetched } };
+      this.cursorsCopied = true;
+    }
+    return this.s.cursors;
+  }
+
+  noteFetched(source: ObservationSource, at: IsoDate): void {
+    const prev = this.s.cursors.fetched[source];
+    if (prev === undefined || at > prev) this.cursors().fetched[source] = at;
+  }
+
+  noteCursor(key: 'eventsSince' | 'alertsReconciledAt', at: IsoDate): void {
+    const prev = this.s.cursors[key];
+    if (prev === undefined || at > prev) this.cursors()[key] = at;
+  }
+
+  /** Creation time of the newest vehicle event read before this diff. */
+  get newestEventSeen(): IsoDate | undefined {
+    const since = this.prevEventsSince;
+    return since === undefined
+      ? undefined
+      : new Date(Date.parse(since) + this.config.eventsOverlapMs).toISOString();
+  }
+
+  get cursorsChanged(): boolean {
+    return this.cursorsCopied;
+  }
+
+  // ---- core fields ----
+
+  noteActivity(at: IsoDate | undefined): void {
+    if (at === undefined || !isIsoDate(at) || at > this.nowIso) return;
+    if (this.s.lastActivityAt === undefined || at > this.s.lastActivityAt) {
+      this.s.lastActivityAt = at;
+      this.dirty = true;
+    }
+  }
+
+  noteTrip(at: IsoDate): void {
+    if (this.s.lastTripAt === undefined || at > this.s.lastTripAt) {
+      this.s.lastTripAt = at;
+      this.dirty = true;
+    }
+  }
+
+  setAlert(key: string, entry: AlertEntry): void {
+    this.own('alerts')[key] = entry;
+  }
+
+  setPending(tripId: string, pending: PendingTrip | undefined): void {
+    const map = this.own('pendingTrips');
+    if (pending === undefined) delete map[tripId];
+    else map[tripId] = pending;
+  }
+
+  setMaintenance(m: MaintenanceState): void {
+    this.s.maintenance = m;
+    this.dirty = true;
+  }
+
+  setServices(v: NonNullable<VehicleState['services']>): void {
+    this.s.services = v;
+    this.dirty = true;
+  }
+
+  setMap(v: NonNullable<VehicleState['map']>): void {
+    this.s.map = v;
+    this.dirty = true;
+  }
+
+  // ---- seen-id sets ----
+
+  seen(name: SetName, key: string, time: IsoDate | undefined): SeenStatus {
+    const set = this.s[name];
+    if (set.ids[key] !== undefined) return 'seen';
+    if (time !== undefined) {
+      if (set.floor !== undefined && time <= set.floor) return 'old';
+      if (Date.parse(time) < this.nowMs - this.config.retentionMs) return 'old';
+    }
+    return 'new';
+  }
+
+  remember(name: SetName, key: string, time: IsoDate | undefined): void {
+    const set = this.ownSet(name);
+    set.ids[key] = time !== undefined && isIsoDate(time) ? time : this.nowIso;
+  }
+
+  /** Forgets the oldest ids beyond the bound or the retention; the floor keeps them "seen". */
+  private prune(name: SetName): void {
+    const set = this.s[name];
+    const entries = Object.entries(set.ids);
+    const horizon = new Date(this.nowMs - this.config.retentionMs).toISOString();
+    const tooOld = entries.some(([, t]) => t < horizon);
+    if (entries.length <= this.config.maxSeen && !tooOld) return;
+    entries.sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : a[0] < b[0] ? -1 : 1));
+    // Prune to 90% of the bound so a full set is not re-sorted on every new id.
+    const keep = Math.floor(this.config.maxSeen * 0.9);
+    let floor = set.floor;
+    const ids: Record<string, IsoDate> = {};
+    entries.forEach(([k, t], i) => {
+      if (t < horizon || i < entries.length - keep) floor = maxIso(floor, t);
+      else ids[k] = t;
+    });
+    this.s[name] = floor === undefined ? { ids } : { ids, floor };
+  }
+
+  /**
+   * Bounds the state, once at the end of a diff (pruning mid-poll would let the floor of one
+   * record hide its siblings in the same list). Only what this diff touched is examined, so a
+   * quiet poll costs nothing.
+   */
+  finish(): void {
+    for (const name of ['collisions', 'trips', 'fuel'] as const) if (this.copied.has(name)) this.prune(name);
+    if (this.copied.has('alerts')) this.pruneAlerts();
+  }
+
+  private pruneAlerts(): void {
+    const fixed = Object.entries(this.s.alerts).filter(([, e]) => !e.active);
+    const horizon = new Date(this.nowMs - this.config.retentionMs).toISOString();
+    const end = (e: AlertEntry) => e.endedAt ?? e.seenAt;
+    const tooOld = fixed.some(([, e]) => end(e) < horizon);
+    if (fixed.length <= this.config.maxFixedAlerts && !tooOld) return;
+    fixed.sort((a, b) => (end(a[1]) < end(b[1]) ? -1 : end(a[1]) > end(b[1]) ? 1 : a[0] < b[0] ? -1 : 1));
+    const keep = Math.floor(this.config.maxFixedAlerts * 0.9);
+    const alerts = this.own('alerts');
+    let floor = this.s.alertFloor;
+    fixed.forEach(([k, e], i) => {
+      if (end(e) < horizon || i < fixed.length - keep) {
+        delete alerts[k];
+        floor = {
+          startedAt: maxIso(floor?.startedAt, e.startedAt),
+          seenAt: maxIso(floor?.seenAt, e.seenAt) ?? e.seenAt,
+        };
+        if (floor.startedAt === undefined) delete floor.startedAt;
+      }
+    });
+    this.s.alertFloor = floor;
+  }
+
+  // ---- events ----
+
+  emit<T extends EventType>(
+    type: T,
+    key: string,
+    transition: string,
+    occurredAt: IsoDate | undefined,
+    source: EventSource,
+    data: EventData<T>,
+  ): void {
+    this.s.sequence += 1;
+    this.dirty = true;
+    const { vehicle, enrollment } = this.ctx;
+    this.events.push(
+      buildEvent(type, {
+        id: eventId({ scope: vehicle.id, type, key, transition }),
+        occurredAt: occurredAt !== undefined && isIsoDate(occurredAt) ? occurredAt : this.nowIso,
+        detectedAt: this.nowIso,
+        sequence: this.s.sequence,
+        vehicle: dropUndefined({ id: vehicle.id, vin: vehicle.vin, brand: vehicle.brand }),
+        enrollment: { id: enrollment.id, kind: enrollment.kind },
+        source: dropUndefined({ ...source }),
+        data: dropUndefined(data),
+      }) as CarhookEvent,
+    );
+  }
+}

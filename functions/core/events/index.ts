@@ -1,0 +1,6 @@
+export * from './catalogue';
+export type { EventDefinition, TypedEnvelope } from './common';
+export * from './envelope';
+export { eventId } from './ids';
+export { allSchemaFiles, eventJsonSchema, schemaFileName } from './json-schema';
+export * from './validate';

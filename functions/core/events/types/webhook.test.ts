@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { defineEvent } from '../common';
+
+export const webhookTest = defineEvent({
+  type: 'webhook.test',
+  version: 1,
+  producer: 'management API (POST /subscriptions/{id}/test)',
+  audience: 'all',
+  description:
+    'A test delivery requested by an operator, to check an endpoint and its signature verification.',
+  data: z.object({
+    subscriptionId: z.string().min(1),
+    message: z.string(),
+  }),
+});

@@ -1,0 +1,37 @@
+/** Request counters for `GET /_sim/stats`. */
+export class Stats {
+  total = 0;
+  tooManyRequests = 0;
+  byOperation = new Map<string, number>();
+  byClient = new Map<string, number>();
+  byStatus = new Map<number, number>();
+  tooManyByClient = new Map<string, number>();
+
+  /** Unknown client ids are pooled, so random ids cannot grow memory without bound. */
+  static readonly UNKNOWN_CLIENT = '(unknown)';
+  static readonly NO_CLIENT = '(none)';
+
+  record(operationId: string, clientKey: string, status: number): void {
+    this.total++;
+    inc(this.byOperation, operationId);
+    inc(this.byClient, clientKey);
+    inc(this.byStatus, status);
+    if (status === 429) {
+      this.tooManyRequests++;
+      inc(this.tooManyByClient, clientKey);
+    }
+  }
+
+  clear(): void {
+    this.total = 0;
+    this.tooManyRequests = 0;
+    this.byOperation.clear();
+    this.byClient.clear();
+    this.byStatus.clear();
+    this.tooManyByClient.clear();
+  }
+}
+
+function inc<K>(map: Map<K, number>, key: K): void {
+  map.set(key, (map.get(key) ?? 0) + 1);
+}

@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import {
+  buildEvent,
+  EVENT_TYPES,
+  envelopeSchemaFor,
+  eventDefinition,
+  isEventType,
+} from '../../functions/core/events/catalogue';
+import { eventId } from '../../functions/core/events/ids';
+import { describeValidationError, validateEvent } from '../../functions/core/events/validate';
+
+const envelopeParts = {
+  id: 'evt_test',
+  occurredAt: '2026-11-22T10:00:00.000Z',
+  detectedAt: '2026-11-22T10:00:05.000Z',
+  sequence: 0,
+  source: { api: 'carhook' as const, operation: 'POST /subscriptions/{id}/test' },
+};
+
+describe('event catalogue', () => {
+  it('defines every type of the design once, each with a version', () => {
+    expect([...EVENT_TYPES].sort()).toEqual(
+      [
+        'vehicle.alert.raised',
+        'vehicle.alert.fixed',
+        'vehicle.collision.detected',
+        'vehicle.maintenance.due',
+        'vehicle.maintenance.overdue',
+        'vehicle.maintenance.reset',
+        'vehicle.trip.completed',
+        'vehicle.refuel.detected',
+        'vehicle.fuel_theft.detected',
+        'vehicle.map_update.available',
+        'vehicle.services.changed',
+        'enrollment.vehicle.added',
+        'enrollment.vehicle.removed',
+        'enrollment.reauthorization_required',
+        'webhook.endpoint.disabled',
+        'webhook.delivery.exhausted',
+        'webhook.test',
+      ].sort(),
+    );
+    for (const type of EVENT_TYPES) {
+      expect(eventDefinition(type).version).toBeGreaterThanOrEqual(1);
+      expect(eventDefinition(type).description.length).toBeGreaterThan(10);
+    }
+    expect(eventDefinition('vehicle.nope')).toBeUndefined();
+    expect(isEventType('webhook.test')).toBe(true);
+    expect(isEventType('webhook.nope')).toBe(false);
+  });
+
+  it('marks the operational webhook events as bus-only', () => {
+    expect(eventDefinition('webhook.delivery.exhausted').audience).toBe('bus-only');
+    expect(eventDefinition('webhook.endpoint.disabled').audience).toBe('bus-only');
+    expect(eventDefinition('webhook.test').audience).toBe('all');
+  });
+
+  it('buildEvent fills type and schemaVersion from the catalogue, and the event validates', () => {
+    const e = buildEvent('webhook.test', {
+      ...envelopeParts,
+      data: { subscriptionId: 'sub_1', message: 'hello' },
+    });
+    expect(e).toMatchObject({ type: 'webhook.test', schemaVersion: 1, data: { subscriptionId: 'sub_1' } });
+    expect(validateEvent(e)).toEqual({ ok: true });
+    expect(envelopeSchemaFor('webhook.test').safeParse(e).success).toBe(true);
+  });
+});
+
+describe('validateEvent (published JSON Schema, ajv-draft-04)', () => {
+  const good = buildEvent('webhook.delivery.exhausted', {
+    ...envelopeParts,
+    data: {
+      subscriptionId: 's',
+      eventId: 'evt_x',
+      eventType: 'vehicle.alert.raised',
+      attempts: 8,
+      lastStatus: 500,
+      lastAttemptAt: '2026-11-22T10:00:00.000Z',
+    },
+  });
+
+  it.each([
+    ['a missing data field', { ...good, data: { ...good.data, attempts: undefined } }, '/data'],
+    ['a retyped data field', { ...good, data: { ...good.data, attempts: 'eight' } }, '/data/attempts'],
+    ['an unknown data field', { ...good, data: { ...good.data, color: 'red' } }, '/data'],
+    ['a bad timestamp', { ...good, occurredAt: 'yesterday' }, '/occurredAt'],
+    ['a wrong schemaVersion', { ...good, schemaVersion: 2 }, '/schemaVersion'],
+  ])('refuses %s, naming the path', (_name, event, path) => {
+    const r = validateEvent(JSON.parse(JSON.stringify(event)));
+    expect(r.ok).toBe(false);
+    if (!r.ok && r.error.kind === 'InvalidEvent') {
+      expect(r.error.issues.map((i) => i.path)).toContain(path);
+      expect(describeValidationError(r.error)).toContain(path);
+    } else throw new TypeError('expected an InvalidEvent error');
+  });
+
+  it.each([null, 42, {}, { type: 'vehicle.teleported', id: 'x' }])(
+    'refuses %j as an unknown event type',
+    (input) => {
+      const r = validateEvent(input);
+      expect(r).toMatchObject({ ok: false, error: { kind: 'UnknownEventType' } });
+    },
+  );
+});
+
+describe('eventId', () => {
+  const parts = { scope: 'veh-1', type: 'vehicle.alert.raised', key: 'a1@2026', transition: 'raised' };
+
+  it('is deterministic and shaped evt_ + 26 base32 characters', () => {
+    expect(eventId(parts)).toBe(eventId({ ...parts }));
+    expect(eventId(parts)).toMatch(/^evt_[a-z2-7]{26}$/);
+  });
+
+  it.each(['scope', 'type', 'key', 'transition'] as const)('changes when %s changes', (field) => {
+    expect(eventId({ ...parts, [field]: `${parts[field]}x` })).not.toBe(eventId(parts));
+  });
+
+  it('keeps parts apart (no ambiguity from concatenation)', () => {
+    expect(eventId({ ...parts, scope: 'a', key: 'b|c' })).not.toBe(
+      eventId({ ...parts, scope: 'a|b', key: 'c' }),
+    );
+  });
+});
