@@ -1,0 +1,193 @@
+/**
+ * Vehicle discovery of an oauth-user enrollment: the user's vehicle list (GET /vehicles, every
+ * page) diffed by the detection engine's `diffEnrollmentVehicles`, so enrollment and periodic
+ * discovery share one path:
+ * - a new vehicle → `enrollment.vehicle.added`, and it is enrolled (`VehicleStore.put`);
+ * - a vehicle missing from a COMPLETE list → `enrollment.vehicle.removed`, and it is paused
+ *   (`removed`); a vehicle listed again is resumed.
+ *
+ * The enrollment-level state is kept through the VehicleStateStore under the id
+ * `enrollment:<enrollmentId>` (a versioned, opaque state with its events in the same write: exactly
+ * what that port offers), so no new port is needed. Vehicles are created/paused BEFORE the commit:
+ * both are idempotent, so a crash in between is repaired by the next run, which re-diffs and
+ * re-emits the same event ids.
+ */
+import type { CarClient } from '../api';
+import { diffEnrollmentVehicles, type EnrollmentState, enrollmentStateSchema } from '../detection/enrollment';
+import type { ObservationOf } from '../detection/observations';
+import { type PublishTuning, publishCommitted } from '../polling/commit';
+import type { EventBus } from '../publishing/ports';
+import type { Stores } from '../store/ports';
+import type { OAuthUserEnrollment } from '../store/records';
+
+export const ENROLLMENT_STATE_FORMAT = 'enrollment-1';
+
+/** The VehicleStateStore key of an enrollment's vehicle list state. */
+export const enrollmentStateKey = (enrollmentId: string): string => `enrollment:${enrollmentId}`;
+
+/** Carhook's vehicle id: unique across enrollments. */
+export const vehicleIdOf = (enrollmentId: string, apiVehicleId: string): string =>
+  `${enrollmentId}:${apiVehicleId}`;
+
+export interface DiscoveryDeps {
+  readonly stores: Stores;
+  readonly bus: EventBus;
+  readonly now: () => number;
+  readonly publish?: PublishTuning;
+  /** Page size of GET /vehicles (default 100). */
+  readonly pageLimit?: number;
+  /** Re-diffs after a VersionConflict (default 3). */
+  readonly conflictRetries?: number;
+}
+
+export type DiscoveryResult =
+  | {
+      readonly kind: 'Synced';
+      readonly added: readonly string[];
+      readonly removed: readonly string[];
+      readonly resumed: readonly string[];
+      readonly eventsWritten: readonly string[];
+      readonly published: readonly string[];
+      readonly unpublished: readonly string[];
+      /** Vehicle ids present now. */
+      readonly vehicleIds: readonly string[];
+    }
+  | { readonly kind: 'ListFailed'; readonly errorKind: string; readonly message: string }
+  | { readonly kind: 'StateUnreadable'; readonly message: string }
+  | { readonly kind: 'ConflictRetriesExhausted' };
+
+function parseEnrollmentState(text: string): EnrollmentState | string {
+  try {
+    const parsed = enrollmentStateSchema.safeParse(JSON.parse(text));
+    if (parsed.success) return parsed.data;
+    return parsed.error.issues[0]?.message ?? 'invalid enrollment state';
+  } catch (cause) {
+    return `not JSON: ${String(cause)}`;
+  }
+}
+
+/** Reads the user's complete vehicle list with `client` and applies it. */
+export async function syncVehicleList(
+  deps: DiscoveryDeps,
+  enrollment: Pick<OAuthUserEnrollment, 'id'>,
+  client: CarClient,
+): Promise<DiscoveryResult> {
+  const listed = await client.v2.vehicles.all({ limit: deps.pageLimit ?? 100 });
+  if (!listed.ok) return { kind: 'ListFailed', errorKind: listed.error.kind, message: listed.error.message };
+  const observation: ObservationOf<'v2.vehicles'> = {
+    source: 'v2.vehicles',
+    // spec 7: 404 "user has no vehicle declared" arrives from the client as a complete empty list.
+    items: listed.value.items,
+    complete: true,
+    fetchedAt: new Date(deps.now()).toISOString(),
+  };
+  return applyVehicleList(deps, enrollment, observation);
+}
+
+export async function applyVehicleList(
+  deps: DiscoveryDeps,
+  enrollment: Pick<OAuthUserEnrollment, 'id'>,
+  observation: ObservationOf<'v2.vehicles'>,
+): Promise<DiscoveryResult> {
+  const { stores } = deps;
+  const key = enrollmentStateKey(enrollment.id);
+  let stored = await stores.states.getState(key);
+  const retries = deps.conflictRetries ?? 3;
+  const resumed = new Set<string>();
+  for (let attempt = 0; attempt <= retries; attempt++) {
+    const now = deps.now();
+    let previous: EnrollmentState | undefined;
+    if (stored) {
+      const parsed = parseEnrollmentState(stored.state);
+      if (typeof parsed === 'string') return { kind: 'StateUnreadable', message: `${key}: ${parsed}` };
+      previous = parsed;
+    }
+    const d = diffEnrollmentVehicles(previous, observation, {
+      enrollment: { id: enrollment.id, kind: 'oauth-user' },
+      now: new Date(now),
+      // The first list of an enrollment is what it enrolls: each vehicle is announced.
+      ...(previous === undefined ? { config: { initialPolicy: 'all' as const } } : {}),
+    });
+
+    // Effects first (idempotent), then the commit that records them.
+    const known = new Map((await stores.vehicles.listByEnrollment(enrollment.id)).map((v) => [v.id, v]));
+    const byApiId = new Map(observation.items.map((v) => [v.id, v]));
+    const added: string[] = [];
+    for (const apiId of d.vehicleIds) {
+      const id = vehicleIdOf(enrollment.id, apiId);
+      const existing = known.get(id);
+      if (!existing) {
+        const v = byApiId.get(apiId);
+        const entry = d.state.vehicles[apiId];
+        const vin = v?.vin ?? entry?.vin ?? '';
+        const brand = v?.brand ?? entry?.brand;
+        const r = await stores.vehicles.put(
+          {
+            id,
+            enrollmentId: enrollment.id,
+            vin,
+            ...(brand !== undefined ? { brand } : {}),
+            apiVehicleId: apiId,
+            nextPollAt: new Date(now).toISOString(),
+          },
+          now,
+        );
+        if (r.created) added.push(id);
+      } else if (existing.paused && existing.pauseReason === 'removed') {
+        if (await stores.vehicles.resume(id, now, { reason: 'removed' })) resumed.add(id);
+      }
+    }
+    const present = new Set(d.vehicleIds);
+    const removed: string[] = [];
+    for (const [id, v] of known) {
+      if (v.apiVehicleId === undefined || present.has(v.apiVehicleId)) continue;
+      // Only a complete list removes (diffEnrollmentVehicles marks it not present).
+      if (d.state.vehicles[v.apiVehicleId]?.present === false) {
+        if (v.paused && v.pauseReason === 'removed') continue;
+        await stores.vehicles.pause(id, 'removed', now);
+        removed.push(id);
+      }
+    }
+
+    if (d.changed === 'none') {
+      return {
+        kind: 'Synced',
+        added,
+        removed,
+        resumed: [...resumed],
+        eventsWritten: [],
+        published: [],
+        unpublished: [],
+        vehicleIds: d.vehicleIds.map((a) => vehicleIdOf(enrollment.id, a)),
+      };
+    }
+    const result = await stores.states.commitPoll({
+      vehicleId: key,
+      expectedVersion: stored?.version ?? 0,
+      state: JSON.stringify(d.state),
+      stateFormat: ENROLLMENT_STATE_FORMAT,
+      events: d.events,
+      now,
+    });
+    if (result.kind === 'VersionConflict') {
+      stored = result.current;
+      continue;
+    }
+    const written = new Set(result.eventsWritten);
+    const outcome = await publishCommitted(
+      deps,
+      d.events.filter((e) => written.has(e.id)),
+    );
+    return {
+      kind: 'Synced',
+      added,
+      removed,
+      resumed: [...resumed],
+      eventsWritten: result.eventsWritten,
+      published: outcome.published,
+      unpublished: outcome.unpublished,
+      vehicleIds: d.vehicleIds.map((a) => vehicleIdOf(enrollment.id, a)),
+    };
+  }
+  return { kind: 'ConflictRetriesExhausted' };
+}

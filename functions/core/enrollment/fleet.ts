@@ -1,0 +1,96 @@
+/**
+ * Fleet contracts (v1, spec 4.4): enrolling one VIN under a contract and a brand group. Input comes
+ * from the management API, so every field is checked here with an error naming it; a VIN is
+ * enrolled at most once (the store's uniqueness item: `DuplicateFleetVin`).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Stores } from '../store/ports';
+import type { FleetContractEnrollment } from '../store/records';
+
+export interface FleetEnrollmentInput {
+  readonly vin: string;
+  readonly contract: string;
+  readonly brand: 'C' | 'P';
+}
+
+export type EnrollFleetResult =
+  | { readonly kind: 'Enrolled'; readonly enrollmentId: string; readonly vehicleId: string }
+  | { readonly kind: 'InvalidInput'; readonly field: string; readonly message: string }
+  | {
+      readonly kind: 'DuplicateVin';
+      readonly vin: string;
+      readonly existingEnrollmentId: string;
+      readonly message: string;
+    };
+
+// spec 8: VINs are 17 characters [A-Z0-9].
+const VIN = /^[A-Z0-9]{17}$/;
+// The client sends contracts as given (letters, digits, - or _): refuse anything else up front.
+const CONTRACT = /^[A-Za-z0-9_-]{1,64}$/;
+
+export function validateFleetInput(
+  input: unknown,
+): { ok: true; value: FleetEnrollmentInput } | { ok: false; field: string; message: string } {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    return { ok: false, field: 'body', message: 'body: must be an object {vin, contract, brand}' };
+  }
+  const { vin, contract, brand } = input as Record<string, unknown>;
+  if (typeof vin !== 'string' || !VIN.test(vin)) {
+    return { ok: false, field: 'vin', message: 'vin: must be 17 characters A-Z or 0-9 (spec 8)' };
+  }
+  if (typeof contract !== 'string' || !CONTRACT.test(contract)) {
+    return {
+      ok: false,
+      field: 'contract',
+      message: 'contract: must be 1-64 letters, digits, - or _ (the v1 contract number)',
+    };
+  }
+  if (brand !== 'C' && brand !== 'P') {
+    return { ok: false, field: 'brand', message: "brand: must be 'C' or 'P' (spec 4.4)" };
+  }
+  return { ok: true, value: { vin, contract, brand } };
+}
+
+/** Fleet vehicle ids: `<enrollmentId>:<vin>` (no v2 id: the planner polls them in v1 batches). */
+export const fleetVehicleIdOf = (enrollmentId: string, vin: string): string => `${enrollmentId}:${vin}`;
+
+export async function enrollFleetContract(
+  deps: { readonly stores: Stores; readonly now: () => number; readonly newId?: () => string },
+  input: unknown,
+): Promise<EnrollFleetResult> {
+  const checked = validateFleetInput(input);
+  if (!checked.ok) return { kind: 'InvalidInput', field: checked.field, message: checked.message };
+  const { vin, contract, brand } = checked.value;
+  const now = deps.now();
+  const at = new Date(now).toISOString();
+  const enrollmentId = `enr_fleet_${(deps.newId ?? randomUUID)()}`;
+  const enrollment: FleetContractEnrollment = {
+    kind: 'fleet-contract',
+    id: enrollmentId,
+    brand,
+    status: 'active',
+    vin,
+    contract,
+    createdAt: at,
+    updatedAt: at,
+  };
+  const created = await deps.stores.enrollments.create(enrollment);
+  if (created.kind === 'DuplicateFleetVin') {
+    return {
+      kind: 'DuplicateVin',
+      vin,
+      existingEnrollmentId: created.existingEnrollmentId,
+      message: `vin: ${vin} is already enrolled (enrollment ${created.existingEnrollmentId})`,
+    };
+  }
+  if (created.kind === 'AlreadyExists') {
+    return {
+      kind: 'InvalidInput',
+      field: 'id',
+      message: `enrollment id ${enrollmentId} already exists; retry`,
+    };
+  }
+  const vehicleId = fleetVehicleIdOf(enrollmentId, vin);
+  await deps.stores.vehicles.put({ id: vehicleId, enrollmentId, vin, brand, nextPollAt: at }, now);
+  return { kind: 'Enrolled', enrollmentId, vehicleId };
+}

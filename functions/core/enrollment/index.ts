@@ -1,0 +1,38 @@
+export {
+  applyVehicleList,
+  type DiscoveryDeps,
+  type DiscoveryResult,
+  ENROLLMENT_STATE_FORMAT,
+  enrollmentStateKey,
+  syncVehicleList,
+  vehicleIdOf,
+} from './discovery';
+export {
+  type EnrollFleetResult,
+  enrollFleetContract,
+  type FleetEnrollmentInput,
+  fleetVehicleIdOf,
+  validateFleetInput,
+} from './fleet';
+export {
+  type CompleteAuthorizationResult,
+  completeAuthorization,
+  DEFAULT_STATE_TTL_MS,
+  enrollmentIdOf,
+  type InvalidAuthorizationRequest,
+  type OAuthEnrollmentDeps,
+  type StartAuthorizationResult,
+  startAuthorization,
+} from './oauth';
+export {
+  codeChallengeOf,
+  codeVerifierFor,
+  type InvalidState,
+  type InvalidStateReason,
+  requireStateKey,
+  StateKeyError,
+  type StatePayload,
+  signState,
+  verifyState,
+} from './oauth-state';
+export { unenrollEnrollment } from './unenroll';

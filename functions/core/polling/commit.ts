@@ -1,0 +1,278 @@
+/**
+ * Observations of one vehicle → diff → conditional commit → publish. Shared by the v2 poll worker
+ * and the fleet (v1 bulk) poll, so both follow the same rules (DESIGN.md "Rules that hold
+ * everywhere"):
+ * - nothing is written when nothing changed (scheduling fields aside, and only when
+ *   `scheduleNeedsWrite` says so);
+ * - the state is committed with a condition on its version, together with its events; on a
+ *   `VersionConflict` the same observations are re-diffed against the state the other worker
+ *   committed: event ids are deterministic, so nothing is lost and no different duplicate appears;
+ * - committed events are published after the commit; what fails stays unpublished in the event log
+ *   for `republishPending`.
+ */
+import type { IsoDate } from '../api/model';
+import { diff, type PollHints } from '../detection/diff';
+import type { Observation } from '../detection/observations';
+import {
+  type VehicleState as DetectionState,
+  parseState,
+  STATE_FORMAT,
+  serializeState,
+} from '../detection/state';
+import type { EventEnvelope } from '../events/envelope';
+import type { EventBus, EventLogMarker } from '../publishing/ports';
+import { type PublishOptions, publishEvents, publishPending } from '../publishing/publisher';
+import type { EventLog, Stores } from '../store/ports';
+import type { ScheduleUpdate, VehicleRecord, VehicleStateRecord as VehicleState } from '../store/records';
+import { scheduleNeedsWrite } from '../store/schedule';
+import { diffConfigFor, type PollingConfig } from './config';
+
+/** Publisher tuning (the bus and marker come from the deps). */
+export type PublishTuning = Omit<PublishOptions, 'bus' | 'marker'>;
+
+export interface CommitDeps {
+  readonly stores: Stores;
+  readonly bus: EventBus;
+  readonly now: () => number;
+  readonly config: PollingConfig;
+  readonly publish?: PublishTuning;
+}
+
+/** The store's `markPublished(ids, now)` as the publisher's `EventLogMarker`. */
+export function eventLogMarker(log: Pick<EventLog, 'markPublished'>, now: () => number): EventLogMarker {
+  return {
+    markPublished: (events) =>
+      log.markPublished(
+        events.map((e) => e.id),
+        now(),
+      ),
+  };
+}
+
+export interface ApplyInput {
+  readonly vehicle: VehicleRecord;
+  readonly enrollment: { readonly id: string; readonly kind: 'oauth-user' | 'fleet-contract' };
+  readonly stored: VehicleState | undefined;
+  readonly observations: readonly Observation[];
+  /** The planner asked to record the poll time (short budget: stalest first next time). */
+  readonly rotate: boolean;
+}
+
+export type ApplyOutcome =
+  | {
+      readonly kind: 'Applied';
+      /** `none`: nothing written; `schedule`: only the scheduling fields; `commit`: state (+ events). */
+      readonly wrote: 'none' | 'schedule' | 'commit';
+      readonly conflicts: number;
+      /** Ids this poll wrote to the event log. */
+      readonly eventsWritten: readonly string[];
+      readonly published: readonly string[];
+      /** Left unpublished in the log (the sweeper retries them). */
+      readonly unpublished: readonly string[];
+      readonly hints: PollHints;
+      readonly rejected: number;
+    }
+  | {
+      /** Another worker kept winning: the job fails and the queue retries it (nothing lost). */
+      readonly kind: 'ConflictRetriesExhausted';
+      readonly conflicts: number;
+    }
+  | {
+      /** The stored state cannot be read (newer format or corrupt): never overwritten. */
+      readonly kind: 'StateUnreadable';
+      readonly field: string;
+      readonly reason: string;
+    };
+
+const DAILY_SOURCES = ['v2.maintenance', 'v1.maintenance', 'services', 'map'] as const;
+
+/**
+ * A cursor worth persisting: it appeared, or moved by at least `ms`. Cursors of periodic reads only
+ * decide when the next read is due, so a read more frequent than the period (naive strategy, a
+ * follow-up after a trip) need not move them: at most two writes per period.
+ */
+const movedBy = (before: IsoDate | undefined, after: IsoDate | undefined, ms: number): boolean =>
+  after !== undefined && (before === undefined || Date.parse(after) - Date.parse(before) >= ms);
+
+/**
+ * Whether a cursor-only change is worth a write. Only what changes the cadence or what is read
+ * again is kept: the events cursor, the daily reads, and the alert reconciliation (at most twice a
+ * period). A read of the events alone with nothing new writes nothing.
+ */
+function cursorsWorthWriting(
+  before: DetectionState | undefined,
+  after: DetectionState,
+  config: PollingConfig,
+): boolean {
+  if (before === undefined) return true;
+  const b = before.cursors;
+  const a = after.cursors;
+  if (a.eventsSince !== b.eventsSince) return true;
+  for (const s of DAILY_SOURCES) if (movedBy(b.fetched[s], a.fetched[s], config.dailyMs / 2)) return true;
+  return movedBy(b.alertsReconciledAt, a.alertsReconciledAt, config.alertsReconcileMs / 2);
+}
+
+const RESOURCE_OF: Readonly<Partial<Record<Observation['source'], string>>> = {
+  'v2.maintenance': 'maintenance',
+  'v1.maintenance': 'maintenance',
+  services: 'services',
+  map: 'map',
+  'v2.alerts': 'alerts',
+};
+
+/** The scheduling fields this poll moves (the planner reads `resourcePolledAt` and `hints`). */
+function scheduleFor(
+  input: ApplyInput,
+  hints: PollHints,
+  now: number,
+  config: PollingConfig,
+): ScheduleUpdate {
+  const at = new Date(now).toISOString();
+  const polled: Record<string, IsoDate> = {};
+  for (const o of input.observations) {
+    const resource = RESOURCE_OF[o.source];
+    if (!resource || !o.complete || (o.source === 'v2.alerts' && o.window !== undefined)) continue;
+    // Reads more frequent than their period (following active alerts, naive strategy, maintenance
+    // after a trip) are not recorded: at most two writes per period.
+    const period = resource === 'alerts' ? config.alertsReconcileMs : config.dailyMs;
+    if (!movedBy(input.vehicle.resourcePolledAt[resource], at, period / 2)) continue;
+    polled[resource] = at;
+  }
+  return {
+    nextPollAt: input.rotate ? at : input.vehicle.nextPollAt,
+    ...(input.rotate ? { lastPolledAt: at } : {}),
+    hints: {
+      activeAlerts: hints.hasActiveAlerts,
+      ...(hints.lastActivityAt !== undefined ? { lastActivityAt: hints.lastActivityAt } : {}),
+    },
+    ...(Object.keys(polled).length > 0 ? { resourcePolledAt: polled } : {}),
+  };
+}
+
+export async function applyObservations(deps: CommitDeps, input: ApplyInput): Promise<ApplyOutcome> {
+  const { stores, config } = deps;
+  const now = deps.now();
+  let stored = input.stored;
+  let conflicts = 0;
+  const context = {
+    vehicle: {
+      id: input.vehicle.id,
+      vin: input.vehicle.vin,
+      ...(input.vehicle.brand !== undefined ? { brand: input.vehicle.brand } : {}),
+    },
+    enrollment: input.enrollment,
+    now: new Date(now),
+    config: diffConfigFor(config),
+  };
+
+  for (;;) {
+    let previous: DetectionState | undefined;
+    if (stored !== undefined) {
+      const parsed = parseState(stored.state);
+      if (!parsed.ok)
+        return { kind: 'StateUnreadable', field: parsed.error.field, reason: parsed.error.reason };
+      previous = parsed.state;
+    }
+    const d = diff(previous, input.observations, context);
+    const schedule = scheduleFor(input, d.next, now, config);
+    const write =
+      d.changed === 'state' || (d.changed === 'cursors' && cursorsWorthWriting(previous, d.state, config));
+
+    if (!write) {
+      let wrote: 'none' | 'schedule' = 'none';
+      if (input.rotate || scheduleNeedsWrite(input.vehicle, schedule, now, { cycleMs: config.cycleMs })) {
+        await stores.vehicles.touchSchedule(input.vehicle.id, schedule, now);
+        wrote = 'schedule';
+      }
+      return {
+        kind: 'Applied',
+        wrote,
+        conflicts,
+        eventsWritten: [],
+        published: [],
+        unpublished: [],
+        hints: d.next,
+        rejected: d.rejected.length,
+      };
+    }
+
+    const result = await stores.states.commitPoll({
+      vehicleId: input.vehicle.id,
+      expectedVersion: stored?.version ?? 0,
+      state: serializeState(d.state),
+      stateFormat: String(STATE_FORMAT),
+      events: d.events,
+      schedule: d.changed === 'state' ? { ...schedule, lastChangeAt: new Date(now).toISOString() } : schedule,
+      now,
+    });
+    if (result.kind === 'VersionConflict') {
+      conflicts++;
+      if (conflicts > config.conflictRetries) return { kind: 'ConflictRetriesExhausted', conflicts };
+      stored = result.current;
+      continue;
+    }
+    const written = new Set(result.eventsWritten);
+    const toPublish: EventEnvelope[] = d.events.filter((e) => written.has(e.id));
+    const outcome = await publishCommitted(deps, toPublish);
+    return {
+      kind: 'Applied',
+      wrote: 'commit',
+      conflicts,
+      eventsWritten: result.eventsWritten,
+      published: outcome.published,
+      unpublished: outcome.unpublished,
+      hints: d.next,
+      rejected: d.rejected.length,
+    };
+  }
+}
+
+/** Publishes events just committed; failures stay unpublished in the log (never thrown). */
+export async function publishCommitted(
+  deps: Pick<CommitDeps, 'stores' | 'bus' | 'now' | 'publish'>,
+  events: readonly EventEnvelope[],
+): Promise<{ published: string[]; unpublished: string[] }> {
+  if (events.length === 0) return { published: [], unpublished: [] };
+  const outcome = await publishEvents(events, {
+    ...deps.publish,
+    bus: deps.bus,
+    marker: eventLogMarker(deps.stores.events, deps.now),
+  });
+  return { published: outcome.published, unpublished: outcome.unpublished.map((f) => f.id) };
+}
+
+export interface RepublishDeps {
+  readonly events: EventLog;
+  readonly bus: EventBus;
+  readonly now: () => number;
+  readonly publish?: PublishTuning & { readonly pageSize?: number; readonly maxPages?: number };
+}
+
+/**
+ * The unpublished sweeper: publishes what the event log still holds unpublished (a worker that
+ * crashed between commit and publish, a bus that was down). Same ids as the first attempt.
+ */
+export async function republishPending(deps: RepublishDeps): Promise<{
+  readonly published: readonly string[];
+  readonly unpublished: readonly string[];
+  readonly calls: number;
+}> {
+  const outcome = await publishPending(
+    {
+      listUnpublished: async ({ limit, cursor }) => {
+        const page = await deps.events.listUnpublished({
+          now: deps.now(),
+          limit,
+          ...(cursor ? { cursor } : {}),
+        });
+        return { events: page.items.map((s) => s.envelope), ...(page.cursor ? { cursor: page.cursor } : {}) };
+      },
+    },
+    { ...deps.publish, bus: deps.bus, marker: eventLogMarker(deps.events, deps.now) },
+  );
+  return {
+    published: outcome.published,
+    unpublished: outcome.unpublished.map((f) => f.id),
+    calls: outcome.calls,
+  };
+}

@@ -1,0 +1,64 @@
+export {
+  type ApplyInput,
+  type ApplyOutcome,
+  applyObservations,
+  eventLogMarker,
+  type PublishTuning,
+  publishCommitted,
+  type RepublishDeps,
+  republishPending,
+} from './commit';
+export {
+  DEFAULT_POLLING_CONFIG,
+  NAIVE_RESOURCES,
+  type PollingConfig,
+  type PollingConfigInput,
+  type PollStrategy,
+  parsePollingConfig,
+  pollingConfig,
+  type VehicleResource,
+  vehicleResources,
+} from './config';
+export {
+  type DiscoverVehiclesJob,
+  InvalidJobError,
+  type PollFleetJob,
+  type PollJob,
+  type PollMapJob,
+  type PollVehicleJob,
+  parsePollJob,
+  pollJobSchema,
+} from './jobs';
+export {
+  type ApiAccess,
+  BudgetDeniedError,
+  createMeteredClient,
+  type MeteredClient,
+  type MeteredClientOptions,
+} from './metered-client';
+export {
+  byPriority,
+  carhookResources,
+  cycleBudget,
+  FLEET_REQUESTS_PER_BATCH,
+  followsAlertsNow,
+  inCycle,
+  isFleetVehicle,
+  mapDue,
+  type Plan,
+  type PlanInput,
+  type PlannerDeps,
+  type PlannerRun,
+  plan,
+  runPlanner,
+} from './planner';
+export { bulkWithSplit, type FleetDeps, type FleetPollSummary, pollFleet } from './poll-fleet';
+export { type MapPollSummary, pollMap } from './poll-map';
+export {
+  type PollDeps,
+  type PollOutcome,
+  type PollSummary,
+  pollVehicle,
+  type ResourceFailure,
+} from './poll-vehicle';
+export { type JobResult, runDiscovery, runPollJob } from './worker';

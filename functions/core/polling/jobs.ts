@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { type VehicleResource, vehicleResources } from './config';
+
+/**
+ * The messages of the poll job queue (planner → workers). Validated when received: a queue is a
+ * boundary, and a malformed message must fail clearly, naming the field, not crash a worker.
+ */
+const isoDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, 'must be an ISO 8601 UTC date');
+
+export const pollVehicleJobSchema = z.object({
+  kind: z.literal('poll-vehicle'),
+  vehicleId: z.string().min(1).max(256),
+  /** What to read; the worker may add follow-ups the poll reveals (collisions, trips, maintenance…). */
+  resources: z.array(z.enum(vehicleResources)).min(1),
+  strategy: z.enum(['carhook', 'naive']),
+  /** The budget was short when planned: record the poll time so the stalest go first next time. */
+  rotate: z.boolean().default(false),
+  plannedAt: isoDate,
+});
+
+export const pollFleetJobSchema = z.object({
+  kind: z.literal('poll-fleet'),
+  /** v1 brand group of every vehicle of the batch (spec 4.4). */
+  brand: z.enum(['C', 'P']),
+  vehicleIds: z.array(z.string().min(1).max(256)).min(1),
+  rotate: z.boolean().default(false),
+  plannedAt: isoDate,
+});
+
+/** Map update information of many vehicles in one bulk read (spec 4.3), daily. */
+export const pollMapJobSchema = z.object({
+  kind: z.literal('poll-map'),
+  vehicleIds: z.array(z.string().min(1).max(256)).min(1),
+  plannedAt: isoDate,
+});
+
+export const discoverVehiclesJobSchema = z.object({
+  kind: z.literal('discover-vehicles'),
+  enrollmentId: z.string().min(1).max(256),
+  plannedAt: isoDate,
+});
+
+export const pollJobSchema = z.discriminatedUnion('kind', [
+  pollVehicleJobSchema,
+  pollFleetJobSchema,
+  pollMapJobSchema,
+  discoverVehiclesJobSchema,
+]);
+
+export type PollVehicleJob = z.output<typeof pollVehicleJobSchema>;
+export type PollFleetJob = z.output<typeof pollFleetJobSchema>;
+export type PollMapJob = z.output<typeof pollMapJobSchema>;
+export type DiscoverVehiclesJob = z.output<typeof discoverVehiclesJobSchema>;
+export type PollJob = z.output<typeof pollJobSchema>;
+
+export class InvalidJobError extends Error {
+  override readonly name = 'InvalidJobError';
+  readonly kind = 'InvalidJob';
+  constructor(
+    readonly field: string,
+    why: string,
+  ) {
+    super(`poll job ${field}: ${why}`);
+  }
+}
+
+/** Parses a received job body; throws `InvalidJobError` naming the field. */
+export function parsePollJob(body: unknown): PollJob {
+  const parsed = pollJobSchema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new InvalidJobError(issue?.path.join('.') || 'body', issue?.message ?? 'invalid job');
+}
+
+export type { VehicleResource };

@@ -1,0 +1,202 @@
+/**
+ * Fleet contracts (v1, spec 4.4): one batch of vehicles is polled through the bulk POST lists —
+ * active alerts, crash, maintenance and trips — one request each for the whole batch, then split
+ * into per-vehicle observations and diffed/committed per vehicle like a v2 poll (./commit.ts).
+ *
+ * The maximum number of VINs per list body is not shown (spec 8): the batch size is configurable,
+ * and a batch the server refuses with 400 is split in halves until it is accepted (a single VIN
+ * refused gets no observation, so nothing is fixed or removed for it).
+ */
+import type { ApiError, CarClient, Result, V1Target } from '../api';
+import type { V1Alert, V1Crash, V1Maintenance, V1Trip } from '../api/model';
+import type { Observation } from '../detection/observations';
+import type {
+  FleetContractEnrollment,
+  VehicleRecord,
+  VehicleStateRecord as VehicleState,
+} from '../store/records';
+import { applyObservations } from './commit';
+import { DEFAULT_POLLING_CONFIG, type PollingConfig } from './config';
+import type { PollFleetJob } from './jobs';
+import { createMeteredClient } from './metered-client';
+import type { PollDeps, ResourceFailure } from './poll-vehicle';
+
+export type FleetDeps = Omit<PollDeps, 'tokens'>;
+
+export interface FleetPollSummary {
+  readonly vehicleIds: readonly string[];
+  /** Vehicles diffed (not paused, enrollment active). */
+  readonly polled: number;
+  readonly requests: number;
+  readonly denied: number;
+  /** Batches sent per operation, splits included. */
+  readonly batches: Readonly<Record<string, number>>;
+  readonly committed: number;
+  readonly conflicts: number;
+  readonly eventsWritten: readonly string[];
+  readonly published: readonly string[];
+  readonly unpublished: readonly string[];
+  readonly failures: readonly ResourceFailure[];
+}
+
+interface Member {
+  readonly vehicle: VehicleRecord;
+  readonly state: VehicleState | undefined;
+  readonly enrollment: FleetContractEnrollment;
+}
+
+type BulkCall<T> = (targets: readonly V1Target[]) => Promise<Result<readonly T[]>>;
+
+/**
+ * Calls `call` for `targets`; on a 400 from the server splits in halves (recursively). Returns the
+ * items and the targets whose batch was answered (only those get a complete observation).
+ */
+export async function bulkWithSplit<K extends { readonly vin: string }, T>(
+  targets: readonly K[],
+  call: (batch: readonly K[]) => Promise<Result<readonly T[]>>,
+  onBatch: () => void,
+): Promise<{ items: T[]; answered: Set<string>; errors: ApiError[] }> {
+  const items: T[] = [];
+  const answered = new Set<string>();
+  const errors: ApiError[] = [];
+  const go = async (batch: readonly K[]): Promise<void> => {
+    if (batch.length === 0) return;
+    onBatch();
+    const r = await call(batch);
+    if (r.ok) {
+      items.push(...r.value);
+      for (const t of batch) answered.add(t.vin);
+      return;
+    }
+    if (r.error.kind === 'InvalidRequest' && r.error.status === 400 && batch.length > 1) {
+      const half = Math.ceil(batch.length / 2);
+      await go(batch.slice(0, half));
+      await go(batch.slice(half));
+      return;
+    }
+    errors.push(r.error);
+  };
+  await go(targets);
+  return { items, answered, errors };
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+export async function pollFleet(deps: FleetDeps, job: PollFleetJob): Promise<FleetPollSummary> {
+  const config: PollingConfig = { ...DEFAULT_POLLING_CONFIG, ...deps.config };
+  const { stores } = deps;
+  const members: Member[] = [];
+  for (const id of job.vehicleIds) {
+    const { vehicle, state } = await stores.states.getVehicleWithState(id);
+    if (!vehicle || vehicle.paused) continue;
+    const enrollment = await stores.enrollments.get(vehicle.enrollmentId);
+    if (enrollment?.kind !== 'fleet-contract' || enrollment.status !== 'active') continue;
+    members.push({ vehicle, state, enrollment });
+  }
+  const batches: Record<string, number> = {};
+  const failures: ResourceFailure[] = [];
+  const summary = {
+    vehicleIds: job.vehicleIds,
+    polled: members.length,
+    requests: 0,
+    denied: 0,
+    batches,
+    committed: 0,
+    conflicts: 0,
+    eventsWritten: [] as string[],
+    published: [] as string[],
+    unpublished: [] as string[],
+    failures,
+  };
+  if (members.length === 0) return summary;
+
+  const factory = deps.clientFactory ?? createMeteredClient;
+  const metered = factory(deps.access, { brand: job.brand, budget: deps.budget, now: deps.now });
+  const client: CarClient = metered.client;
+  const targets: V1Target[] = members.map((m) => ({ vin: m.vehicle.vin, contract: m.enrollment.contract }));
+  const locale = config.fleetLocale;
+  const brand = job.brand;
+  const now = deps.now();
+
+  type Read<T> = { items: T[]; answered: Set<string>; fetchedAt: string };
+  const read = async <T>(name: string, call: BulkCall<T>): Promise<Read<T> | undefined> => {
+    if (metered.exhausted()) return undefined;
+    const r = await bulkWithSplit(targets, call, () => {
+      batches[name] = (batches[name] ?? 0) + 1;
+    });
+    await metered.settle();
+    for (const e of r.errors)
+      failures.push({
+        resource: name,
+        kind: metered.exhausted() ? 'BudgetDenied' : e.kind,
+        message: e.message,
+      });
+    return { items: r.items, answered: r.answered, fetchedAt: iso(deps.now()) };
+  };
+
+  // spec 4.4: `active` 1 lists the active alerts; an alert missing from it (complete) is fixed.
+  const alerts = await read<V1Alert>('alerts', (t) =>
+    client.v1.alertList({ targets: t, active: true, locale, brand }),
+  );
+  const crash = await read<V1Crash>('crash', (t) => client.v1.crashList({ targets: t }));
+  const maintenance = await read<V1Maintenance>('maintenance', (t) =>
+    client.v1.maintenanceList({ targets: t, locale, brand }),
+  );
+  const from = new Date(now - config.listWindowMs);
+  const trips = await read<V1Trip>('trips', async (t) => {
+    const r = await client.v1.tripList({ targets: t, from, to: new Date(now) });
+    return r.ok ? { ...r, value: r.value.trips } : r;
+  });
+  summary.requests = metered.requests();
+  summary.denied = metered.denied();
+
+  for (const m of members) {
+    const vin = m.vehicle.vin;
+    const observations: Observation[] = [];
+    const add = <T extends { vin: string }>(
+      source: Observation['source'],
+      r: Read<T> | undefined,
+      window?: string,
+    ) => {
+      if (!r?.answered.has(vin)) return;
+      observations.push({
+        source,
+        items: r.items.filter((i) => i.vin === vin),
+        complete: true,
+        fetchedAt: r.fetchedAt,
+        ...(window ? { window: { since: window } } : {}),
+      } as unknown as Observation); // source and item type are paired by the calls above
+    };
+    add('v1.alerts', alerts);
+    add('v1.crash', crash);
+    add('v1.maintenance', maintenance);
+    add('v1.trips', trips, from.toISOString());
+    const applied = await applyObservations(
+      { stores, bus: deps.bus, now: deps.now, config, ...(deps.publish ? { publish: deps.publish } : {}) },
+      {
+        vehicle: m.vehicle,
+        enrollment: { id: m.enrollment.id, kind: 'fleet-contract' },
+        stored: m.state,
+        observations,
+        rotate: job.rotate,
+      },
+    );
+    if (applied.kind === 'Applied') {
+      if (applied.wrote === 'commit') summary.committed++;
+      summary.conflicts += applied.conflicts;
+      summary.eventsWritten.push(...applied.eventsWritten);
+      summary.published.push(...applied.published);
+      summary.unpublished.push(...applied.unpublished);
+    } else {
+      failures.push({
+        resource: `vehicle:${m.vehicle.id}`,
+        kind: 'Upstream',
+        message:
+          applied.kind === 'StateUnreadable'
+            ? `state unreadable: ${applied.reason}`
+            : 'version conflicts exhausted',
+      });
+    }
+  }
+  return summary;
+}

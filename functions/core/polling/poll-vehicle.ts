@@ -1,0 +1,390 @@
+/**
+ * The poll worker for one v2 vehicle job: read the planned resources through a metered client
+ * (every request drawn from the shared budget), build observations, then diff, commit and publish
+ * through ./commit.ts.
+ *
+ * Observations (detection/observations.ts): a list read in full is `complete: true` (a 404 "no
+ * such items", spec 7, already arrives from the client as an empty complete list); a failed call
+ * gives no observation, so it can never fix or remove anything.
+ *
+ * Errors: `InvalidGrant` (the token manager marked the enrollment, paused its vehicles, wrote the
+ * event) stops the poll at once; `AccessDenied` (403, spec 7: the user has no access to the car)
+ * pauses the vehicle; a `NotFound` vehicle is NOT guessed removed (only a complete vehicle list
+ * removes a vehicle, see enrollment/discovery.ts); `RateLimited` and a refused budget stop the poll.
+ */
+import type { ApiError, CarClient, Result } from '../api';
+import type {
+  Alert,
+  Collision,
+  EcoDriving,
+  Maintenance,
+  MapUpdateInfo,
+  Trip,
+  VehicleEvent,
+} from '../api/model';
+import { diff } from '../detection/diff';
+import type { Observation } from '../detection/observations';
+import { parseState } from '../detection/state';
+import type { EventBus } from '../publishing/ports';
+import type { RateBudget } from '../ratelimit/budget';
+import type { Stores } from '../store/ports';
+import type { OAuthUserEnrollment, VehicleRecord } from '../store/records';
+import type { TokenManager, TokenOutcome } from '../tokens/token-manager';
+import { applyObservations, type PublishTuning, publishCommitted } from './commit';
+import { DEFAULT_POLLING_CONFIG, diffConfigFor, type PollingConfig, type VehicleResource } from './config';
+import type { PollVehicleJob } from './jobs';
+import {
+  type ApiAccess,
+  createMeteredClient,
+  type MeteredClient,
+  type MeteredClientOptions,
+} from './metered-client';
+
+export interface PollDeps {
+  readonly stores: Stores;
+  readonly budget: RateBudget;
+  readonly bus: EventBus;
+  readonly access: ApiAccess;
+  readonly tokens: TokenManager;
+  /** Epoch ms (the simulator's world clock in tests). */
+  readonly now: () => number;
+  readonly config?: Partial<PollingConfig>;
+  readonly publish?: PublishTuning;
+  /** Overrides how the metered client is built (tests, benchmarks counting requests). */
+  readonly clientFactory?: (access: ApiAccess, options: MeteredClientOptions) => MeteredClient;
+}
+
+export interface ResourceFailure {
+  readonly resource: string;
+  readonly kind: ApiError['kind'] | 'BudgetDenied';
+  readonly message: string;
+}
+
+export type PollOutcome =
+  /** Polled (possibly partially: see `failures`). */
+  | 'polled'
+  /** Paused, missing enrollment or not active: nothing requested. */
+  | 'skipped'
+  | 'missing'
+  | 'reauthorization_required'
+  | 'access_denied'
+  /** The budget refused a request (or a 429): the rest waits for the next cycle. */
+  | 'budget_exhausted'
+  | 'conflict_retries_exhausted'
+  | 'state_unreadable';
+
+/** What one job did, for metrics and tests. */
+export interface PollSummary {
+  readonly vehicleId: string;
+  readonly outcome: PollOutcome;
+  /** Requests sent to the API (drawn from the budget). */
+  readonly requests: number;
+  /** Requests the budget refused (never sent). */
+  readonly denied: number;
+  readonly resources: readonly string[];
+  readonly observations: number;
+  /** `none`, `schedule` or `commit`. */
+  readonly wrote: 'none' | 'schedule' | 'commit';
+  readonly committed: boolean;
+  readonly conflicts: number;
+  readonly eventsWritten: readonly string[];
+  readonly published: readonly string[];
+  readonly unpublished: readonly string[];
+  readonly failures: readonly ResourceFailure[];
+  readonly detail?: string;
+}
+
+const emptySummary = (vehicleId: string, outcome: PollOutcome, detail?: string): PollSummary => ({
+  vehicleId,
+  outcome,
+  requests: 0,
+  denied: 0,
+  resources: [],
+  observations: 0,
+  wrote: 'none',
+  committed: false,
+  conflicts: 0,
+  eventsWritten: [],
+  published: [],
+  unpublished: [],
+  failures: [],
+  ...(detail ? { detail } : {}),
+});
+
+/** Reads one resource; undefined observation when the call failed. */
+type Reader = () => Promise<{ observation?: Observation; error?: ApiError }>;
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+function listObservation<S extends Observation['source'], T>(
+  source: S,
+  r: Result<{ items: readonly T[] }>,
+  fetchedAt: string,
+  window?: { since?: string },
+): { observation?: Observation; error?: ApiError } {
+  if (!r.ok) return { error: r.error };
+  return {
+    observation: {
+      source,
+      items: r.value.items,
+      complete: true,
+      fetchedAt,
+      ...(window?.since !== undefined ? { window: { since: window.since } } : {}),
+    } as unknown as Observation, // the source/item pairing is fixed by each caller below
+  };
+}
+
+function singleObservation<T>(
+  source: 'v2.maintenance' | 'map',
+  r: Result<T>,
+  fetchedAt: string,
+): { observation?: Observation; error?: ApiError } {
+  if (r.ok)
+    return { observation: { source, items: [r.value], complete: true, fetchedAt } as unknown as Observation };
+  // spec 7: 404 on maintenance means "no such items" for the vehicle.
+  if (r.error.kind === 'NotFound') {
+    return { observation: { source, items: [], complete: true, fetchedAt } as unknown as Observation };
+  }
+  return { error: r.error };
+}
+
+function readers(
+  client: CarClient,
+  vehicle: VehicleRecord,
+  apiId: string,
+  eventsSince: string | undefined,
+  now: () => number,
+  config: PollingConfig,
+): Record<Exclude<VehicleResource, never>, Reader> {
+  const limit = config.pageLimit;
+  return {
+    async events() {
+      const since = eventsSince ?? iso(now() - config.initialEventsLookbackMs);
+      const r = await client.v2.events.all({ vehicleId: apiId, since: new Date(since), limit });
+      return listObservation<'v2.events', VehicleEvent>('v2.events', r, iso(now()), { since });
+    },
+    async alerts() {
+      // Unwindowed and complete: absence fixes an active alert (DESIGN.md catalogue).
+      const r = await client.v2.alerts.all({ vehicleId: apiId, limit });
+      return listObservation<'v2.alerts', Alert>('v2.alerts', r, iso(now()));
+    },
+    async collisions() {
+      const since = iso(now() - config.listWindowMs);
+      const r = await client.v2.collisions.all({ vehicleId: apiId, since: new Date(since), limit });
+      return listObservation<'v2.collisions', Collision>('v2.collisions', r, iso(now()), { since });
+    },
+    async trips() {
+      const since = iso(now() - config.listWindowMs);
+      const r = await client.v2.vehicleTrips.all({ vehicleId: apiId, since: new Date(since), limit });
+      return listObservation<'v2.trips', Trip>('v2.trips', r, iso(now()), { since });
+    },
+    async maintenance() {
+      return singleObservation<Maintenance>('v2.maintenance', await client.v2.maintenance(apiId), iso(now()));
+    },
+    async services() {
+      const r = await client.services.vehicle(vehicle.vin);
+      if (!r.ok) return { error: r.error };
+      return { observation: { source: 'services', items: r.value, complete: true, fetchedAt: iso(now()) } };
+    },
+    async map() {
+      return singleObservation<MapUpdateInfo>('map', await client.map.vin(vehicle.vin), iso(now()));
+    },
+  };
+}
+
+/**
+ * The transitioning worker publishes `enrollment.reauthorization_required` (logged with the
+ * transition; if this fails, the sweeper publishes it later).
+ */
+export async function publishReauthorization(
+  deps: Pick<PollDeps, 'stores' | 'bus' | 'now' | 'publish'>,
+  outcome: TokenOutcome | undefined,
+): Promise<{ eventsWritten: string[]; published: string[]; unpublished: string[] }> {
+  if (outcome?.kind !== 'ReauthorizationRequired' || !outcome.event) {
+    return { eventsWritten: [], published: [], unpublished: [] };
+  }
+  const r = await publishCommitted(deps, [outcome.event]);
+  return { eventsWritten: [outcome.event.id], ...r };
+}
+
+/** Polls one v2 vehicle. Never throws for API failures (they are in the summary). */
+export async function pollVehicle(deps: PollDeps, job: PollVehicleJob): Promise<PollSummary> {
+  const config: PollingConfig = { ...DEFAULT_POLLING_CONFIG, ...deps.config };
+  const { stores } = deps;
+  const { vehicle, state } = await stores.states.getVehicleWithState(job.vehicleId);
+  if (!vehicle) return emptySummary(job.vehicleId, 'missing', 'no such vehicle');
+  if (vehicle.paused)
+    return emptySummary(job.vehicleId, 'skipped', `paused: ${vehicle.pauseReason ?? 'unknown'}`);
+  if (vehicle.apiVehicleId === undefined) {
+    return emptySummary(job.vehicleId, 'skipped', 'a fleet vehicle: polled by poll-fleet jobs');
+  }
+  const enrollment = await stores.enrollments.get(vehicle.enrollmentId);
+  if (enrollment?.kind !== 'oauth-user') {
+    return emptySummary(
+      job.vehicleId,
+      'skipped',
+      `enrollment ${vehicle.enrollmentId} is not an oauth-user enrollment`,
+    );
+  }
+  if (enrollment.status !== 'active') {
+    return emptySummary(job.vehicleId, 'skipped', `enrollment ${enrollment.id} is ${enrollment.status}`);
+  }
+
+  let previous: ReturnType<typeof parseState> | undefined;
+  if (state) {
+    previous = parseState(state.state);
+    if (!previous.ok) {
+      return emptySummary(
+        job.vehicleId,
+        'state_unreadable',
+        `${previous.error.field}: ${previous.error.reason}`,
+      );
+    }
+  }
+  const context = {
+    vehicle: { id: vehicle.id, vin: vehicle.vin, ...(vehicle.brand ? { brand: vehicle.brand } : {}) },
+    enrollment: { id: enrollment.id, kind: 'oauth-user' as const },
+    now: new Date(deps.now()),
+    config: diffConfigFor(config),
+  };
+  // The hints of the stored state at `now`: the events cursor, alerts known active.
+  const before = diff(previous?.ok ? previous.state : undefined, [], context).next;
+
+  const provider = deps.tokens.providerFor(enrollment.id, enrollment as OAuthUserEnrollment);
+  const factory = deps.clientFactory ?? createMeteredClient;
+  const metered = factory(deps.access, {
+    brand: enrollment.brand,
+    tokenProvider: provider,
+    budget: deps.budget,
+    now: deps.now,
+  });
+  const read = readers(metered.client, vehicle, vehicle.apiVehicleId, before.eventsSince, deps.now, config);
+
+  const planned = new Set<VehicleResource>(job.resources);
+  const order: VehicleResource[] = [
+    'events',
+    'alerts',
+    'collisions',
+    'trips',
+    'maintenance',
+    'services',
+    'map',
+  ];
+  const observations: Observation[] = [];
+  const failures: ResourceFailure[] = [];
+  const done = new Set<string>();
+  let stop: PollOutcome | undefined;
+
+  const run = async (name: string, reader: Reader): Promise<void> => {
+    if (stop) return;
+    if (metered.exhausted()) {
+      stop = 'budget_exhausted';
+      return;
+    }
+    done.add(name);
+    const r = await reader();
+    await metered.settle();
+    if (r.observation) {
+      observations.push(r.observation);
+      return;
+    }
+    const error = r.error;
+    if (!error) return;
+    if (metered.exhausted()) {
+      failures.push({ resource: name, kind: 'BudgetDenied', message: 'the rate budget refused the request' });
+      stop = 'budget_exhausted';
+      return;
+    }
+    failures.push({ resource: name, kind: error.kind, message: error.message });
+    if (error.kind === 'InvalidGrant' || provider.outcome() !== undefined) stop = 'reauthorization_required';
+    else if (error.kind === 'AccessDenied') stop = 'access_denied';
+    else if (error.kind === 'RateLimited') stop = 'budget_exhausted';
+  };
+
+  for (const resource of order) if (planned.has(resource)) await run(resource, read[resource]);
+
+  // Follow-ups the reads revealed (carhook): an announced collision or trip not embedded in its
+  // event, eco-driving of trips waiting for it, maintenance after a trip.
+  if (job.strategy === 'carhook' && !stop) {
+    const mid = diff(previous?.ok ? previous.state : undefined, observations, context).next;
+    if (mid.collisions === 'now' && !done.has('collisions')) await run('collisions', read.collisions);
+    if (mid.trips === 'now' && !done.has('trips')) await run('trips', read.trips);
+    for (const tripId of mid.ecodrivingFor.slice(0, config.maxEcodrivingReads)) {
+      await run(`ecodriving:${tripId}`, async () => {
+        const r = await metered.client.v2.tripEcodriving(tripId);
+        if (r.ok) {
+          const item: EcoDriving = { ...r.value, tripId };
+          return {
+            observation: {
+              source: 'v2.ecodriving',
+              items: [item],
+              complete: true,
+              fetchedAt: iso(deps.now()),
+            },
+          };
+        }
+        // spec 7: 404 = no evaluation (yet); the engine stops waiting after ecoDrivingWaitMs.
+        return r.error.kind === 'NotFound' ? {} : { error: r.error };
+      });
+    }
+    const again = diff(previous?.ok ? previous.state : undefined, observations, context).next;
+    if (again.maintenance === 'now' && !done.has('maintenance')) await run('maintenance', read.maintenance);
+  }
+
+  const base = {
+    vehicleId: vehicle.id,
+    requests: metered.requests(),
+    denied: metered.denied(),
+    resources: [...done],
+    observations: observations.length,
+    failures,
+  };
+
+  if (stop === 'reauthorization_required') {
+    const published = await publishReauthorization(deps, provider.outcome());
+    return {
+      ...emptySummary(vehicle.id, 'reauthorization_required', provider.outcome()?.kind),
+      ...base,
+      ...published,
+    };
+  }
+  if (stop === 'access_denied') {
+    // spec 7: 403 = the user has no access to this car any more. Paused as `removed`: discovery
+    // resumes it if the user's complete vehicle list still has it.
+    await stores.vehicles.pause(vehicle.id, 'removed', deps.now());
+  }
+
+  const applied = await applyObservations(
+    { stores, bus: deps.bus, now: deps.now, config, ...(deps.publish ? { publish: deps.publish } : {}) },
+    {
+      vehicle,
+      enrollment: { id: enrollment.id, kind: 'oauth-user' },
+      stored: state,
+      observations,
+      rotate: job.rotate,
+    },
+  );
+  if (applied.kind === 'ConflictRetriesExhausted') {
+    return {
+      ...emptySummary(vehicle.id, 'conflict_retries_exhausted'),
+      ...base,
+      conflicts: applied.conflicts,
+    };
+  }
+  if (applied.kind === 'StateUnreadable') {
+    return {
+      ...emptySummary(vehicle.id, 'state_unreadable', `${applied.field}: ${applied.reason}`),
+      ...base,
+    };
+  }
+  return {
+    ...base,
+    outcome: stop ?? 'polled',
+    wrote: applied.wrote,
+    committed: applied.wrote === 'commit',
+    conflicts: applied.conflicts,
+    eventsWritten: applied.eventsWritten,
+    published: applied.published,
+    unpublished: applied.unpublished,
+  };
+}

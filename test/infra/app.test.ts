@@ -1,0 +1,253 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type App, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { APP_CONTEXT_DEFAULTS, buildCarhookApp, readAppSettings } from '../../lib/app';
+import { Carhook } from '../../lib/carhook';
+import { CARHOOK_ENV } from '../../lib/config';
+import { REPO_ROOT } from '../../lib/paths';
+import { CarhookDataStack } from '../../lib/stateful-stack';
+import { CarhookConfigError } from '../../lib/validation';
+import { allStatements, FIXTURE_HANDLER, testApp, XRAY_ACTIONS } from './support';
+
+const region = { region: 'eu-west-1' };
+const settings = (context: Record<string, unknown> = {}) => readAppSettings((key) => context[key]);
+const configured = {
+  apiBaseUrl: 'https://api.example.net',
+  authUrl: 'https://id.example.net',
+  brands: 'cielo,pavo',
+};
+
+describe('readAppSettings (CDK context)', () => {
+  it('falls back to the documented defaults and reports which keys are placeholders', () => {
+    const s = settings();
+    expect(s).toMatchObject({
+      stackName: 'Carhook',
+      apiBaseUrl: APP_CONTEXT_DEFAULTS.apiBaseUrl,
+      authUrl: APP_CONTEXT_DEFAULTS.authUrl,
+      brands: ['cielo', 'pavo'],
+      eventSource: 'carhook',
+      eventLogRetentionDays: 30,
+      pollIntervalMinutes: 1,
+      quotaRequests: 120,
+      quotaWindowSeconds: 60,
+      maintenanceDueDays: 30,
+      maintenanceDueKm: 1000,
+      removalPolicy: 'retain',
+      logLevel: 'INFO',
+    });
+    expect(s.placeholders).toEqual(['apiBaseUrl', 'authUrl', 'brands']);
+    expect(settings(configured).placeholders).toEqual([]);
+  });
+
+  it('reads numbers given as -c strings or cdk.json numbers, and trims lists', () => {
+    const s = settings({
+      quotaRequests: '600',
+      pollIntervalMinutes: 5,
+      brands: ' cielo , pavo ,',
+      logLevel: 'debug',
+    });
+    expect(s.quotaRequests).toBe(600);
+    expect(s.pollIntervalMinutes).toBe(5);
+    expect(s.brands).toEqual(['cielo', 'pavo']);
+    expect(s.logLevel).toBe('DEBUG');
+    expect(settings({ brands: ['cielo', 'pavo'] }).brands).toEqual(['cielo', 'pavo']);
+  });
+
+  it.each<[string, Record<string, unknown>, RegExp]>([
+    [
+      'a number that is not whole',
+      { quotaRequests: '12.5' },
+      /`context quotaRequests` must be a whole number, got "12\.5"/,
+    ],
+    ['a word for a number', { eventLogRetentionDays: 'thirty' }, /`context eventLogRetentionDays`/],
+    [
+      'an unknown removal policy',
+      { removalPolicy: 'delete' },
+      /`context removalPolicy` must be 'retain' or 'destroy'/,
+    ],
+    ['an unknown log level', { logLevel: 'verbose' }, /`context logLevel`/],
+    [
+      'a bus by ARN and by name',
+      { eventBusArn: 'arn:aws:events:eu-west-1:1:event-bus/a', eventBusName: 'a' },
+      /`context eventBusArn`/,
+    ],
+    ['a stack name CloudFormation refuses', { stackName: '1carhook' }, /`context stackName`/],
+    ['a non-string URL', { apiBaseUrl: 42 }, /`context apiBaseUrl` must be a string/],
+  ])('refuses %s, naming the context key', (_what, context, message) => {
+    expect(() => settings(context)).toThrow(CarhookConfigError);
+    expect(() => settings(context)).toThrow(message);
+  });
+});
+
+describe('buildCarhookApp (bin/app.ts)', () => {
+  it('creates the stateful stack <name>-Data and the stateless stack <name>, in that order', () => {
+    const app = testApp();
+    const { dataStack, stack } = buildCarhookApp(app, settings(configured), region);
+    expect(dataStack.stackName).toBe('Carhook-Data');
+    expect(stack.stackName).toBe('Carhook');
+    expect(stack.carhook.data).toBe(dataStack.data);
+    expect(stack.dependencies).toContain(dataStack);
+    const other = buildCarhookApp(
+      testApp(),
+      settings({ ...configured, stackName: 'CarhookStaging' }),
+      region,
+    );
+    expect([other.dataStack.stackName, other.stack.stackName]).toEqual([
+      'CarhookStaging-Data',
+      'CarhookStaging',
+    ]);
+  });
+
+  it('warns at synth about each placeholder, and not when everything is set', () => {
+    const { stack } = buildCarhookApp(testApp(), settings(), region);
+    for (const key of ['apiBaseUrl', 'authUrl', 'brands']) {
+      Annotations.fromStack(stack).hasWarning('*', Match.stringLikeRegexp(`Context '${key}' is not set`));
+    }
+    const clean = buildCarhookApp(testApp(), settings(configured), region);
+    expect(
+      Annotations.fromStack(clean.stack).findWarning('*', Match.stringLikeRegexp('placeholder')),
+    ).toEqual([]);
+  });
+
+  it('maps context to the stacks: destroy, existing bus, existing alarm topic', () => {
+    const { dataStack, stack } = buildCarhookApp(
+      testApp(),
+      settings({
+        ...configured,
+        removalPolicy: 'destroy',
+        eventBusName: 'central',
+        alarmTopicArn: 'arn:aws:sns:eu-west-1:111111111111:ops',
+        archiveRetentionDays: '7',
+      }),
+      region,
+    );
+    const data = Template.fromStack(dataStack);
+    data.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Delete' });
+    data.resourceCountIs('AWS::Events::EventBus', 0);
+    data.hasResourceProperties('AWS::Events::Archive', { RetentionDays: 7 });
+    expect(dataStack.terminationProtection).toBe(false);
+    const stateless = Template.fromStack(stack);
+    stateless.resourceCountIs('AWS::SNS::Topic', 0);
+    stateless.allResourcesProperties('AWS::CloudWatch::Alarm', {
+      AlarmActions: ['arn:aws:sns:eu-west-1:111111111111:ops'],
+    });
+  });
+
+  it('outputs the alarm topic and dashboard of the stateless stack', () => {
+    const { stack } = buildCarhookApp(testApp(), settings(configured), region);
+    const template = Template.fromStack(stack);
+    template.hasOutput('AlarmTopicArn', {
+      Value: stack.resolve(stack.carhook.monitoring.alarmTopic.topicArn),
+    });
+    template.hasOutput('DashboardName', {
+      Value: stack.resolve(stack.carhook.monitoring.dashboard.dashboardName),
+    });
+  });
+
+  it('stops on a configuration the Carhook construct refuses', () => {
+    expect(() =>
+      buildCarhookApp(testApp(), settings({ ...configured, apiBaseUrl: 'http://api.example.net' }), region),
+    ).toThrow(/`apiBaseUrl` must use https/);
+  });
+
+  it('names the region when there is none (no CLI defaults, no -c region)', () => {
+    expect(() => buildCarhookApp(testApp(), settings(configured), {})).toThrow(/`env\.region`/);
+  });
+
+  it('cdk.json runs the app with tsx, as the synth command expects', () => {
+    const cdkJson = JSON.parse(readFileSync(join(REPO_ROOT, 'cdk.json'), 'utf8')) as { app: string };
+    expect(cdkJson.app).toBe('npx tsx bin/app.ts');
+  });
+});
+
+/** Synthesizes with cdk-nag's AwsSolutions pack; returns the violations it reported (none = success). */
+function nagViolations(app: App): string[] {
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  try {
+    app.synth();
+    return [];
+  } catch (error) {
+    if (!String(error).includes('ValidationFailed')) throw error;
+    const report = JSON.parse(readFileSync(join(app.outdir, 'validation-report.json'), 'utf8')) as {
+      pluginReports: Array<{
+        pluginName: string;
+        violations: Array<{ ruleName: string; violatingConstructs?: Array<{ constructPath: string }> }>;
+      }>;
+    };
+    const found = report.pluginReports.flatMap((r) =>
+      r.violations.map(
+        (v) => `${v.ruleName} @ ${(v.violatingConstructs ?? []).map((c) => c.constructPath).join(', ')}`,
+      ),
+    );
+    if (found.length === 0) throw error;
+    return found;
+  }
+}
+
+describe('cdk-nag AwsSolutionsChecks', () => {
+  let appViolations: string[];
+  let wiredViolations: string[];
+  let wiredStateless: Template;
+
+  beforeAll(() => {
+    const app = testApp();
+    buildCarhookApp(app, settings({ ...configured, alarmEmail: 'ops@example.com' }), region);
+    appViolations = nagViolations(app);
+
+    // The stateless round's building blocks, wired the way it will: every bind helper, an
+    // encrypted queue with its DLQ on the dashboard. Not bundled (bundling is tested elsewhere).
+    const wired = testApp({ 'aws:cdk:bundling-stacks': [] });
+    const dataStack = new CarhookDataStack(wired, 'Data', { env: region });
+    const stack = new Stack(wired, 'Stateless', { env: region });
+    const carhook = new Carhook(stack, 'Carhook', { ...configured, brands: ['cielo'], data: dataStack.data });
+    const dlq = new Queue(stack, 'JobsDlq', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true });
+    const jobs = new Queue(stack, 'Jobs', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      deadLetterQueue: { queue: dlq, maxReceiveCount: 5 },
+    });
+    carhook.monitoring.addDeadLetterQueue('Jobs', dlq);
+    carhook
+      .addFunction('Worker', { entry: FIXTURE_HANDLER })
+      .bindTable(dataStack.data.table, 'readWrite')
+      .bindBus(dataStack.data.eventBus, carhook.config.eventSource)
+      .bindSecret(dataStack.data.apiClientCredentials, CARHOOK_ENV.apiClientCredentialsSecretArn)
+      .bindSecret(dataStack.data.tokenKeyRing, CARHOOK_ENV.tokenKeyRingSecretArn)
+      .bindQueue(jobs, 'consume');
+    carhook
+      .addFunction('Planner', { entry: FIXTURE_HANDLER })
+      .bindTable(dataStack.data.table, 'read')
+      .bindQueue(jobs, 'send', 'CARHOOK_JOBS_QUEUE_URL');
+    wiredViolations = nagViolations(wired);
+    wiredStateless = Template.fromStack(stack);
+  });
+
+  it('finds nothing unacknowledged in the ready app', () => {
+    expect(appViolations).toEqual([]);
+  });
+
+  it('finds nothing unacknowledged once functions are bound to every resource kind', () => {
+    expect(wiredViolations).toEqual([]);
+  });
+
+  it('acknowledges Resource "*" only where X-Ray needs it: no other wildcard in the wired functions', () => {
+    const statements = allStatements(wiredStateless);
+    expect(statements.length).toBeGreaterThan(0);
+    for (const s of statements) {
+      for (const action of s.Action) expect(action, s.policy).not.toContain('*');
+      if (s.Resource.includes('*')) expect([...s.Action].sort(), s.policy).toEqual([...XRAY_ACTIONS].sort());
+      expect(JSON.stringify(s.Resource), s.policy).not.toContain('/index/*');
+    }
+  });
+
+  it('does run: an unacknowledged finding fails synthesis (control)', () => {
+    const app = testApp();
+    new Secret(new Stack(app, 'Control', { env: region }), 'Unrotated');
+    expect(nagViolations(app)).toEqual([expect.stringMatching(/AwsSolutions-SMG4 @ Control\/Unrotated/)]);
+  });
+});

@@ -1,0 +1,229 @@
+import { describe, expect, it } from 'vitest';
+import type { Result, V1Target } from '../../functions/core/api';
+import {
+  bulkWithSplit,
+  cycleBudget,
+  DEFAULT_POLLING_CONFIG,
+  InvalidJobError,
+  type PollVehicleJob,
+  parsePollingConfig,
+  parsePollJob,
+  plan,
+  runPlanner,
+} from '../../functions/core/polling';
+import { createMemoryStores } from '../../functions/core/store/memory';
+import type { VehicleRecord } from '../../functions/core/store/records';
+import { MemoryQueue } from './support';
+
+const T0 = Date.parse('2026-01-15T09:00:00.000Z');
+const iso = (ms: number) => new Date(ms).toISOString();
+const MIN = 60_000;
+
+function vehicle(id: string, over: Partial<VehicleRecord> = {}): VehicleRecord {
+  return {
+    id,
+    enrollmentId: 'enr_1',
+    vin: 'VC2BS85NADMNYAMM1',
+    apiVehicleId: id,
+    paused: false,
+    nextPollAt: iso(T0 - MIN),
+    lastPolledAt: iso(T0 - MIN),
+    hints: { activeAlerts: false, priority: 0 },
+    // Everything periodic read recently: only the events are due.
+    resourcePolledAt: {
+      alerts: iso(T0 - MIN),
+      maintenance: iso(T0 - MIN),
+      services: iso(T0 - MIN),
+      map: iso(T0 - MIN),
+    },
+    createdAt: iso(T0 - 60 * MIN),
+    updatedAt: iso(T0 - MIN),
+    ...over,
+  };
+}
+
+const vehicleJobs = (jobs: readonly unknown[]) => jobs as PollVehicleJob[];
+
+describe('planner', () => {
+  it('plans only the events of a quiet vehicle, and four reads per vehicle for the naive baseline', () => {
+    const vs = [vehicle('a'), vehicle('b')];
+    const carhook = plan({ vehicles: vs, budget: 100, now: T0 });
+    expect(vehicleJobs(carhook.jobs).map((j) => j.resources)).toEqual([['events'], ['events']]);
+    expect(carhook.estimatedRequests).toBe(2);
+    const naive = plan({ vehicles: vs, budget: 100, now: T0, strategy: 'naive' });
+    expect(vehicleJobs(naive.jobs).map((j) => j.resources)).toEqual([
+      ['events', 'alerts', 'collisions', 'maintenance'],
+      ['events', 'alerts', 'collisions', 'maintenance'],
+    ]);
+    expect(naive.estimatedRequests).toBe(8);
+  });
+
+  it('adds the periodic reads when they are due', () => {
+    const stale = vehicle('a', {
+      resourcePolledAt: { alerts: iso(T0 - 7 * 60 * MIN), maintenance: iso(T0 - 25 * 60 * MIN) },
+    });
+    const planned = plan({ vehicles: [stale], budget: 100, now: T0 });
+    const [job] = vehicleJobs(planned.jobs);
+    expect(job?.resources).toEqual(['events', 'alerts', 'maintenance', 'services']);
+    // The map is read daily in bulk, after every vehicle.
+    expect(planned.jobs.map((j) => j.kind)).toEqual(['poll-vehicle', 'poll-map']);
+  });
+
+  it('reads the map of due vehicles in bulk batches of the configured size, only with spare budget', () => {
+    const recent = iso(T0 - MIN);
+    const due = Array.from({ length: 5 }, (_, i) =>
+      vehicle(`m${i}`, { resourcePolledAt: { alerts: recent, maintenance: recent, services: recent } }),
+    );
+    const p = plan({ vehicles: due, budget: 100, now: T0, config: { mapBatchSize: 2 } });
+    const maps = p.jobs.filter((j) => j.kind === 'poll-map');
+    expect(maps.map((j) => (j.kind === 'poll-map' ? j.vehicleIds.length : 0))).toEqual([2, 2, 1]);
+    // With just enough for the events, the map waits and no vehicle is deferred.
+    const short = plan({ vehicles: due, budget: 5, now: T0, config: { mapBatchSize: 2 } });
+    expect(short.jobs.map((j) => j.kind)).toEqual(Array(5).fill('poll-vehicle'));
+    expect(short.deferred).toEqual([]);
+  });
+
+  it('follows active alerts every activeAlertsEveryMs, staggered across vehicles', () => {
+    const active = Array.from({ length: 20 }, (_, i) =>
+      vehicle(`v${i}`, { hints: { activeAlerts: true, priority: 0 } }),
+    );
+    let alertReads = 0;
+    for (let c = 0; c < 5; c++) {
+      const jobs = vehicleJobs(plan({ vehicles: active, budget: 1000, now: T0 + c * MIN }).jobs);
+      alertReads += jobs.filter((j) => j.resources.includes('alerts')).length;
+    }
+    // Each vehicle once in 5 cycles (5 min by default).
+    expect(alertReads).toBe(20);
+  });
+
+  it('when the budget is short: stalest past max staleness, then active alerts, then recent activity', () => {
+    const quiet = vehicle('quiet');
+    const alerting = vehicle('alerting', { hints: { activeAlerts: true, priority: 0 } });
+    const recent = vehicle('recent', {
+      hints: { activeAlerts: false, priority: 0, lastActivityAt: iso(T0 - 5 * MIN) },
+    });
+    const forgotten = vehicle('forgotten', { lastPolledAt: iso(T0 - 30 * MIN) });
+    const p = plan({ vehicles: [quiet, recent, alerting, forgotten], budget: 3, now: T0 });
+    expect(vehicleJobs(p.jobs).map((j) => j.vehicleId)).toEqual(['forgotten', 'alerting', 'recent']);
+    expect(p.deferred).toEqual(['quiet']);
+    // Deferring means rotating: the polled ones record their poll time.
+    expect(vehicleJobs(p.jobs).every((j) => j.rotate)).toBe(true);
+  });
+
+  it('gives a vehicle at least its events when its full read does not fit', () => {
+    const due = vehicle('a', { resourcePolledAt: {} });
+    const p = plan({ vehicles: [due], budget: 2, now: T0 });
+    expect(vehicleJobs(p.jobs)[0]?.resources).toEqual(['events']);
+  });
+
+  it('batches fleet vehicles per brand group in bulk jobs of the configured size', () => {
+    const fleet = Array.from({ length: 5 }, (_, i) => {
+      const { apiVehicleId: _none, ...rest } = vehicle(`f${i}`, { brand: i < 3 ? 'C' : 'P' });
+      return rest as VehicleRecord;
+    });
+    const p = plan({ vehicles: fleet, budget: 100, now: T0, config: { fleetBatchSize: 2 } });
+    const jobs = p.jobs.map((j) =>
+      j.kind === 'poll-fleet' ? `${j.brand}:${j.vehicleIds.join(',')}` : j.kind,
+    );
+    expect(jobs.sort()).toEqual(['C:f0,f1', 'C:f2', 'P:f3,f4']);
+    expect(p.estimatedRequests).toBe(12);
+  });
+
+  it('sizes a cycle from the budget capacity (120 per 60 s minus the margin)', () => {
+    expect(cycleBudget(DEFAULT_POLLING_CONFIG)).toBe(108);
+  });
+
+  it('runPlanner enqueues one job per due vehicle per cycle and a discovery once per interval', async () => {
+    const stores = createMemoryStores();
+    const at = iso(T0);
+    await stores.enrollments.create({
+      kind: 'oauth-user',
+      id: 'enr_1',
+      brand: 'cielo',
+      status: 'active',
+      createdAt: at,
+      updatedAt: at,
+    });
+    await stores.vehicles.put(
+      { id: 'enr_1:a', enrollmentId: 'enr_1', vin: 'VC2BS85NADMNYAMM1', apiVehicleId: 'a', nextPollAt: at },
+      T0,
+    );
+    await stores.vehicles.put(
+      { id: 'enr_1:b', enrollmentId: 'enr_1', vin: 'VC9R5C0HY8LNSSMND', apiVehicleId: 'b', nextPollAt: at },
+      T0,
+    );
+    await stores.vehicles.pause('enr_1:b', 'manual', T0);
+    const queue = new MemoryQueue<unknown>();
+    let now = T0;
+    const config = { discoveryIntervalMs: 5 * MIN };
+    const run = await runPlanner({ ...stores, queue, now: () => now, config });
+    expect(run).toMatchObject({ due: 1 });
+    let discoveries = run.discoveryJobs;
+    for (let i = 1; i < 10; i++) {
+      now += MIN;
+      discoveries += (await runPlanner({ ...stores, queue, now: () => now, config })).discoveryJobs;
+    }
+    // Once per interval: 10 cycles of 1 min with a 5 min interval.
+    expect(discoveries).toBe(2);
+    const kinds = queue.drain().map((j) => (j as { kind: string }).kind);
+    expect(kinds.filter((k) => k === 'discover-vehicles')).toHaveLength(2);
+    expect(kinds.filter((k) => k === 'poll-vehicle')).toHaveLength(10);
+  });
+});
+
+describe('fleet batches', () => {
+  const targets = (n: number): V1Target[] =>
+    Array.from({ length: n }, (_, i) => ({ vin: `VIN${String(i).padStart(14, '0')}`, contract: `c${i}` }));
+
+  it('splits a batch the server refuses with 400 in halves until it is accepted', async () => {
+    const sizes: number[] = [];
+    const call = async (batch: readonly V1Target[]): Promise<Result<readonly string[]>> => {
+      sizes.push(batch.length);
+      if (batch.length > 3) {
+        return {
+          ok: false,
+          requests: 1,
+          error: { kind: 'InvalidRequest', operation: 'v1.crash.list', status: 400, message: 'too many' },
+        };
+      }
+      return { ok: true, requests: 1, value: batch.map((t) => t.vin) };
+    };
+    let batches = 0;
+    const r = await bulkWithSplit(targets(10), call, () => batches++);
+    expect(r.items).toHaveLength(10);
+    expect(r.answered.size).toBe(10);
+    expect(sizes).toEqual([10, 5, 3, 2, 5, 3, 2]);
+    expect(batches).toBe(7);
+  });
+
+  it('leaves a VIN the server keeps refusing without observation', async () => {
+    const call = async (batch: readonly V1Target[]): Promise<Result<readonly string[]>> =>
+      batch.some((t) => t.contract === 'c1')
+        ? {
+            ok: false,
+            requests: 1,
+            error: { kind: 'InvalidRequest', operation: 'op', status: 400, message: 'bad vin' },
+          }
+        : { ok: true, requests: 1, value: batch.map((t) => t.vin) };
+    const r = await bulkWithSplit(targets(4), call, () => {});
+    expect([...r.answered].sort()).toEqual(['VIN00000000000000', 'VIN00000000000002', 'VIN00000000000003']);
+    expect(r.errors).toHaveLength(1);
+  });
+});
+
+describe('configuration and jobs at the boundary', () => {
+  it('names the field of a bad setting', () => {
+    const r = parsePollingConfig({ strategy: 'fast', fleetBatchSize: 0 });
+    expect(r.ok).toBe(false);
+    if (!r.ok)
+      expect(r.errors.map((e) => e.field).sort()).toEqual(['polling.fleetBatchSize', 'polling.strategy']);
+  });
+
+  it('rejects a malformed job body naming the field', () => {
+    expect(() =>
+      parsePollJob({ kind: 'poll-vehicle', vehicleId: 'x', resources: ['tea'], strategy: 'carhook' }),
+    ).toThrow(InvalidJobError);
+    expect(() => parsePollJob({ kind: 'nope' })).toThrow(/poll job kind/);
+    expect(() => parsePollJob('text')).toThrow(InvalidJobError);
+  });
+});
