@@ -160,6 +160,27 @@ export function storeContract(name: string, makeStores: StoresFactory): void {
       });
     });
 
+    it('stores a token set as long as real JWT pairs and refuses an absurdly long one, naming the field', async () => {
+      const { enrollments } = await makeStores();
+      await enrollments.create(oauthEnrollment('enr-1'));
+      const long = `v1.k1.${'A'.repeat(6_000)}`;
+      expect(
+        await enrollments.saveTokens(
+          'enr-1',
+          { tokenCiphertext: long, tokenExpiresAt: iso(T0 + 60 * MINUTE) },
+          T0,
+        ),
+      ).toEqual({ kind: 'Saved', reactivated: false });
+      expect(await enrollments.get('enr-1')).toMatchObject({ tokenCiphertext: long });
+      await expect(
+        enrollments.saveTokens(
+          'enr-1',
+          { tokenCiphertext: 'x'.repeat(40_000), tokenExpiresAt: iso(T0 + 60 * MINUTE) },
+          T0,
+        ),
+      ).rejects.toThrow(/tokens\.tokenCiphertext/);
+    });
+
     it('unenrolls once, deleting the token ciphertext', async () => {
       const { enrollments } = await makeStores();
       await enrollments.create(oauthEnrollment('enr-1'));

@@ -6,6 +6,7 @@ import {
   encodeCursor,
   iso,
   prepareEvents,
+  requireCiphertext,
   requireId,
   requireIsoDate,
   requirePageLimit,
@@ -238,7 +239,7 @@ export function createDynamoEnrollmentStore(ctx: TableContext): EnrollmentStore 
 
     async saveTokens(enrollmentId: string, tokens: TokenUpdate, now: number): Promise<SaveTokensResult> {
       requireId('enrollmentId', enrollmentId);
-      requireId('tokens.tokenCiphertext', tokens.tokenCiphertext);
+      requireCiphertext('tokens.tokenCiphertext', tokens.tokenCiphertext);
       requireIsoDate('tokens.tokenExpiresAt', tokens.tokenExpiresAt);
       const base = setStatus(enrollmentId, 'active', now);
       try {

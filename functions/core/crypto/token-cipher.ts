@@ -82,9 +82,12 @@ export function keyRingFromJson(json: string): KeyRing {
   if (!parsed || typeof parsed !== 'object') {
     throw new TokenCipherError('InvalidKeyRing', 'key ring: must be an object {current, keys}');
   }
-  const { current, keys } = parsed as { current?: unknown; keys?: unknown };
+  const { current, keys: nested, ...topLevel } = parsed as { current?: unknown; keys?: unknown };
   if (typeof current !== 'string')
     throw new TokenCipherError('InvalidKeyRing', 'current: must be a key id string');
+  // Secrets Manager's generateSecretString can only add a top-level field, so the secret the CDK
+  // stack creates is {"current":"k1","k1":"<key>"}: key ids next to `current` are accepted too.
+  const keys = nested ?? (Object.keys(topLevel).length > 0 ? topLevel : undefined);
   if (!keys || typeof keys !== 'object' || Array.isArray(keys)) {
     throw new TokenCipherError('InvalidKeyRing', 'keys: must be an object of key id → base64 key');
   }

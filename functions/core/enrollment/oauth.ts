@@ -181,8 +181,7 @@ export async function completeAuthorization(
   if (!user.ok) return { kind: 'UserLookupFailed', error: user.error };
   const userId = user.value.id;
 
-  // Only what a refresh needs is stored: scope (`public`) and type (`bearer`) are fixed by spec
-  // 5.2, and the store currently refuses ciphertexts above 256 characters (reported).
+  // Only what a refresh needs is stored: scope (`public`) and type (`bearer`) are fixed by spec 5.2.
   const tokens = createTokenSet({
     accessToken: t.accessToken,
     ...(t.refreshToken ? { refreshToken: t.refreshToken } : {}),

@@ -41,6 +41,20 @@ export function requireId(field: string, value: unknown): string {
   return value;
 }
 
+/**
+ * Encrypted token sets are long (JWT access and refresh tokens run to a few KB); the bound only
+ * keeps an enrollment item far below DynamoDB's 400 KB.
+ */
+export const MAX_CIPHERTEXT_LENGTH = 32_768;
+
+export function requireCiphertext(field: string, value: unknown): string {
+  if (typeof value !== 'string' || value.length === 0)
+    throw invalidInput(field, 'must be a non-empty string');
+  if (value.length > MAX_CIPHERTEXT_LENGTH)
+    throw invalidInput(field, `must be at most ${MAX_CIPHERTEXT_LENGTH} characters`);
+  return value;
+}
+
 export function requireIsoDate(field: string, value: unknown): IsoDate {
   if (typeof value !== 'string' || !ISO_PATTERN.test(value) || !isCanonical(value)) {
     throw invalidInput(
@@ -97,7 +111,7 @@ export function validateEnrollment(enrollment: Enrollment): Enrollment {
     if (enrollment.tokenExpiresAt !== undefined)
       requireIsoDate('enrollment.tokenExpiresAt', enrollment.tokenExpiresAt);
     if (enrollment.tokenCiphertext !== undefined)
-      requireId('enrollment.tokenCiphertext', enrollment.tokenCiphertext);
+      requireCiphertext('enrollment.tokenCiphertext', enrollment.tokenCiphertext);
   } else {
     throw invalidInput('enrollment.kind', 'must be oauth-user or fleet-contract');
   }

@@ -13,6 +13,7 @@ import {
   liveEventRange,
   matchesTypes,
   prepareEvents,
+  requireCiphertext,
   requireEpochMs,
   requireId,
   requireIsoDate,
@@ -159,7 +160,7 @@ export function createMemoryStores(options: MemoryStoreOptions = {}): Stores {
     },
     async saveTokens(enrollmentId: string, tokens: TokenUpdate, now: number): Promise<SaveTokensResult> {
       requireId('enrollmentId', enrollmentId);
-      requireId('tokens.tokenCiphertext', tokens.tokenCiphertext);
+      requireCiphertext('tokens.tokenCiphertext', tokens.tokenCiphertext);
       requireIsoDate('tokens.tokenExpiresAt', tokens.tokenExpiresAt);
       const found = data.enrollments.get(enrollmentId);
       if (found?.kind !== 'oauth-user') return { kind: 'NotFound' };

@@ -108,6 +108,16 @@ describe('token cipher (AES-256-GCM, key id with the ciphertext, bound to the en
     expect(logged).toContain('[redacted]');
   });
 
+  it('reads the key ring Secrets Manager generates, with key ids next to current', () => {
+    // generateSecretString({ secretStringTemplate: '{"current":"k1"}', generateStringKey: 'k1',
+    // passwordLength: 43, excludePunctuation: true }): 43 base64 characters = 32 bytes.
+    const generated = 'Ab3dEfGh1jKlMn0pQrStUvWxYz0123456789abcdefg';
+    const ring = keyRingFromJson(JSON.stringify({ current: 'k1', k1: generated }));
+    expect(ring.currentKeyId).toBe('k1');
+    const cipher = createTokenCipher(ring);
+    expect(cipher.decrypt(cipher.encrypt('secret', 'enr-1'), 'enr-1')).toBe('secret');
+  });
+
   it('validates the key ring and names the faulty field', () => {
     expect(cipherError(() => keyRingFromJson('{')).message).toContain('JSON');
     expect(
