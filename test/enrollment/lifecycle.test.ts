@@ -99,6 +99,17 @@ describe('vehicle discovery', () => {
   const t0 = Date.parse('2026-01-15T09:00:00.000Z');
   const vehicle = (id: string, vin: string): Vehicle => ({ id, vin, brand: 'Cielo' });
 
+  it('resumes a vehicle paused after a 403 when the complete vehicle list still has it', async () => {
+    const stores = createMemoryStores();
+    const deps = { stores, bus: new MemoryBus(), now: () => t0, publish: { sleep: async () => {} } };
+    const a = vehicle('va', 'VAAAAAAAAAAAAAAA1');
+    const list = { source: 'v2.vehicles' as const, items: [a], complete: true, fetchedAt: at(t0) };
+    await applyVehicleList(deps, { id: 'enr_1' }, list);
+    await stores.vehicles.pause('enr_1:va', 'access_denied', t0);
+    expect(await applyVehicleList(deps, { id: 'enr_1' }, list)).toMatchObject({ resumed: ['enr_1:va'] });
+    expect((await stores.vehicles.get('enr_1:va'))?.paused).toBe(false);
+  });
+
   it('adds, removes (only from a complete list) and re-adds vehicles, with events once each', async () => {
     const stores = createMemoryStores();
     const bus = new MemoryBus();

@@ -192,7 +192,7 @@ describe('poll pipeline against the simulator', () => {
     const denied = results.find((s) => s.vehicleId === id);
     expect(denied?.outcome).toBe('access_denied');
     expect(denied?.failures[0]?.kind).toBe('AccessDenied');
-    expect(await p.stores.vehicles.get(id)).toMatchObject({ paused: true, pauseReason: 'removed' });
+    expect(await p.stores.vehicles.get(id)).toMatchObject({ paused: true, pauseReason: 'access_denied' });
     await p.advance(60);
     expect(summaries(await p.cycle()).map((s) => s.vehicleId)).not.toContain(id);
   });

@@ -133,8 +133,11 @@ export async function applyVehicleList(
           now,
         );
         if (r.created) added.push(id);
-      } else if (existing.paused && existing.pauseReason === 'removed') {
-        if (await stores.vehicles.resume(id, now, { reason: 'removed' })) resumed.add(id);
+      } else if (
+        existing.paused &&
+        (existing.pauseReason === 'removed' || existing.pauseReason === 'access_denied')
+      ) {
+        if (await stores.vehicles.resume(id, now, { reason: existing.pauseReason })) resumed.add(id);
       }
     }
     const present = new Set(d.vehicleIds);

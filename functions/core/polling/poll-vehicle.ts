@@ -349,9 +349,9 @@ export async function pollVehicle(deps: PollDeps, job: PollVehicleJob): Promise<
     };
   }
   if (stop === 'access_denied') {
-    // spec 7: 403 = the user has no access to this car any more. Paused as `removed`: discovery
-    // resumes it if the user's complete vehicle list still has it.
-    await stores.vehicles.pause(vehicle.id, 'removed', deps.now());
+    // spec 7: 403 = the user has no access to this car any more. Discovery resumes it if the
+    // user's complete vehicle list still has it.
+    await stores.vehicles.pause(vehicle.id, 'access_denied', deps.now());
   }
 
   const applied = await applyObservations(

@@ -39,7 +39,17 @@ export interface FleetContractEnrollment extends EnrollmentBase {
 export type Enrollment = OAuthUserEnrollment | FleetContractEnrollment;
 
 /** Why a vehicle is not polled. `manual`: an operator paused it; the others follow its enrollment. */
-export const pauseReasons = ['manual', 'reauthorization_required', 'unenrolled', 'removed'] as const;
+/**
+ * `access_denied`: the API answered 403 for this car (spec 7); discovery resumes it when the
+ * user's complete vehicle list still has it.
+ */
+export const pauseReasons = [
+  'manual',
+  'reauthorization_required',
+  'access_denied',
+  'unenrolled',
+  'removed',
+] as const;
 export type PauseReason = (typeof pauseReasons)[number];
 
 /** What the planner uses to order vehicles when the budget is short (DESIGN.md "Polling within the quota"). */
