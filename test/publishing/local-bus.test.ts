@@ -39,7 +39,7 @@ describe('local bus', () => {
       envelope('evt-3', { type: 'enrollment.vehicle.added' }),
     ]);
     expect(lines).toHaveLength(4);
-    expect(lines[0]).toMatch(/^2026-11-22T03:00:00\.000Z\s+vehicle\.alert\.raised\s+veh-1\s+evt-0$/);
+    expect(lines[0]).toMatch(/^2026-11-22T03:00:00\.000Z\s+webhook\.test\s+veh-1\s+evt-0$/);
   });
 
   it('is silent with out: null and writes no file without a path', async () => {

@@ -212,6 +212,16 @@ describe('publishEvents', () => {
     expect(log.unpublishedIds()).toEqual([]);
   });
 
+  it('never publishes an event that does not match its published schema, and reports why', async () => {
+    const { bus } = scriptedBus();
+    const log = new MemoryLog();
+    const bad = envelope('bad', { data: { subscriptionId: 'sub-1' } });
+    const outcome = await publishEvents([bad, envelope('good')], { bus, marker: log, sleep: noSleep });
+    expect(outcome.published).toEqual(['good']);
+    expect(outcome.unpublished).toMatchObject([{ id: 'bad', retryable: false, code: 'InvalidEvent' }]);
+    expect(outcome.unpublished[0]?.message).toContain('message');
+  });
+
   it('publishPending walks the log page by page', async () => {
     const log = new MemoryLog();
     log.commit(events(35));

@@ -1,4 +1,5 @@
 import type { EventEnvelope } from '../events/envelope';
+import { describeValidationError, type EventValidationResult, validateEvent } from '../events/validate';
 import { envelopeEntrySize, PUBLISH_LIMITS, planBatches } from './limits';
 import type { EventBus, EventLogMarker, PublishFailure, UnpublishedEventSource } from './ports';
 
@@ -13,6 +14,12 @@ export interface PublishOptions {
   readonly sleep?: (ms: number) => Promise<void>;
   /** In [0, 1); injectable so tests are deterministic. */
   readonly random?: () => number;
+  /**
+   * Checks each event against its published JSON Schema before it leaves (default:
+   * `validateEvent`). An invalid event is a permanent failure: it stays unpublished in the log,
+   * reported, and the sweeper publishes it once the producer is fixed.
+   */
+  readonly validate?: (event: EventEnvelope) => EventValidationResult;
 }
 
 export interface PublishOutcome {
@@ -50,6 +57,7 @@ export const publishEvents = async (
   const sleep = options.sleep ?? defaultSleep;
   const random = options.random ?? Math.random;
   const { bus, marker } = options;
+  const validate = options.validate ?? validateEvent;
 
   const published: string[] = [];
   const unpublished: PublishFailure[] = [];
@@ -65,7 +73,6 @@ export const publishEvents = async (
     seen.add(event.id);
     try {
       sizes.set(event.id, bus.entrySize ? bus.entrySize(event) : envelopeEntrySize(event));
-      unique.push(event);
     } catch (error) {
       unpublished.push({
         id: event.id,
@@ -73,7 +80,19 @@ export const publishEvents = async (
         code: 'Unserializable',
         message: `event ${event.id} (${event.type}) cannot be serialized to JSON: ${describe(error)}`,
       });
+      continue;
     }
+    const valid = validate(event);
+    if (!valid.ok) {
+      unpublished.push({
+        id: event.id,
+        retryable: false,
+        code: 'InvalidEvent',
+        message: `event ${event.id} (${event.type}) does not match its published schema: ${describeValidationError(valid.error)}`,
+      });
+      continue;
+    }
+    unique.push(event);
   }
 
   const plan = planBatches(unique, {
