@@ -6,11 +6,13 @@ import { invalidInput } from '../../core/store/errors';
 import { DEFAULT_EVENT_RETENTION_MS } from '../../core/store/logic';
 import type { Stores } from '../../core/store/ports';
 import type { TableContext } from './common';
+import { createDynamoDeliveryStore } from './deliveries';
 import { createDynamoEnrollmentStore } from './enrollments';
 import { createDynamoEventLog } from './events';
 import { createDynamoLeaseStore } from './leases';
 import { createDynamoRateBudget } from './rate-budget';
 import { createDynamoVehicleStateStore } from './states';
+import { createDynamoSubscriptionStore } from './subscriptions';
 import { createDynamoVehicleStore } from './vehicles';
 
 export { createTable, createTableInput, INDEX, tableDefinition } from './table';
@@ -61,4 +63,20 @@ export function createDynamoStores(
     leases: createDynamoLeaseStore(ctx),
     rateBudget: createDynamoRateBudget(ctx, options.rateBudget ?? DEFAULT_RATE_BUDGET),
   };
+}
+
+// Webhook subscriptions and deliveries (issue 6): same table, own key prefixes (README "Webhooks").
+export { createDynamoDeliveryStore, DELIVERY_DUE_SHARDS, deliveryKeys } from './deliveries';
+export { createDynamoSubscriptionStore, subscriptionKeys } from './subscriptions';
+
+/** The webhook stores over one table (the poll pipeline's `createDynamoStores` is separate). */
+export function createDynamoSubscriptionStores(options: Pick<DynamoStoreOptions, 'client' | 'tableName'>) {
+  if (options.tableName.length < 3) throw invalidInput('tableName', 'must be a DynamoDB table name');
+  const ctx: TableContext = {
+    doc: documentClient(options.client),
+    tableName: options.tableName,
+    eventRetentionMs: DEFAULT_EVENT_RETENTION_MS,
+    dueShards: DEFAULT_DUE_SHARDS,
+  };
+  return { subscriptions: createDynamoSubscriptionStore(ctx), deliveries: createDynamoDeliveryStore(ctx) };
 }

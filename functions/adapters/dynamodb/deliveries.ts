@@ -1,0 +1,446 @@
+import {
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { EventEnvelope } from '../../core/events/envelope';
+import { invalidInput } from '../../core/store/errors';
+import {
+  decodeCursor,
+  encodeCursor,
+  requireId,
+  requireIsoDate,
+  requirePageLimit,
+} from '../../core/store/logic';
+import {
+  attemptSortKey,
+  DELIVERY_RETENTION_MS,
+  dueSortKey,
+  validateDelivery,
+  validateFinish,
+} from '../../core/subscriptions/logic';
+import type { ClaimResult, DeliveryStore } from '../../core/subscriptions/ports';
+import {
+  type AttemptRecord,
+  type DeliveryRecord,
+  type DeliveryStatus,
+  deliveryStatuses,
+} from '../../core/subscriptions/records';
+import {
+  cancellationReasons,
+  conditionFailedItem,
+  type Item,
+  isConditionalCheckFailed,
+  isTransactionCanceled,
+  malformed,
+  queryRange,
+  shardOf,
+  storeFailure,
+  type TableContext,
+} from './common';
+import { INDEX } from './table';
+
+/**
+ * Deliveries and the attempt log on the single table (README "Webhooks"):
+ * - delivery `DLV#<id>` / `DLV`; gsi1 `SUBDLV#<subscriptionId>#<status>` / `<createdAt>#<id>`
+ *   (parked deliveries to resume, dead letters); gsi2, only while pending,
+ *   `DLVDUE#<shard>` / `<nextAttemptAt>#<id>` (the recovery sweep; sharded like the due index).
+ * - attempt `SUBATT#<subscriptionId>` / `<startedAt>#<deliveryId>#<nnn>`, read newest first.
+ */
+export const DELIVERY_DUE_SHARDS = 4;
+
+export const deliveryKeys = {
+  delivery: (id: string) => ({ pk: `DLV#${id}`, sk: 'DLV' }),
+  ofSubscription: (subscriptionId: string, status: DeliveryStatus) => `SUBDLV#${subscriptionId}#${status}`,
+  due: (shard: number) => `DLVDUE#${shard}`,
+  attempts: (subscriptionId: string) => `SUBATT#${subscriptionId}`,
+} as const;
+
+const ttl = (ms: number) => Math.ceil((ms + DELIVERY_RETENTION_MS) / 1000);
+
+function toItem(d: DeliveryRecord): Item {
+  const { envelope, ...rest } = d;
+  return {
+    ...deliveryKeys.delivery(d.id),
+    entity: 'Delivery',
+    ...rest,
+    envelope: JSON.stringify(envelope),
+    gsi1pk: deliveryKeys.ofSubscription(d.subscriptionId, d.status),
+    gsi1sk: `${d.createdAt}#${d.id}`,
+    ...(d.status === 'pending'
+      ? { gsi2pk: deliveryKeys.due(shardOf(d.id, DELIVERY_DUE_SHARDS)), gsi2sk: dueSortKey(d) }
+      : {}),
+  };
+}
+
+function fromItem(ctx: TableContext, item: Item): DeliveryRecord {
+  const key = String(item.pk);
+  for (const f of [
+    'id',
+    'subscriptionId',
+    'eventId',
+    'eventType',
+    'envelope',
+    'origin',
+    'status',
+    'nextAttemptAt',
+    'createdAt',
+    'updatedAt',
+  ]) {
+    if (typeof item[f] !== 'string') throw malformed(ctx, 'delivery', f, key);
+  }
+  if (typeof item.attempts !== 'number') throw malformed(ctx, 'delivery', 'attempts', key);
+  if (!deliveryStatuses.includes(item.status as DeliveryStatus))
+    throw malformed(ctx, 'delivery', 'status', key);
+  let envelope: EventEnvelope;
+  try {
+    // Parsing boundary: our own JSON text of an envelope validated before it was written.
+    envelope = JSON.parse(item.envelope as string) as EventEnvelope;
+  } catch {
+    throw malformed(ctx, 'delivery', 'envelope', key);
+  }
+  const out: Record<string, unknown> = { envelope };
+  for (const f of [
+    'id',
+    'subscriptionId',
+    'eventId',
+    'eventType',
+    'origin',
+    'status',
+    'attempts',
+    'nextAttemptAt',
+    'createdAt',
+    'updatedAt',
+    'firstAttemptAt',
+    'lastAttemptAt',
+    'lastStatusCode',
+    'lastError',
+  ]) {
+    if (item[f] !== undefined) out[f] = item[f];
+  }
+  return out as unknown as DeliveryRecord;
+}
+
+function attemptFromItem(item: Item): AttemptRecord {
+  const { pk: _pk, sk: _sk, entity: _e, expiresAt: _x, ...rest } = item;
+  return rest as unknown as AttemptRecord;
+}
+
+export function createDynamoDeliveryStore(ctx: TableContext): DeliveryStore {
+  const { doc, tableName: TableName } = ctx;
+  const fail = (op: string, error: unknown, id: string) => storeFailure(ctx, op, error, { deliveryId: id });
+
+  async function transition(
+    id: string,
+    from: DeliveryStatus,
+    to: DeliveryStatus,
+    now: number,
+  ): Promise<boolean> {
+    requireId('id', id);
+    const at = new Date(now).toISOString();
+    const toPending = to === 'pending';
+    try {
+      await doc.send(
+        new UpdateCommand({
+          TableName,
+          Key: deliveryKeys.delivery(id),
+          UpdateExpression: toPending
+            ? 'SET #status = :to, updatedAt = :at, nextAttemptAt = :at, gsi1pk = :gsi1pk, gsi2pk = :gsi2pk, gsi2sk = :gsi2sk'
+            : 'SET #status = :to, updatedAt = :at, gsi1pk = :gsi1pk REMOVE gsi2pk, gsi2sk',
+          ConditionExpression: 'attribute_exists(pk) AND #status = :from',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':to': to,
+            ':from': from,
+            ':at': at,
+            // gsi1pk needs the subscription id: it is the part of the old key before `#<status>`.
+            ':gsi1pk': await gsi1For(id, to),
+            ...(toPending
+              ? { ':gsi2pk': deliveryKeys.due(shardOf(id, DELIVERY_DUE_SHARDS)), ':gsi2sk': `${at}#${id}` }
+              : {}),
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw fail(`UpdateItem delivery ${from}→${to}`, error, id);
+    }
+  }
+
+  async function gsi1For(id: string, status: DeliveryStatus): Promise<string> {
+    const d = await store.get(id);
+    return deliveryKeys.ofSubscription(d?.subscriptionId ?? 'unknown', status);
+  }
+
+  const store: DeliveryStore = {
+    async create(d) {
+      validateDelivery(d);
+      try {
+        await doc.send(
+          new PutCommand({ TableName, Item: toItem(d), ConditionExpression: 'attribute_not_exists(pk)' }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionalCheckFailed(error)) return false;
+        throw fail('PutItem delivery', error, d.id);
+      }
+    },
+
+    async get(id) {
+      requireId('id', id);
+      try {
+        const out = await doc.send(
+          new GetCommand({ TableName, Key: deliveryKeys.delivery(id), ConsistentRead: true }),
+        );
+        return out.Item ? fromItem(ctx, out.Item) : undefined;
+      } catch (error) {
+        throw fail('GetItem delivery', error, id);
+      }
+    },
+
+    async claim(id, now, leaseMs): Promise<ClaimResult> {
+      requireId('id', id);
+      if (!Number.isInteger(leaseMs) || leaseMs <= 0)
+        throw invalidInput('leaseMs', 'must be a positive integer');
+      const nowIso = new Date(now).toISOString();
+      const lease = new Date(now + leaseMs).toISOString();
+      try {
+        const out = await doc.send(
+          new UpdateCommand({
+            TableName,
+            Key: deliveryKeys.delivery(id),
+            UpdateExpression:
+              'SET attempts = attempts + :one, nextAttemptAt = :lease, gsi2sk = :gsi2sk, updatedAt = :now',
+            ConditionExpression: 'attribute_exists(pk) AND #status = :pending AND nextAttemptAt <= :now',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':one': 1,
+              ':lease': lease,
+              ':gsi2sk': `${lease}#${id}`,
+              ':now': nowIso,
+              ':pending': 'pending',
+            },
+            ReturnValues: 'ALL_NEW',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+        if (!out.Attributes) return { kind: 'NotFound' };
+        return { kind: 'Claimed', delivery: fromItem(ctx, out.Attributes) };
+      } catch (error) {
+        if (isConditionalCheckFailed(error)) {
+          const current = conditionFailedItem(error);
+          if (!current) return { kind: 'NotFound' };
+          const d = fromItem(ctx, current);
+          return d.status !== 'pending'
+            ? { kind: 'NotPending', status: d.status }
+            : { kind: 'NotDue', at: d.nextAttemptAt };
+        }
+        throw fail('UpdateItem delivery claim', error, id);
+      }
+    },
+
+    async finish(input) {
+      validateFinish(input);
+      const a = input.attempt;
+      const at = new Date(input.now).toISOString();
+      const pending = input.status === 'pending';
+      const next = input.nextAttemptAt ?? at;
+      const sets = [
+        '#status = :status',
+        'nextAttemptAt = :next',
+        'updatedAt = :at',
+        'gsi1pk = :gsi1pk',
+        'firstAttemptAt = if_not_exists(firstAttemptAt, :started)',
+        'lastAttemptAt = :started',
+      ];
+      const removes: string[] = [];
+      const values: Record<string, unknown> = {
+        ':status': input.status,
+        ':next': next,
+        ':at': at,
+        ':gsi1pk': deliveryKeys.ofSubscription(a.subscriptionId, input.status),
+        ':started': a.startedAt,
+        ':n': input.attemptNumber,
+        ':pending': 'pending',
+      };
+      if (pending) {
+        sets.push('gsi2sk = :gsi2sk');
+        values[':gsi2sk'] = `${next}#${input.deliveryId}`;
+      } else removes.push('gsi2pk', 'gsi2sk');
+      if (a.statusCode !== undefined) {
+        sets.push('lastStatusCode = :code');
+        values[':code'] = a.statusCode;
+      } else removes.push('lastStatusCode');
+      if (a.error !== undefined) {
+        sets.push('lastError = :error');
+        values[':error'] = a.error;
+      } else removes.push('lastError');
+      if (input.status === 'succeeded') {
+        sets.push('expiresAt = :ttl');
+        values[':ttl'] = ttl(input.now);
+      }
+      try {
+        await doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName,
+                  Key: deliveryKeys.delivery(input.deliveryId),
+                  UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+                  ConditionExpression: 'attribute_exists(pk) AND #status = :pending AND attempts = :n',
+                  ExpressionAttributeNames: { '#status': 'status' },
+                  ExpressionAttributeValues: values,
+                },
+              },
+              {
+                Put: {
+                  TableName,
+                  Item: {
+                    pk: deliveryKeys.attempts(a.subscriptionId),
+                    sk: attemptSortKey(a),
+                    entity: 'DeliveryAttempt',
+                    ...a,
+                    expiresAt: ttl(input.now),
+                  },
+                },
+              },
+            ],
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isTransactionCanceled(error) && cancellationReasons(error)[0]?.code === 'ConditionalCheckFailed')
+          return false;
+        throw fail('TransactWriteItems delivery finish', error, input.deliveryId);
+      }
+    },
+
+    async release(id, attemptNumber, now) {
+      requireId('id', id);
+      const at = new Date(now).toISOString();
+      try {
+        await doc.send(
+          new UpdateCommand({
+            TableName,
+            Key: deliveryKeys.delivery(id),
+            UpdateExpression:
+              'SET attempts = attempts - :one, nextAttemptAt = :at, gsi2sk = :gsi2sk, updatedAt = :at',
+            ConditionExpression: 'attribute_exists(pk) AND #status = :pending AND attempts = :n',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':one': 1,
+              ':at': at,
+              ':gsi2sk': `${at}#${id}`,
+              ':pending': 'pending',
+              ':n': attemptNumber,
+            },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionalCheckFailed(error)) return false;
+        throw fail('UpdateItem delivery release', error, id);
+      }
+    },
+
+    park: (id, now) => transition(id, 'pending', 'parked', now),
+    resume: (id, now) => transition(id, 'parked', 'pending', now),
+    cancel: (id, now) => transition(id, 'pending', 'cancelled', now),
+
+    async listBySubscription(query) {
+      requireId('subscriptionId', query.subscriptionId);
+      const limit = requirePageLimit(query.limit);
+      const after = decodeCursor(query.cursor);
+      const items = await queryRange(
+        ctx,
+        {
+          index: INDEX.gsi1,
+          partitionName: 'gsi1pk',
+          partitionValue: deliveryKeys.ofSubscription(query.subscriptionId, query.status),
+          sortName: 'gsi1sk',
+          ...(after !== undefined ? { after } : {}),
+        },
+        limit + 1,
+      );
+      const page = items.slice(0, limit);
+      const last = page.at(-1);
+      return {
+        items: page.map((i) => fromItem(ctx, i)).filter((d) => d.status === query.status),
+        ...(items.length > limit && last ? { cursor: encodeCursor(String(last.gsi1sk)) } : {}),
+      };
+    },
+
+    async listDue(query) {
+      requireIsoDate('before', query.before);
+      const limit = requirePageLimit(query.limit);
+      const after = decodeCursor(query.cursor);
+      const shards = await Promise.all(
+        Array.from({ length: DELIVERY_DUE_SHARDS }, (_, shard) =>
+          queryRange(
+            ctx,
+            {
+              index: INDEX.gsi2,
+              partitionName: 'gsi2pk',
+              partitionValue: deliveryKeys.due(shard),
+              sortName: 'gsi2sk',
+              // `#` < `$`: every `<before>#<id>` sorts below `<before>$`.
+              to: `${query.before}$`,
+              ...(after !== undefined ? { after } : {}),
+            },
+            limit + 1,
+          ),
+        ),
+      );
+      const merged = shards
+        .flat()
+        .sort((a, b) => (String(a.gsi2sk) < String(b.gsi2sk) ? -1 : 1))
+        .slice(0, limit + 1);
+      const page = merged.slice(0, limit);
+      const last = page.at(-1);
+      return {
+        items: page.map((i) => fromItem(ctx, i)).filter((d) => d.status === 'pending'),
+        ...(merged.length > limit && last ? { cursor: encodeCursor(String(last.gsi2sk)) } : {}),
+      };
+    },
+
+    async listAttempts(query) {
+      requireId('subscriptionId', query.subscriptionId);
+      const limit = requirePageLimit(query.limit);
+      const before = decodeCursor(query.cursor);
+      const items: Item[] = [];
+      let startKey: Record<string, unknown> | undefined;
+      try {
+        do {
+          const out = await doc.send(
+            new QueryCommand({
+              TableName,
+              KeyConditionExpression: before !== undefined ? 'pk = :pk AND sk < :before' : 'pk = :pk',
+              ExpressionAttributeValues: {
+                ':pk': deliveryKeys.attempts(query.subscriptionId),
+                ...(before !== undefined ? { ':before': before } : {}),
+              },
+              ScanIndexForward: false,
+              Limit: limit + 1 - items.length,
+              ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+            }),
+          );
+          items.push(...(out.Items ?? []));
+          startKey = out.LastEvaluatedKey;
+        } while (startKey && items.length < limit + 1);
+      } catch (error) {
+        throw storeFailure(ctx, 'Query attempts', error, { subscriptionId: query.subscriptionId });
+      }
+      const page = items.slice(0, limit);
+      const last = page.at(-1);
+      return {
+        items: page.map(attemptFromItem),
+        ...(items.length > limit && last ? { cursor: encodeCursor(String(last.sk)) } : {}),
+      };
+    },
+  };
+  return store;
+}

@@ -1,0 +1,300 @@
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  decodeCursor,
+  encodeCursor,
+  requireId,
+  requireIsoDate,
+  requirePageLimit,
+} from '../../core/store/logic';
+import { validateSubscription } from '../../core/subscriptions/logic';
+import type { SubscriptionStore } from '../../core/subscriptions/ports';
+import type { SubscriptionChanges, SubscriptionRecord } from '../../core/subscriptions/records';
+import type { SubscriptionHealth } from '../../core/webhooks/policy';
+import {
+  conditionFailedItem,
+  type Item,
+  isConditionalCheckFailed,
+  malformed,
+  queryRange,
+  storeFailure,
+  type TableContext,
+} from './common';
+import { INDEX } from './table';
+
+/**
+ * Webhook subscriptions on the single table (README "Webhooks"):
+ * `SUB#<id>` / `SUB`; gsi1 `SUBSTATUS#<status>` / `<id>` (the fan-out's active list);
+ * gsi2 `SUBSCRIPTIONS` / `<id>` (the management list, creation order). The secret is only ever
+ * the ciphertext `secretCiphertext`.
+ */
+export const subscriptionKeys = {
+  subscription: (id: string) => ({ pk: `SUB#${id}`, sk: 'SUB' }),
+  byStatus: (status: string) => `SUBSTATUS#${status}`,
+  all: 'SUBSCRIPTIONS',
+} as const;
+
+const OPTIONAL_LISTS = ['eventTypes', 'vehicleIds', 'enrollmentIds'] as const;
+
+function toItem(s: SubscriptionRecord): Item {
+  const { health, ...rest } = s;
+  return {
+    ...subscriptionKeys.subscription(s.id),
+    entity: 'Subscription',
+    ...rest,
+    ...(health.firstFailureAt ? { firstFailureAt: health.firstFailureAt } : {}),
+    ...(health.lastSuccessAt ? { lastSuccessAt: health.lastSuccessAt } : {}),
+    gsi1pk: subscriptionKeys.byStatus(s.status),
+    gsi1sk: s.id,
+    gsi2pk: subscriptionKeys.all,
+    gsi2sk: s.id,
+  };
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const strList = (v: unknown): string[] | undefined =>
+  Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : undefined;
+
+function fromItem(ctx: TableContext, item: Item): SubscriptionRecord {
+  const id = str(item.id);
+  const key = String(item.pk);
+  for (const field of ['id', 'url', 'status', 'secretCiphertext', 'createdAt', 'updatedAt']) {
+    if (typeof item[field] !== 'string') throw malformed(ctx, 'subscription', field, key);
+  }
+  const status = item.status === 'disabled' ? 'disabled' : item.status === 'active' ? 'active' : undefined;
+  if (!status || !id) throw malformed(ctx, 'subscription', 'status', key);
+  const health: SubscriptionHealth = {
+    ...(str(item.firstFailureAt) ? { firstFailureAt: str(item.firstFailureAt) } : {}),
+    ...(str(item.lastSuccessAt) ? { lastSuccessAt: str(item.lastSuccessAt) } : {}),
+  };
+  const out: Record<string, unknown> = {
+    id,
+    url: item.url,
+    status,
+    secretCiphertext: item.secretCiphertext,
+    health,
+    createdAt: item.createdAt,
+    updatedAt: item.updatedAt,
+  };
+  for (const f of OPTIONAL_LISTS) {
+    const list = strList(item[f]);
+    if (list) out[f] = list;
+  }
+  for (const f of ['description', 'disabledReason', 'disabledAt'])
+    if (str(item[f]) !== undefined) out[f] = item[f];
+  return out as unknown as SubscriptionRecord;
+}
+
+export function createDynamoSubscriptionStore(ctx: TableContext): SubscriptionStore {
+  const { doc, tableName: TableName } = ctx;
+  const fail = (op: string, error: unknown, id?: string) =>
+    storeFailure(ctx, op, error, id ? { subscriptionId: id } : {});
+
+  async function transition(
+    id: string,
+    op: string,
+    update: string,
+    condition: string,
+    names: Record<string, string>,
+    values: Record<string, unknown>,
+  ): Promise<boolean> {
+    requireId('id', id);
+    try {
+      await doc.send(
+        new UpdateCommand({
+          TableName,
+          Key: subscriptionKeys.subscription(id),
+          UpdateExpression: update,
+          ConditionExpression: `attribute_exists(pk) AND ${condition}`,
+          ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw fail(op, error, id);
+    }
+  }
+
+  return {
+    async create(s) {
+      validateSubscription(s);
+      try {
+        await doc.send(
+          new PutCommand({ TableName, Item: toItem(s), ConditionExpression: 'attribute_not_exists(pk)' }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionalCheckFailed(error)) return false;
+        throw fail('PutItem subscription', error, s.id);
+      }
+    },
+
+    async get(id) {
+      requireId('id', id);
+      try {
+        const out = await doc.send(
+          new GetCommand({ TableName, Key: subscriptionKeys.subscription(id), ConsistentRead: true }),
+        );
+        return out.Item ? fromItem(ctx, out.Item) : undefined;
+      } catch (error) {
+        throw fail('GetItem subscription', error, id);
+      }
+    },
+
+    async list(request = {}) {
+      const limit = requirePageLimit(request.limit);
+      const after = decodeCursor(request.cursor);
+      const items = await queryRange(
+        ctx,
+        {
+          index: INDEX.gsi2,
+          partitionName: 'gsi2pk',
+          partitionValue: subscriptionKeys.all,
+          sortName: 'gsi2sk',
+          ...(after !== undefined ? { after } : {}),
+        },
+        limit + 1,
+      );
+      const page = items.slice(0, limit).map((i) => fromItem(ctx, i));
+      const last = page.at(-1);
+      return items.length > limit && last ? { items: page, cursor: encodeCursor(last.id) } : { items: page };
+    },
+
+    async listActive() {
+      const items = await queryRange(
+        ctx,
+        {
+          index: INDEX.gsi1,
+          partitionName: 'gsi1pk',
+          partitionValue: subscriptionKeys.byStatus('active'),
+          sortName: 'gsi1sk',
+        },
+        Number.MAX_SAFE_INTEGER,
+      );
+      // The GSI may lag a disable by a moment: the fan-out filters on status again (`matches`).
+      return items.map((i) => fromItem(ctx, i)).filter((s) => s.status === 'active');
+    },
+
+    async update(id, changes: SubscriptionChanges, now) {
+      requireId('id', id);
+      if (changes.url !== undefined) requireId('url', changes.url);
+      const names: Record<string, string> = { '#updatedAt': 'updatedAt' };
+      const values: Record<string, unknown> = { ':updatedAt': new Date(now).toISOString() };
+      const sets = ['#updatedAt = :updatedAt'];
+      const removes: string[] = [];
+      for (const [field, value] of Object.entries(changes)) {
+        if (value === undefined) continue;
+        names[`#${field}`] = field;
+        if (value === null) removes.push(`#${field}`);
+        else {
+          values[`:${field}`] = value;
+          sets.push(`#${field} = :${field}`);
+        }
+      }
+      try {
+        const out = await doc.send(
+          new UpdateCommand({
+            TableName,
+            Key: subscriptionKeys.subscription(id),
+            UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return out.Attributes ? fromItem(ctx, out.Attributes) : undefined;
+      } catch (error) {
+        if (isConditionalCheckFailed(error)) return undefined;
+        throw fail('UpdateItem subscription', error, id);
+      }
+    },
+
+    async disable(id, reason, now) {
+      requireId('reason', reason);
+      const at = new Date(now).toISOString();
+      return transition(
+        id,
+        'UpdateItem subscription disable',
+        'SET #status = :disabled, gsi1pk = :gsi1pk, disabledReason = :reason, disabledAt = :at, updatedAt = :at',
+        '#status = :active',
+        { '#status': 'status' },
+        {
+          ':disabled': 'disabled',
+          ':active': 'active',
+          ':gsi1pk': subscriptionKeys.byStatus('disabled'),
+          ':reason': reason,
+          ':at': at,
+        },
+      );
+    },
+
+    async enable(id, now) {
+      const at = new Date(now).toISOString();
+      return transition(
+        id,
+        'UpdateItem subscription enable',
+        'SET #status = :active, gsi1pk = :gsi1pk, updatedAt = :at REMOVE disabledReason, disabledAt, firstFailureAt, lastSuccessAt',
+        '#status = :disabled',
+        { '#status': 'status' },
+        {
+          ':disabled': 'disabled',
+          ':active': 'active',
+          ':gsi1pk': subscriptionKeys.byStatus('active'),
+          ':at': at,
+        },
+      );
+    },
+
+    async recordFailure(id, at) {
+      requireId('id', id);
+      requireIsoDate('at', at);
+      try {
+        const out = await doc.send(
+          new UpdateCommand({
+            TableName,
+            Key: subscriptionKeys.subscription(id),
+            UpdateExpression: 'SET firstFailureAt = :at',
+            // Only the streak's first failure writes; later ones read the stored start back.
+            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(firstFailureAt)',
+            ExpressionAttributeValues: { ':at': at },
+            ReturnValues: 'ALL_NEW',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+        return out.Attributes ? fromItem(ctx, out.Attributes).health : undefined;
+      } catch (error) {
+        if (isConditionalCheckFailed(error)) {
+          const current = conditionFailedItem(error);
+          return current ? fromItem(ctx, current).health : undefined;
+        }
+        throw fail('UpdateItem subscription health', error, id);
+      }
+    },
+
+    async recordSuccess(id, at) {
+      requireIsoDate('at', at);
+      return transition(
+        id,
+        'UpdateItem subscription health',
+        'SET lastSuccessAt = :at REMOVE firstFailureAt',
+        'attribute_exists(pk)',
+        {},
+        { ':at': at },
+      );
+    },
+
+    async delete(id) {
+      requireId('id', id);
+      try {
+        const out = await doc.send(
+          new DeleteCommand({ TableName, Key: subscriptionKeys.subscription(id), ReturnValues: 'ALL_OLD' }),
+        );
+        return out.Attributes !== undefined;
+      } catch (error) {
+        throw fail('DeleteItem subscription', error, id);
+      }
+    },
+  };
+}

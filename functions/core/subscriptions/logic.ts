@@ -1,0 +1,82 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { invalidInput } from '../store/errors';
+import { requireId, requireIsoDate } from '../store/logic';
+import type { FinishInput } from './ports';
+import { type DeliveryRecord, deliveryStatuses, type SubscriptionRecord } from './records';
+
+/** Rules shared by the memory and DynamoDB stores, so both validate and order the same way. */
+
+/** Attempt log and finished deliveries are kept this long (TTL), like the event log. */
+export const DELIVERY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+function hash(parts: readonly string[], length = 26): string {
+  // Unit separators keep ('a', 'b|c') and ('a|b', 'c') apart.
+  return createHash('sha256').update(parts.join('\u001f')).digest('base64url').slice(0, length);
+}
+
+/** Fan-out delivery id: one event to one subscription is one delivery, however often fan-out runs. */
+export function deliveryId(eventId: string, subscriptionId: string): string {
+  return `dlv_${hash(['event', eventId, subscriptionId])}`;
+}
+
+/** A replayed (or test) delivery is a new delivery of the same event (same `webhook-id`). */
+export function extraDeliveryId(
+  kind: 'replay' | 'test',
+  eventId: string,
+  subscriptionId: string,
+  runId: string,
+) {
+  return `dlv_${hash([kind, eventId, subscriptionId, runId])}`;
+}
+
+/** `sub_` + creation time (base36, fixed width) + randomness: ids list in creation order. */
+export function newSubscriptionId(now: number, random: () => Buffer = () => randomBytes(10)): string {
+  return `sub_${now.toString(36).padStart(10, '0')}${random().toString('hex')}`;
+}
+
+/** Attempt log sort key: newest first is descending order of it. */
+export function attemptSortKey(a: { startedAt: string; deliveryId: string; attemptNumber: number }): string {
+  return `${a.startedAt}#${a.deliveryId}#${String(a.attemptNumber).padStart(3, '0')}`;
+}
+
+export function dueSortKey(d: Pick<DeliveryRecord, 'nextAttemptAt' | 'id'>): string {
+  return `${d.nextAttemptAt}#${d.id}`;
+}
+
+export function validateSubscription(s: SubscriptionRecord): SubscriptionRecord {
+  requireId('subscription.id', s.id);
+  requireId('subscription.url', s.url);
+  requireId('subscription.secretCiphertext', s.secretCiphertext);
+  if (s.status !== 'active' && s.status !== 'disabled')
+    throw invalidInput('subscription.status', 'must be active or disabled');
+  requireIsoDate('subscription.createdAt', s.createdAt);
+  requireIsoDate('subscription.updatedAt', s.updatedAt);
+  return s;
+}
+
+export function validateDelivery(d: DeliveryRecord): DeliveryRecord {
+  requireId('delivery.id', d.id);
+  requireId('delivery.subscriptionId', d.subscriptionId);
+  requireId('delivery.eventId', d.eventId);
+  if (d.envelope?.id !== d.eventId) throw invalidInput('delivery.envelope.id', 'must equal delivery.eventId');
+  if (!deliveryStatuses.includes(d.status))
+    throw invalidInput('delivery.status', `must be one of ${deliveryStatuses.join(', ')}`);
+  if (!Number.isInteger(d.attempts) || d.attempts < 0)
+    throw invalidInput('delivery.attempts', 'must be a non-negative integer');
+  requireIsoDate('delivery.nextAttemptAt', d.nextAttemptAt);
+  requireIsoDate('delivery.createdAt', d.createdAt);
+  return d;
+}
+
+export function validateFinish(input: FinishInput): FinishInput {
+  requireId('deliveryId', input.deliveryId);
+  if (!Number.isInteger(input.attemptNumber) || input.attemptNumber < 1)
+    throw invalidInput('attemptNumber', 'must be a positive integer');
+  if (input.status === 'pending') requireIsoDate('nextAttemptAt', input.nextAttemptAt);
+  requireIsoDate('attempt.startedAt', input.attempt.startedAt);
+  if (input.attempt.deliveryId !== input.deliveryId)
+    throw invalidInput('attempt.deliveryId', 'must equal deliveryId');
+  return input;
+}
+
+export const iso = (ms: number): string => new Date(ms).toISOString();

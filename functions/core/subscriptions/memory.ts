@@ -1,0 +1,230 @@
+import { invalidInput } from '../store/errors';
+import { decodeCursor, encodeCursor, requireId, requireIsoDate, requirePageLimit } from '../store/logic';
+import type { Page, PageRequest } from '../store/records';
+import {
+  attemptSortKey,
+  dueSortKey,
+  iso,
+  validateDelivery,
+  validateFinish,
+  validateSubscription,
+} from './logic';
+import type { DeliveryStore, SubscriptionStore } from './ports';
+import type { AttemptRecord, DeliveryRecord, SubscriptionRecord } from './records';
+
+const clone = <T>(value: T): T => structuredClone(value);
+
+function paginate<T>(
+  items: readonly T[],
+  keyOf: (item: T) => string,
+  request: PageRequest,
+  order: 'asc' | 'desc' = 'asc',
+): Page<T> {
+  const limit = requirePageLimit(request.limit);
+  const after = decodeCursor(request.cursor);
+  const sign = order === 'asc' ? 1 : -1;
+  const sorted = [...items].sort((a, b) => sign * (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
+  const rest =
+    after === undefined
+      ? sorted
+      : sorted.filter((item) => (order === 'asc' ? keyOf(item) > after : keyOf(item) < after));
+  const page = rest.slice(0, limit);
+  const last = page.at(-1);
+  return rest.length > limit && last !== undefined
+    ? { items: page.map(clone), cursor: encodeCursor(keyOf(last)) }
+    : { items: page.map(clone) };
+}
+
+function withoutNulls<T extends object>(record: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(record)) if (v !== null && v !== undefined) out[k] = v;
+  return out as T;
+}
+
+/** In-memory SubscriptionStore + DeliveryStore (unit tests of the use cases, and the contract suite). */
+export function createMemorySubscriptionStores(): {
+  readonly subscriptions: SubscriptionStore;
+  readonly deliveries: DeliveryStore;
+} {
+  const subs = new Map<string, SubscriptionRecord>();
+  const dlvs = new Map<string, DeliveryRecord>();
+  const attempts = new Map<string, AttemptRecord[]>();
+
+  const subscriptions: SubscriptionStore = {
+    async create(s) {
+      validateSubscription(s);
+      if (subs.has(s.id)) return false;
+      subs.set(s.id, clone(s));
+      return true;
+    },
+    async get(id) {
+      requireId('id', id);
+      const s = subs.get(id);
+      return s && clone(s);
+    },
+    async list(request = {}) {
+      return paginate([...subs.values()], (s) => s.id, request);
+    },
+    async listActive() {
+      return [...subs.values()]
+        .filter((s) => s.status === 'active')
+        .sort((a, b) => (a.id < b.id ? -1 : 1))
+        .map(clone);
+    },
+    async update(id, changes, now) {
+      requireId('id', id);
+      if (changes.url !== undefined) requireId('url', changes.url);
+      const s = subs.get(id);
+      if (!s) return undefined;
+      const next = withoutNulls({ ...s, ...changes, updatedAt: iso(now) }) as SubscriptionRecord;
+      subs.set(id, clone(next));
+      return clone(next);
+    },
+    async disable(id, reason, now) {
+      requireId('reason', reason);
+      const s = subs.get(id);
+      if (s?.status !== 'active') return false;
+      subs.set(id, {
+        ...s,
+        status: 'disabled',
+        disabledReason: reason,
+        disabledAt: iso(now),
+        updatedAt: iso(now),
+      });
+      return true;
+    },
+    async enable(id, now) {
+      const s = subs.get(id);
+      if (s?.status !== 'disabled') return false;
+      const { disabledAt: _a, disabledReason: _r, ...rest } = s;
+      subs.set(id, { ...rest, status: 'active', health: {}, updatedAt: iso(now) });
+      return true;
+    },
+    async recordFailure(id, at) {
+      requireIsoDate('at', at);
+      const s = subs.get(id);
+      if (!s) return undefined;
+      if (s.health.firstFailureAt) return clone(s.health);
+      const health = { ...s.health, firstFailureAt: at };
+      subs.set(id, { ...s, health });
+      return clone(health);
+    },
+    async recordSuccess(id, at) {
+      requireIsoDate('at', at);
+      const s = subs.get(id);
+      if (!s) return false;
+      subs.set(id, { ...s, health: { lastSuccessAt: at } });
+      return true;
+    },
+    async delete(id) {
+      requireId('id', id);
+      return subs.delete(id);
+    },
+  };
+
+  const transition = (
+    id: string,
+    from: DeliveryRecord['status'],
+    to: DeliveryRecord['status'],
+    now: number,
+  ) => {
+    requireId('id', id);
+    const d = dlvs.get(id);
+    if (!d || d.status !== from) return false;
+    dlvs.set(id, {
+      ...d,
+      status: to,
+      updatedAt: iso(now),
+      ...(to === 'pending' ? { nextAttemptAt: iso(now) } : {}),
+    });
+    return true;
+  };
+
+  const deliveries: DeliveryStore = {
+    async create(d) {
+      validateDelivery(d);
+      if (dlvs.has(d.id)) return false;
+      dlvs.set(d.id, clone(d));
+      return true;
+    },
+    async get(id) {
+      requireId('id', id);
+      const d = dlvs.get(id);
+      return d && clone(d);
+    },
+    async claim(id, now, leaseMs) {
+      requireId('id', id);
+      if (!Number.isInteger(leaseMs) || leaseMs <= 0)
+        throw invalidInput('leaseMs', 'must be a positive integer');
+      const d = dlvs.get(id);
+      if (!d) return { kind: 'NotFound' };
+      if (d.status !== 'pending') return { kind: 'NotPending', status: d.status };
+      if (d.nextAttemptAt > iso(now)) return { kind: 'NotDue', at: d.nextAttemptAt };
+      const claimed: DeliveryRecord = {
+        ...d,
+        attempts: d.attempts + 1,
+        nextAttemptAt: iso(now + leaseMs),
+        updatedAt: iso(now),
+      };
+      dlvs.set(id, claimed);
+      return { kind: 'Claimed', delivery: clone(claimed) };
+    },
+    async finish(input) {
+      validateFinish(input);
+      const d = dlvs.get(input.deliveryId);
+      if (d?.status !== 'pending' || d.attempts !== input.attemptNumber) return false;
+      const a = input.attempt;
+      const list = attempts.get(d.subscriptionId) ?? [];
+      list.push(clone(a));
+      attempts.set(d.subscriptionId, list);
+      const { lastStatusCode: _c, lastError: _e, ...rest } = d;
+      dlvs.set(d.id, {
+        ...rest,
+        status: input.status,
+        nextAttemptAt: input.nextAttemptAt ?? iso(input.now),
+        updatedAt: iso(input.now),
+        firstAttemptAt: d.firstAttemptAt ?? a.startedAt,
+        lastAttemptAt: a.startedAt,
+        ...(a.statusCode !== undefined ? { lastStatusCode: a.statusCode } : {}),
+        ...(a.error !== undefined ? { lastError: a.error } : {}),
+      });
+      return true;
+    },
+    async release(id, attemptNumber, now) {
+      requireId('id', id);
+      const d = dlvs.get(id);
+      if (d?.status !== 'pending' || d.attempts !== attemptNumber) return false;
+      dlvs.set(id, { ...d, attempts: d.attempts - 1, nextAttemptAt: iso(now), updatedAt: iso(now) });
+      return true;
+    },
+    async park(id, now) {
+      return transition(id, 'pending', 'parked', now);
+    },
+    async resume(id, now) {
+      return transition(id, 'parked', 'pending', now);
+    },
+    async cancel(id, now) {
+      return transition(id, 'pending', 'cancelled', now);
+    },
+    async listBySubscription(query) {
+      requireId('subscriptionId', query.subscriptionId);
+      const items = [...dlvs.values()].filter(
+        (d) => d.subscriptionId === query.subscriptionId && d.status === query.status,
+      );
+      return paginate(items, (d) => `${d.createdAt}#${d.id}`, query);
+    },
+    async listDue(query) {
+      requireIsoDate('before', query.before);
+      const items = [...dlvs.values()].filter(
+        (d) => d.status === 'pending' && d.nextAttemptAt <= query.before,
+      );
+      return paginate(items, dueSortKey, query);
+    },
+    async listAttempts(query) {
+      requireId('subscriptionId', query.subscriptionId);
+      return paginate(attempts.get(query.subscriptionId) ?? [], attemptSortKey, query, 'desc');
+    },
+  };
+
+  return { subscriptions, deliveries };
+}
