@@ -3,7 +3,7 @@
  * validating its parameters before any request, sending through the shared transport (auth,
  * retries, rate observation, refresh) and returning a normalized model value in a `Result`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   type ApiError,
   excerpt,

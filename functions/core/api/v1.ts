@@ -2,7 +2,7 @@
  * Version 1 development API (area D, spec 4.4, 2.13): typed parameters, their validation before
  * any request, and lenient record schemas normalized to the model (dates `yyyyMMddHHmmss` → ISO).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { type InvalidRequestError, invalidRequest } from './errors';
 import type { IsoDate, V1Alert, V1Crash, V1Maintenance, V1Trip } from './model';
 import { toIsoFromCompact, wBoolean, wNumber } from './wire';

@@ -6,7 +6,7 @@
  * anything else that does not fit (a missing id, a list without its array) is a schema mismatch
  * that the client reports as `Malformed`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type {
   Alert,
   Collision,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { buildEvent } from '../events/catalogue';
 import type { EventEnvelope } from '../events/envelope';
 import { eventId } from '../events/ids';

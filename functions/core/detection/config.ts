@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

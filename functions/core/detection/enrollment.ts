@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Vehicle } from '../api/model';
 import { buildEvent, type CarhookEvent } from '../events/catalogue';
 import { eventId } from '../events/ids';

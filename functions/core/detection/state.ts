@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * What Carhook remembers of one vehicle between polls: one DynamoDB item (README.md "State").

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { EventDefinition, TypedEnvelope } from './common';
 import { type EventEnvelope, envelopeSchema } from './envelope';
 import { enrollmentReauthorizationRequired } from './types/enrollment.reauthorization_required';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { definitions, type EventType, envelopeSchemaFor } from './catalogue';
 import type { EventDefinition } from './common';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { DiffConfig } from '../detection/config';
 
 /**
@@ -63,6 +63,10 @@ export const pollingConfigSchema = z.object({
   listWindowMs: z.number().int().positive().default(DAY),
   /** Page size of v2 lists (the simulator allows up to 100; spec 8 does not show a maximum). */
   pageLimit: z.number().int().min(1).max(1000).default(100),
+  /** Maintenance is due when days left ≤ `days` OR km left ≤ `mileageKm` (passed to the diff engine). */
+  maintenanceDue: z
+    .object({ days: z.number().int().nonnegative(), mileageKm: z.number().int().nonnegative() })
+    .default({ days: 30, mileageKm: 1000 }),
   /** VINs per v1 bulk POST; a batch the server refuses with 400 is split in halves. */
   fleetBatchSize: z.number().int().min(1).max(10_000).default(50),
   /** VINs per map bulk request (POST /mapway/bulk, spec 4.3); a refused batch is split in halves. */
@@ -115,5 +119,9 @@ export function parsePollingConfig(
 
 /** The diff engine settings that must agree with the poll cadence. */
 export function diffConfigFor(config: PollingConfig): Partial<DiffConfig> {
-  return { alertsReconcileMs: config.alertsReconcileMs, dailyMs: config.dailyMs };
+  return {
+    alertsReconcileMs: config.alertsReconcileMs,
+    dailyMs: config.dailyMs,
+    maintenanceDue: config.maintenanceDue,
+  };
 }

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { EventEnvelope } from '../events/envelope';
 import { err, ok, type Result } from './result';
 import { type UrlPolicyOptions, validateUrl } from './url-policy';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineEvent, isoDate, position, severity } from '../common';
 
 export const alertFields = {

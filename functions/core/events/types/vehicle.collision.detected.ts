@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { collisionLevel, defineEvent, isoDate, position } from '../common';
 
 export const vehicleCollisionDetected = defineEvent({

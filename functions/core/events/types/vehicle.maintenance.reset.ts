@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineEvent } from '../common';
 import { maintenanceFields } from './maintenance-common';
 

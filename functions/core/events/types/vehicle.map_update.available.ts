@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineEvent, isoDate } from '../common';
 
 export const vehicleMapUpdateAvailable = defineEvent({

@@ -1,0 +1,188 @@
+/**
+ * The AWS side of the composition root: the ports over DynamoDB, EventBridge, SQS and Secrets
+ * Manager, configured from the environment the CDK stack sets. Lambda handlers call
+ * `createAwsRuntime` once per container (lazily, on the first invocation); tests pass their own
+ * clients (DynamoDB Local, fake EventBridge/SQS/Secrets Manager `{ send }`).
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { createDynamoStores, createDynamoSubscriptionStores } from '../adapters/dynamodb';
+import { createEventBridgeBus, type PutEventsClient } from '../adapters/eventbridge/bus';
+import {
+  createSecretsManagerSecrets,
+  type SecretsManagerClientLike,
+} from '../adapters/secrets/secrets-manager';
+import { type CarhookSecrets, SecretError } from '../adapters/secrets/types';
+import { type SqsClientLike, SqsQueue } from '../adapters/sqs/queue';
+import type { DeliveryJob } from '../core/delivery/engine';
+import type { PollJob } from '../core/polling/jobs';
+import type { EventBus, PublishResult } from '../core/publishing/ports';
+import type { SenderOptions } from '../core/webhooks/sender';
+import { type ConfigNeed, loadRuntimeConfig, RUNTIME_ENV, type RuntimeConfig, required } from './config';
+import { logger, type MetricSink, powertoolsMetricSink } from './observability';
+import { createRuntime, type Runtime } from './runtime';
+import type { createWebhooks, Webhooks } from './webhooks';
+
+export interface AwsClients {
+  readonly dynamodb: DynamoDBClient;
+  readonly eventBridge: PutEventsClient;
+  readonly sqs: SqsClientLike;
+  readonly secretsManager: SecretsManagerClientLike;
+}
+
+export interface AwsRuntimeOptions {
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** What this entry point needs; missing variables are reported together by name. */
+  readonly needs: readonly ConfigNeed[];
+  readonly clients?: Partial<AwsClients>;
+  readonly metrics?: MetricSink;
+  readonly now?: () => number;
+  readonly fetch?: typeof fetch;
+  /**
+   * `createWebhooks` from ./webhooks, passed by the handlers that deliver or manage webhooks only,
+   * so the other bundles do not carry the delivery engine.
+   */
+  readonly webhooks?: typeof createWebhooks;
+  /** Webhook sender policy (tests: a loopback receiver); the secure defaults otherwise. */
+  readonly webhookSender?: SenderOptions;
+}
+
+export interface AwsRuntime {
+  readonly config: RuntimeConfig;
+  readonly runtime: Runtime;
+  readonly clients: AwsClients;
+  /**
+   * The delivery engine and subscription service, built once (they need the key ring). Undefined
+   * when `CARHOOK_DELIVERY_QUEUE_URL` is not set for this function or `options.webhooks` was not given.
+   */
+  webhooks(): Promise<Webhooks> | undefined;
+}
+
+/**
+ * The secrets bound to this function (CDK `bindSecret`); reading one that is not bound says which
+ * variable is missing. Each function gets only what it reads (the webhook functions: the key ring).
+ */
+function boundSecrets(config: RuntimeConfig, client: SecretsManagerClientLike): CarhookSecrets {
+  const { apiClientArn, tokenKeyRingArn, mapApiArn } = config.secrets;
+  const missing = (variable: string) => () =>
+    Promise.reject(new SecretError('SecretUnavailable', variable, `${variable}: not set for this function`));
+  // One adapter per bound secret (the adapter caches each secret separately anyway).
+  const reader = (arn: string) =>
+    createSecretsManagerSecrets({
+      client,
+      apiClientSecretArn: arn,
+      tokenKeyRingSecretArn: arn,
+      mapApiSecretArn: arn,
+    });
+  return {
+    apiClient: apiClientArn ? reader(apiClientArn).apiClient : missing(RUNTIME_ENV.apiClientSecretArn),
+    mapApi: mapApiArn ? reader(mapApiArn).mapApi : async () => undefined,
+    keyRing: tokenKeyRingArn
+      ? reader(tokenKeyRingArn).keyRing
+      : { load: missing(RUNTIME_ENV.tokenKeyRingSecretArn) },
+  };
+}
+
+/** A bus for functions that publish nothing (the planner): a call is a wiring bug, reported per event. */
+const noBus: EventBus = {
+  publish: async (events): Promise<PublishResult> => ({
+    published: [],
+    failed: events.map((e) => ({
+      id: e.id,
+      retryable: false,
+      code: 'NoBusConfigured',
+      message: `${RUNTIME_ENV.eventBusName} is not set for this function`,
+    })),
+  }),
+};
+
+export function createAwsRuntime(options: AwsRuntimeOptions): AwsRuntime {
+  const env = options.env ?? process.env;
+  const config = loadRuntimeConfig(env, ['table', 'api', ...options.needs]);
+  const clients: AwsClients = {
+    dynamodb: options.clients?.dynamodb ?? new DynamoDBClient({}),
+    eventBridge: options.clients?.eventBridge ?? new EventBridgeClient({}),
+    sqs: options.clients?.sqs ?? new SQSClient({}),
+    secretsManager: options.clients?.secretsManager ?? new SecretsManagerClient({}),
+  };
+  const { rateBudget, ...stores } = createDynamoStores({
+    client: clients.dynamodb,
+    tableName: required(config.tableName, RUNTIME_ENV.tableName),
+    eventRetentionMs: config.eventLogRetentionDays * 86_400_000,
+    rateBudget: {
+      limit: config.quota.requests,
+      windowMs: config.quota.windowSeconds * 1000,
+      safetyMargin: 0.1,
+    },
+  });
+  const secrets = boundSecrets(config, clients.secretsManager);
+  const bus = config.eventBus
+    ? createEventBridgeBus({
+        client: clients.eventBridge,
+        eventBusName: config.eventBus.name,
+        source: config.eventBus.source,
+      })
+    : noBus;
+  const pollQueue = config.queues.pollJobs
+    ? new SqsQueue<PollJob>({ client: clients.sqs, queueUrl: config.queues.pollJobs })
+    : undefined;
+  const runtime = createRuntime(
+    {
+      api: required(config.api, RUNTIME_ENV.apiBaseUrl),
+      quota: config.quota,
+      pollIntervalSeconds: config.pollIntervalSeconds,
+      pollStrategy: config.pollStrategy,
+      polling: {
+        maintenanceDue: { days: config.maintenanceDue.days, mileageKm: config.maintenanceDue.distanceKm },
+      },
+      version: config.version,
+    },
+    {
+      stores,
+      rateBudget,
+      bus,
+      secrets,
+      ...(pollQueue ? { pollQueue } : {}),
+      metrics: options.metrics ?? powertoolsMetricSink(),
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    },
+  );
+  const deliveriesUrl = config.queues.deliveries;
+  let webhooks: Promise<Webhooks> | undefined;
+  const tableName = required(config.tableName, RUNTIME_ENV.tableName);
+  return {
+    config,
+    runtime,
+    clients,
+    webhooks: () => {
+      const create = options.webhooks;
+      if (!deliveriesUrl || !create) return undefined;
+      webhooks ??= create(runtime, {
+        ...createDynamoSubscriptionStores({ client: clients.dynamodb, tableName }),
+        deliveryQueue: new SqsQueue<DeliveryJob>({ client: clients.sqs, queueUrl: deliveriesUrl }),
+        ...(options.webhookSender ? { senderOptions: options.webhookSender } : {}),
+        onProblem: (problem) => logger.warn('webhook delivery problem', { ...problem }),
+      }).catch((error: unknown) => {
+        webhooks = undefined; // not cached: the next invocation tries again
+        throw error;
+      });
+      return webhooks;
+    },
+  };
+}
+
+/**
+ * Builds the runtime on first use and keeps it for the container's life (config and clients at
+ * module scope, as Lambda recommends). A failure is not cached: the next invocation tries again
+ * and reports the same clear `ConfigError`.
+ */
+export function lazy<T>(build: () => T): () => T {
+  let value: { v: T } | undefined;
+  return () => {
+    value ??= { v: build() };
+    return value.v;
+  };
+}

@@ -1,0 +1,255 @@
+/**
+ * The runtime configuration, read from the environment variables the CDK stack sets
+ * (lib/config.ts `CARHOOK_ENV`, lib/carhook.ts `carhookRuntimeEnvironment`) and, for queue URLs,
+ * from the variables each handler's `bindQueue` sets (`CARHOOK_POLL_QUEUE_URL`…).
+ *
+ * Every variable is validated with zod; a wrong or missing one is reported by name, all at once,
+ * so a broken deployment says exactly what to fix on its first invocation. Each entry point asks
+ * only for the parts it uses (`needs`): the planner never needs the API's secrets, for instance.
+ */
+import * as z from 'zod';
+import type { PollStrategy } from '../core/polling/config';
+
+/** Every variable the runtime reads. */
+export const RUNTIME_ENV = {
+  tableName: 'CARHOOK_TABLE_NAME',
+  eventBusName: 'CARHOOK_EVENT_BUS_NAME',
+  eventSource: 'CARHOOK_EVENT_SOURCE',
+  apiClientSecretArn: 'CARHOOK_API_CLIENT_SECRET_ARN',
+  tokenKeyRingSecretArn: 'CARHOOK_TOKEN_KEY_RING_SECRET_ARN',
+  mapApiSecretArn: 'CARHOOK_MAP_API_SECRET_ARN',
+  apiBaseUrl: 'CARHOOK_API_BASE_URL',
+  authUrl: 'CARHOOK_AUTH_URL',
+  brands: 'CARHOOK_BRANDS',
+  quotaRequests: 'CARHOOK_QUOTA_REQUESTS',
+  quotaWindowSeconds: 'CARHOOK_QUOTA_WINDOW_SECONDS',
+  pollIntervalSeconds: 'CARHOOK_POLL_INTERVAL_SECONDS',
+  maintenanceDueDays: 'CARHOOK_MAINTENANCE_DUE_DAYS',
+  maintenanceDueKm: 'CARHOOK_MAINTENANCE_DUE_KM',
+  eventLogRetentionDays: 'CARHOOK_EVENT_LOG_RETENTION_DAYS',
+  pollStrategy: 'CARHOOK_POLL_STRATEGY',
+  pollQueueUrl: 'CARHOOK_POLL_QUEUE_URL',
+  fanOutQueueUrl: 'CARHOOK_FANOUT_QUEUE_URL',
+  deliveryQueueUrl: 'CARHOOK_DELIVERY_QUEUE_URL',
+  version: 'CARHOOK_VERSION',
+} as const;
+
+export type RuntimeEnvName = (typeof RUNTIME_ENV)[keyof typeof RUNTIME_ENV];
+
+/** The parts of the configuration an entry point may require. */
+export type ConfigNeed =
+  | 'table'
+  | 'bus'
+  | 'api'
+  /** The API client credentials and the token key ring (poll worker, HTTP API). */
+  | 'secrets'
+  /** The token key ring only (webhook functions: subscription secrets are sealed with it). */
+  | 'keyRing'
+  | 'pollQueue'
+  | 'fanOutQueue'
+  | 'deliveryQueue';
+
+const NEEDED_VARIABLES: Readonly<Record<ConfigNeed, readonly RuntimeEnvName[]>> = {
+  table: [RUNTIME_ENV.tableName],
+  bus: [RUNTIME_ENV.eventBusName],
+  api: [RUNTIME_ENV.apiBaseUrl, RUNTIME_ENV.authUrl, RUNTIME_ENV.brands],
+  secrets: [RUNTIME_ENV.apiClientSecretArn, RUNTIME_ENV.tokenKeyRingSecretArn],
+  keyRing: [RUNTIME_ENV.tokenKeyRingSecretArn],
+  pollQueue: [RUNTIME_ENV.pollQueueUrl],
+  fanOutQueue: [RUNTIME_ENV.fanOutQueueUrl],
+  deliveryQueue: [RUNTIME_ENV.deliveryQueueUrl],
+};
+
+export interface RuntimeConfig {
+  readonly tableName?: string;
+  readonly eventBus?: { readonly name: string; readonly source: string };
+  readonly api?: { readonly baseUrl: string; readonly authUrl: string; readonly brands: readonly string[] };
+  /** spec 8: requests per window per client_id. */
+  readonly quota: { readonly requests: number; readonly windowSeconds: number };
+  readonly pollIntervalSeconds: number;
+  readonly pollStrategy: PollStrategy;
+  readonly maintenanceDue: { readonly days: number; readonly distanceKm: number };
+  readonly eventLogRetentionDays: number;
+  readonly secrets: {
+    readonly apiClientArn?: string;
+    readonly tokenKeyRingArn?: string;
+    /** Absent: map update polling is skipped. */
+    readonly mapApiArn?: string;
+  };
+  readonly queues: { readonly pollJobs?: string; readonly fanOut?: string; readonly deliveries?: string };
+  /** Reported by GET /health. */
+  readonly version: string;
+}
+
+export interface ConfigIssue {
+  readonly variable: string;
+  readonly message: string;
+}
+
+/** The environment is wrong: every problem, each naming its variable. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  readonly kind = 'InvalidConfig';
+  constructor(readonly issues: readonly ConfigIssue[]) {
+    super(`invalid Carhook configuration: ${issues.map((i) => `${i.variable}: ${i.message}`).join('; ')}`);
+  }
+}
+
+const blankToUndefined = (v: unknown): unknown => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+
+const integer = (min: number, max: number, fallback: number) =>
+  z.preprocess(
+    (v) => blankToUndefined(v) ?? String(fallback),
+    z
+      .string()
+      .regex(/^\d+$/, { message: `must be a whole number from ${min} to ${max}` })
+      .transform(Number)
+      .pipe(
+        z
+          .number()
+          .int()
+          .min(min, { message: `must be at least ${min}` })
+          .max(max, { message: `must be at most ${max}` }),
+      ),
+  );
+
+const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an absolute http(s) URL' });
+
+// Secrets Manager ARN (aws-facts: arn:<partition>:secretsmanager:<region>:<account>:secret:<name>-<6 chars>).
+const secretArn = z
+  .string()
+  .regex(/^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$/, {
+    message: 'must be a Secrets Manager secret ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>)',
+  });
+
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, schema.optional());
+
+// spec 5.2: `<brand_path_segment>` in the OAuth addresses.
+const BRAND = /^[a-z0-9][a-z0-9-]{0,63}$/;
+
+const envSchema = z.object({
+  [RUNTIME_ENV.tableName]: optional(
+    z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, {
+      message: 'must be a DynamoDB table name (3-255 of A-Z a-z 0-9 _ . -)',
+    }),
+  ),
+  [RUNTIME_ENV.eventBusName]: optional(
+    z
+      .string()
+      .regex(
+        /^([A-Za-z0-9/_.-]{1,256}|arn:aws[a-z-]*:events:[a-z0-9-]+:\d{12}:event-bus\/[A-Za-z0-9/_.-]+)$/,
+        {
+          message: 'must be an EventBridge bus name or ARN',
+        },
+      ),
+  ),
+  [RUNTIME_ENV.eventSource]: optional(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,256}$/, { message: 'must be 1-256 of A-Z a-z 0-9 . _ -' })
+      .refine((s) => !s.startsWith('aws.'), { message: 'must not start with "aws." (reserved by AWS)' }),
+  ),
+  [RUNTIME_ENV.apiClientSecretArn]: optional(secretArn),
+  [RUNTIME_ENV.tokenKeyRingSecretArn]: optional(secretArn),
+  [RUNTIME_ENV.mapApiSecretArn]: optional(secretArn),
+  [RUNTIME_ENV.apiBaseUrl]: optional(httpUrl),
+  [RUNTIME_ENV.authUrl]: optional(httpUrl),
+  [RUNTIME_ENV.brands]: optional(
+    z
+      .string()
+      .transform((s) => s.split(',').map((b) => b.trim()))
+      .pipe(
+        z
+          .array(
+            z.string().regex(BRAND, { message: 'each brand must be a brand path segment such as "cielo"' }),
+          )
+          .min(1),
+      ),
+  ),
+  [RUNTIME_ENV.quotaRequests]: integer(1, 1_000_000, 120),
+  [RUNTIME_ENV.quotaWindowSeconds]: integer(1, 86_400, 60),
+  [RUNTIME_ENV.pollIntervalSeconds]: integer(1, 86_400, 60),
+  [RUNTIME_ENV.maintenanceDueDays]: integer(0, 3650, 30),
+  [RUNTIME_ENV.maintenanceDueKm]: integer(0, 1_000_000, 1000),
+  [RUNTIME_ENV.eventLogRetentionDays]: integer(1, 3650, 30),
+  [RUNTIME_ENV.pollStrategy]: z.preprocess(
+    blankToUndefined,
+    z.enum(['carhook', 'naive'], { message: 'must be "carhook" or "naive"' }).default('carhook'),
+  ),
+  [RUNTIME_ENV.pollQueueUrl]: optional(httpUrl),
+  [RUNTIME_ENV.fanOutQueueUrl]: optional(httpUrl),
+  [RUNTIME_ENV.deliveryQueueUrl]: optional(httpUrl),
+  [RUNTIME_ENV.version]: optional(z.string().max(64)),
+});
+
+/**
+ * Validates the environment for an entry point that needs `needs`. Never throws: the caller
+ * decides (the Lambda handlers throw `ConfigError` on their first invocation).
+ */
+export function parseRuntimeConfig(
+  env: Readonly<Record<string, string | undefined>>,
+  needs: readonly ConfigNeed[] = [],
+): { ok: true; config: RuntimeConfig } | { ok: false; issues: readonly ConfigIssue[] } {
+  const issues: ConfigIssue[] = [];
+  for (const need of needs) {
+    for (const variable of NEEDED_VARIABLES[need]) {
+      if ((env[variable] ?? '').trim() === '') issues.push({ variable, message: 'is required but not set' });
+    }
+  }
+  const input: Record<string, string | undefined> = {};
+  for (const name of Object.values(RUNTIME_ENV)) input[name] = env[name];
+  const parsed = envSchema.safeParse(input);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const variable = String(issue.path[0] ?? '(environment)');
+      if (!issues.some((i) => i.variable === variable)) issues.push({ variable, message: issue.message });
+    }
+  }
+  if (issues.length > 0 || !parsed.success) return { ok: false, issues };
+  const e = parsed.data;
+  const baseUrl = e[RUNTIME_ENV.apiBaseUrl];
+  const authUrl = e[RUNTIME_ENV.authUrl];
+  const brands = e[RUNTIME_ENV.brands];
+  const busName = e[RUNTIME_ENV.eventBusName];
+  const version = e[RUNTIME_ENV.version];
+  const config: RuntimeConfig = {
+    ...(e[RUNTIME_ENV.tableName] ? { tableName: e[RUNTIME_ENV.tableName] } : {}),
+    ...(busName ? { eventBus: { name: busName, source: e[RUNTIME_ENV.eventSource] ?? 'carhook' } } : {}),
+    ...(baseUrl && authUrl && brands ? { api: { baseUrl, authUrl, brands } } : {}),
+    quota: { requests: e[RUNTIME_ENV.quotaRequests], windowSeconds: e[RUNTIME_ENV.quotaWindowSeconds] },
+    pollIntervalSeconds: e[RUNTIME_ENV.pollIntervalSeconds],
+    pollStrategy: e[RUNTIME_ENV.pollStrategy],
+    maintenanceDue: { days: e[RUNTIME_ENV.maintenanceDueDays], distanceKm: e[RUNTIME_ENV.maintenanceDueKm] },
+    eventLogRetentionDays: e[RUNTIME_ENV.eventLogRetentionDays],
+    secrets: {
+      ...(e[RUNTIME_ENV.apiClientSecretArn] ? { apiClientArn: e[RUNTIME_ENV.apiClientSecretArn] } : {}),
+      ...(e[RUNTIME_ENV.tokenKeyRingSecretArn]
+        ? { tokenKeyRingArn: e[RUNTIME_ENV.tokenKeyRingSecretArn] }
+        : {}),
+      ...(e[RUNTIME_ENV.mapApiSecretArn] ? { mapApiArn: e[RUNTIME_ENV.mapApiSecretArn] } : {}),
+    },
+    queues: {
+      ...(e[RUNTIME_ENV.pollQueueUrl] ? { pollJobs: e[RUNTIME_ENV.pollQueueUrl] } : {}),
+      ...(e[RUNTIME_ENV.fanOutQueueUrl] ? { fanOut: e[RUNTIME_ENV.fanOutQueueUrl] } : {}),
+      ...(e[RUNTIME_ENV.deliveryQueueUrl] ? { deliveries: e[RUNTIME_ENV.deliveryQueueUrl] } : {}),
+    },
+    version: version ?? '0.1.0',
+  };
+  return { ok: true, config };
+}
+
+/** `parseRuntimeConfig` that throws `ConfigError` (entry points: fail fast, naming every variable). */
+export function loadRuntimeConfig(
+  env: Readonly<Record<string, string | undefined>>,
+  needs: readonly ConfigNeed[] = [],
+): RuntimeConfig {
+  const r = parseRuntimeConfig(env, needs);
+  if (!r.ok) throw new ConfigError(r.issues);
+  return r.config;
+}
+
+/** A value the config guarantees once `needs` included it (keeps the handlers free of `!`). */
+export function required<T>(value: T | undefined, variable: RuntimeEnvName): T {
+  if (value === undefined) throw new ConfigError([{ variable, message: 'is required but not set' }]);
+  return value;
+}

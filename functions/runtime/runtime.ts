@@ -1,0 +1,261 @@
+/**
+ * The composition root: builds the use cases' dependencies from ports. The Lambda handlers
+ * (./aws.ts builds the AWS ports from the environment) and the local runtime (`npm run dev`:
+ * DynamoDB Local, LocalBus, LocalQueue, env/file secrets) both call `createRuntime`, so the same
+ * core code runs in both. Nothing here reads the environment or imports an AWS SDK.
+ *
+ * Per-invocation deps (`pollDeps({ signal })`, `oauthDeps({ signal })`) are cheap objects over
+ * long-lived ports: they carry the invocation's AbortSignal into every outgoing fetch.
+ */
+import { createHmac } from 'node:crypto';
+import type { ApiClientCredentials, CarhookSecrets } from '../adapters/secrets/types';
+import { createTokenEndpoint, type TokenEndpoint } from '../core/api';
+import { createTokenCipher, type KeyRing, type TokenCipher } from '../core/crypto/token-cipher';
+import type { OAuthEnrollmentDeps } from '../core/enrollment';
+import type { PublishTuning, RepublishDeps } from '../core/polling/commit';
+import { DEFAULT_POLLING_CONFIG, type PollingConfig, type PollStrategy } from '../core/polling/config';
+import type { PollJob } from '../core/polling/jobs';
+import type { ApiAccess } from '../core/polling/metered-client';
+import type { PlannerDeps } from '../core/polling/planner';
+import type { PollDeps } from '../core/polling/poll-vehicle';
+import type { EventBus } from '../core/publishing/ports';
+import type { JobQueue, OutgoingMessage } from '../core/queue/ports';
+import type { RateBudgetConfig } from '../core/ratelimit/bucket';
+import type { RateBudget } from '../core/ratelimit/budget';
+import type { Stores } from '../core/store/ports';
+import { createTokenManager, type TokenManager } from '../core/tokens';
+import { type MetricSink, meteredBus, noMetrics, observingFetch } from './observability';
+
+export interface RuntimeSettings {
+  readonly api: { readonly baseUrl: string; readonly authUrl: string; readonly brands: readonly string[] };
+  /** spec 8: the client's quota (default 120 per 60 s). */
+  readonly quota: { readonly requests: number; readonly windowSeconds: number };
+  /** The planner's cadence (one cycle). */
+  readonly pollIntervalSeconds: number;
+  readonly pollStrategy?: PollStrategy;
+  /** Further polling overrides (local runtime, tests). */
+  readonly polling?: Partial<PollingConfig>;
+  /** Fraction of the quota never granted (default 0.1). */
+  readonly safetyMargin?: number;
+  /** Reported by GET /health. */
+  readonly version?: string;
+  /**
+   * HMAC key of the OAuth `state` (≥ 32 bytes). Default: derived from the token key ring's current
+   * key, so no further secret is needed (a key rotation only invalidates authorizations in flight).
+   */
+  readonly stateKey?: string | Uint8Array;
+  readonly stateTtlMs?: number;
+  /** API request timeout (ms); the client's default otherwise. */
+  readonly apiTimeoutMs?: number;
+}
+
+export interface RuntimePorts {
+  readonly stores: Stores;
+  readonly rateBudget: RateBudget;
+  readonly bus: EventBus;
+  readonly secrets: CarhookSecrets;
+  /** Where the planner sends poll jobs (planner only). */
+  readonly pollQueue?: JobQueue<PollJob>;
+  readonly now?: () => number;
+  /** The HTTP client of every API call (default global fetch). */
+  readonly fetch?: typeof fetch;
+  readonly metrics?: MetricSink;
+  readonly publish?: PublishTuning;
+  /** Token refresh lease waits (tests pass a fast one). */
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+export interface InvocationOptions {
+  /** The handler's AbortSignal (middy) or the local worker's shutdown signal. */
+  readonly signal?: AbortSignal;
+}
+
+export interface Runtime {
+  readonly settings: RuntimeSettings;
+  readonly ports: RuntimePorts;
+  readonly now: () => number;
+  readonly metrics: MetricSink;
+  readonly rateBudgetConfig: RateBudgetConfig;
+  readonly pollingConfig: PollingConfig;
+  plannerDeps(): Promise<PlannerDeps>;
+  pollDeps(options?: InvocationOptions): Promise<PollDeps>;
+  oauthDeps(options?: InvocationOptions): Promise<OAuthEnrollmentDeps>;
+  republishDeps(): RepublishDeps;
+  /** False when the map API secret is absent or blank: map update polling is skipped. */
+  mapEnabled(): Promise<boolean>;
+  /** The token cipher over the current key ring (webhook secrets use it too). */
+  cipher(): Promise<TokenCipher>;
+}
+
+export class RuntimeSetupError extends Error {
+  override readonly name = 'RuntimeSetupError';
+  readonly kind = 'RuntimeSetup';
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(`${field}: ${message}`);
+  }
+}
+
+/** The OAuth state key derived from the key ring's current key (HMAC-SHA256, a fixed label). */
+export function stateKeyFromKeyRing(ring: KeyRing): Buffer {
+  const key = ring.keys.get(ring.currentKeyId);
+  if (!key) throw new RuntimeSetupError('keyRing.current', `key ${ring.currentKeyId} is not in the ring`);
+  return createHmac('sha256', key).update('carhook/oauth-state/v1').digest();
+}
+
+export function createRuntime(settings: RuntimeSettings, ports: RuntimePorts): Runtime {
+  if (settings.api.brands.length === 0)
+    throw new RuntimeSetupError('api.brands', 'at least one brand is required');
+  const now = ports.now ?? Date.now;
+  const sink = ports.metrics ?? noMetrics;
+  const rateBudgetConfig: RateBudgetConfig = {
+    limit: settings.quota.requests,
+    windowMs: settings.quota.windowSeconds * 1000,
+    safetyMargin: settings.safetyMargin ?? 0.1,
+  };
+  const pollingConfig: PollingConfig = {
+    ...DEFAULT_POLLING_CONFIG,
+    cycleMs: settings.pollIntervalSeconds * 1000,
+    ...(settings.pollStrategy ? { strategy: settings.pollStrategy } : {}),
+    ...settings.polling,
+  };
+
+  // The cipher follows the key ring the secrets adapter returns (same object while cached).
+  let cipherOf: { ring: KeyRing; cipher: TokenCipher } | undefined;
+  const cipher = async (): Promise<TokenCipher> => {
+    const ring = await ports.secrets.keyRing.load();
+    if (cipherOf?.ring !== ring) cipherOf = { ring, cipher: createTokenCipher(ring) };
+    return cipherOf.cipher;
+  };
+
+  const accessFor = (credentials: ApiClientCredentials, fetchImpl: typeof fetch): ApiAccess => ({
+    baseUrl: settings.api.baseUrl,
+    authUrl: settings.api.authUrl,
+    clientId: credentials.clientId,
+    clientSecret: credentials.clientSecret,
+    fetch: fetchImpl,
+    ...(settings.apiTimeoutMs !== undefined ? { timeoutMs: settings.apiTimeoutMs } : {}),
+  });
+
+  const endpointsFor = (access: ApiAccess, fetchImpl: typeof fetch) => {
+    const endpoints = new Map<string, TokenEndpoint>();
+    return (brand: string): TokenEndpoint => {
+      let endpoint = endpoints.get(brand);
+      if (!endpoint) {
+        endpoint = createTokenEndpoint({
+          authUrl: access.authUrl,
+          clientId: access.clientId,
+          clientSecret: access.clientSecret,
+          brand,
+          fetch: fetchImpl,
+          now,
+          // One attempt: the queue (poll) or the user (callback) is the retry.
+          retry: { maxAttempts: 1 },
+        });
+        endpoints.set(brand, endpoint);
+      }
+      return endpoint;
+    };
+  };
+
+  const invocation = async (options: InvocationOptions = {}) => {
+    const credentials = await ports.secrets.apiClient();
+    const fetchImpl = observingFetch(sink, {
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(ports.fetch ? { fetch: ports.fetch } : {}),
+    });
+    const access = accessFor(credentials, fetchImpl);
+    return { access, endpointFor: endpointsFor(access, fetchImpl), cipher: await cipher() };
+  };
+
+  const firstPublishBus = meteredBus(ports.bus, sink, { firstPublish: true });
+  const publish = ports.publish;
+
+  const mapEnabled = async (): Promise<boolean> => (await ports.secrets.mapApi()) !== undefined;
+
+  return {
+    settings,
+    ports,
+    now,
+    metrics: sink,
+    rateBudgetConfig,
+    pollingConfig,
+    cipher,
+    mapEnabled,
+
+    async plannerDeps() {
+      const queue = ports.pollQueue;
+      if (!queue) throw new RuntimeSetupError('pollQueue', 'the planner needs the poll jobs queue');
+      // Without map credentials the map jobs are dropped here rather than sent and skipped.
+      const sendMap = await mapEnabled();
+      const filtered: JobQueue<PollJob> = sendMap
+        ? queue
+        : {
+            send: async (messages: readonly OutgoingMessage<PollJob>[]) => {
+              const kept = messages.filter((m) => m.body.kind !== 'poll-map');
+              if (kept.length > 0) await queue.send(kept);
+            },
+          };
+      return {
+        vehicles: ports.stores.vehicles,
+        enrollments: ports.stores.enrollments,
+        queue: filtered,
+        now,
+        config: pollingConfig,
+        rateBudget: rateBudgetConfig,
+      };
+    },
+
+    async pollDeps(options) {
+      const { access, endpointFor, cipher: c } = await invocation(options);
+      const tokens: TokenManager = createTokenManager({
+        enrollments: ports.stores.enrollments,
+        vehicles: ports.stores.vehicles,
+        leases: ports.stores.leases,
+        cipher: c,
+        endpointFor,
+        now,
+        ...(ports.sleep ? { sleep: ports.sleep } : {}),
+      });
+      return {
+        stores: ports.stores,
+        budget: ports.rateBudget,
+        bus: firstPublishBus,
+        access,
+        tokens,
+        now,
+        config: pollingConfig,
+        ...(publish ? { publish } : {}),
+      };
+    },
+
+    async oauthDeps(options) {
+      const { access, endpointFor, cipher: c } = await invocation(options);
+      const stateKey = settings.stateKey ?? stateKeyFromKeyRing(await ports.secrets.keyRing.load());
+      return {
+        stores: ports.stores,
+        cipher: c,
+        bus: firstPublishBus,
+        access,
+        endpointFor,
+        stateKey,
+        budget: ports.rateBudget,
+        now,
+        brands: settings.api.brands,
+        ...(settings.stateTtlMs !== undefined ? { stateTtlMs: settings.stateTtlMs } : {}),
+        ...(publish ? { publish } : {}),
+      };
+    },
+
+    republishDeps() {
+      return {
+        events: ports.stores.events,
+        bus: meteredBus(ports.bus, sink, { firstPublish: false }),
+        now,
+        ...(publish ? { publish } : {}),
+      };
+    },
+  };
+}

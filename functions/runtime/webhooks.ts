@@ -1,0 +1,88 @@
+/**
+ * The webhook side of the composition root (issue 6): the delivery engine (fan-out, delivery
+ * queue handler) and the subscription management service, over the webhook stores, the
+ * `deliveries` queue and a sender. Subscription secrets are sealed with the token key ring, so no
+ * further secret is needed. Shared by the Lambda handlers (fanout, delivery, http-api) and the local
+ * runtime (which passes a loopback-friendly URL policy).
+ */
+import { createDeliveryEngine, type DeliveryEngine, type DeliveryJob } from '../core/delivery/engine';
+import { createSubscriptionService, type SubscriptionService } from '../core/delivery/management';
+import { createSecretBox } from '../core/delivery/secrets';
+import type { JobQueue } from '../core/queue/ports';
+import type { DeliveryStore, SubscriptionStore } from '../core/subscriptions/ports';
+import { createSender, type Sender, type SenderOptions } from '../core/webhooks/sender';
+import { CARHOOK_METRIC_NAMES, type MetricSink, meteredBus } from './observability';
+import type { Runtime } from './runtime';
+
+export interface WebhookPorts {
+  readonly subscriptions: SubscriptionStore;
+  readonly deliveries: DeliveryStore;
+  /** The `deliveries` queue (retries, replays, resumed deliveries). */
+  readonly deliveryQueue: JobQueue<DeliveryJob>;
+  /** URL policy, DNS, timeout of the sender and of subscribe-time checks (local: loopback allowed). */
+  readonly senderOptions?: SenderOptions;
+  /** Overrides the sender (tests). */
+  readonly sender?: Sender;
+  readonly onProblem?: (problem: { kind: string; message: string }) => void;
+}
+
+export interface Webhooks {
+  readonly engine: DeliveryEngine;
+  readonly service: SubscriptionService;
+}
+
+/** `DeliveriesSucceeded` / `DeliveriesFailed` per attempt (lib/config.ts: each attempt counts). */
+export function meteredSender(sender: Sender, sink: MetricSink): Sender {
+  return {
+    close: () => sender.close(),
+    send: async (input) => {
+      const attempt = await sender.send(input);
+      sink.record(
+        attempt.outcome === 'success'
+          ? CARHOOK_METRIC_NAMES.deliveriesSucceeded
+          : CARHOOK_METRIC_NAMES.deliveriesFailed,
+        'Count',
+        1,
+      );
+      return attempt;
+    },
+  };
+}
+
+export async function createWebhooks(
+  runtime: Pick<Runtime, 'ports' | 'now' | 'metrics' | 'cipher'>,
+  ports: WebhookPorts,
+): Promise<Webhooks> {
+  const secrets = createSecretBox(await runtime.cipher());
+  const now = () => new Date(runtime.now());
+  const sender = meteredSender(
+    ports.sender ?? createSender({ ...ports.senderOptions, now }),
+    runtime.metrics,
+  );
+  const engine = createDeliveryEngine({
+    subscriptions: ports.subscriptions,
+    deliveries: ports.deliveries,
+    queue: ports.deliveryQueue,
+    bus: meteredBus(runtime.ports.bus, runtime.metrics, { firstPublish: true }),
+    sender,
+    secrets,
+    now,
+    ...(ports.onProblem ? { onProblem: ports.onProblem } : {}),
+  });
+  const { allowInsecureLoopback, allowList, extraPorts, resolve } = ports.senderOptions ?? {};
+  const service = createSubscriptionService({
+    subscriptions: ports.subscriptions,
+    deliveries: ports.deliveries,
+    events: runtime.ports.stores.events,
+    engine,
+    secrets,
+    now,
+    urlPolicy: {
+      ...(allowInsecureLoopback !== undefined ? { allowInsecureLoopback } : {}),
+      ...(allowList ? { allowList } : {}),
+      ...(extraPorts ? { extraPorts } : {}),
+      ...(resolve ? { resolve } : {}),
+    },
+  });
+  return { engine, service };
+}

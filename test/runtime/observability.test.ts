@@ -1,0 +1,138 @@
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { describe, expect, it, vi } from 'vitest';
+import type { EventEnvelope } from '../../functions/core/events/envelope';
+import type { EventBus } from '../../functions/core/publishing/ports';
+import {
+  CARHOOK_METRIC_NAMES,
+  meteredBus,
+  observingFetch,
+  powertoolsMetricSink,
+  recordJobResult,
+} from '../../functions/runtime/observability';
+import { CARHOOK_METRICS } from '../../lib/config';
+import { recordingSink } from './support';
+
+const event = (id: string, type: string, occurredAt: string, detectedAt: string) =>
+  ({ id, type, occurredAt, detectedAt }) as unknown as EventEnvelope;
+
+describe('metrics the runtime emits', () => {
+  it('uses exactly the names the CDK alarms and dashboard read (lib/config.ts CARHOOK_METRICS)', () => {
+    expect(CARHOOK_METRIC_NAMES).toEqual(CARHOOK_METRICS);
+  });
+
+  it('counts API requests, 429s and the remaining quota, and passes the invocation signal down', async () => {
+    const sink = recordingSink();
+    const controller = new AbortController();
+    const seen: (AbortSignal | undefined)[] = [];
+    const responses = [
+      new Response('{}', { status: 200, headers: { 'X-RateLimit-Remaining': '57' } }),
+      new Response('{}', { status: 429, headers: { 'X-RateLimit-Remaining': '0' } }),
+    ];
+    const f = observingFetch(sink, {
+      signal: controller.signal,
+      fetch: async (_input, init) => {
+        seen.push(init?.signal ?? undefined);
+        return responses.shift() as Response;
+      },
+    });
+    await f('http://127.0.0.1:9/a');
+    await f('http://127.0.0.1:9/b', { signal: new AbortController().signal });
+    expect(sink.total('ApiRequests')).toBe(2);
+    expect(sink.total('ApiRateLimited')).toBe(1);
+    expect(sink.recorded.filter((r) => r.name === 'QuotaRemaining').map((r) => r.value)).toEqual([57, 0]);
+    controller.abort();
+    expect(seen.every((s) => s?.aborted)).toBe(true);
+  });
+
+  it('counts published events per type, their detection lag, and re-authorizations once', async () => {
+    const inner: EventBus = {
+      publish: async (events) => ({
+        published: events.filter((e) => e.id !== 'failed').map((e) => e.id),
+        failed: [{ id: 'failed', retryable: true, code: 'InternalFailure', message: 'x' }],
+      }),
+    };
+    const sink = recordingSink();
+    const bus = meteredBus(inner, sink, { firstPublish: true });
+    await bus.publish([
+      event('a', 'vehicle.alert.raised', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:30.000Z'),
+      event('b', 'vehicle.alert.raised', '2026-01-01T00:00:00.000Z', '2026-01-01T00:01:00.000Z'),
+      event(
+        'c',
+        'enrollment.reauthorization_required',
+        '2026-01-01T00:00:00.000Z',
+        '2026-01-01T00:00:00.000Z',
+      ),
+      event('failed', 'vehicle.alert.fixed', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'),
+    ]);
+    const published = sink.recorded.filter((r) => r.name === 'EventsPublished');
+    expect(published).toEqual(
+      expect.arrayContaining([
+        { name: 'EventsPublished', unit: 'Count', value: 2, dimensions: { type: 'vehicle.alert.raised' } },
+        {
+          name: 'EventsPublished',
+          unit: 'Count',
+          value: 1,
+          dimensions: { type: 'enrollment.reauthorization_required' },
+        },
+      ]),
+    );
+    expect(published).toHaveLength(2);
+    expect(sink.recorded.filter((r) => r.name === 'DetectionLagMs').map((r) => r.value)).toEqual([
+      30_000, 60_000, 0,
+    ]);
+    expect(sink.total('ReauthorizationRequired')).toBe(1);
+
+    const sweep = recordingSink();
+    await meteredBus(inner, sweep, { firstPublish: false }).publish([
+      event(
+        'c',
+        'enrollment.reauthorization_required',
+        '2026-01-01T00:00:00.000Z',
+        '2026-01-01T00:00:00.000Z',
+      ),
+    ]);
+    expect(sweep.total('EventsPublished')).toBe(1);
+    expect(sweep.total('ReauthorizationRequired')).toBe(0);
+    expect(sweep.total('DetectionLagMs')).toBe(0);
+  });
+
+  it('records on Powertools Metrics in the Carhook namespace, dimensioned values as single metrics', () => {
+    const m = new Metrics({ namespace: 'Carhook', serviceName: 'carhook-test' });
+    const singles: { dimensions: Record<string, string>; metrics: string[] }[] = [];
+    vi.spyOn(m, 'singleMetric').mockImplementation(() => {
+      const single = { dimensions: {} as Record<string, string>, metrics: [] as string[] };
+      singles.push(single);
+      const api = {
+        addDimension: (k: string, v: string) => {
+          single.dimensions[k] = v;
+          return api;
+        },
+        addMetric: (name: string) => {
+          single.metrics.push(name);
+          return api;
+        },
+      };
+      return api as unknown as Metrics;
+    });
+    const sink = powertoolsMetricSink(m);
+    sink.record('PollsCompleted', 'Count', 2);
+    sink.record('DetectionLagMs', 'Milliseconds', 1500);
+    sink.record('EventsPublished', 'Count', 1, { type: 'vehicle.alert.raised' });
+    const emf = m.serializeMetrics();
+    expect(emf._aws.CloudWatchMetrics[0]?.Namespace).toBe('Carhook');
+    expect(emf._aws.CloudWatchMetrics[0]?.Metrics).toEqual([
+      { Name: 'PollsCompleted', Unit: 'Count' },
+      { Name: 'DetectionLagMs', Unit: 'Milliseconds' },
+    ]);
+    expect(singles).toEqual([{ dimensions: { type: 'vehicle.alert.raised' }, metrics: ['EventsPublished'] }]);
+  });
+
+  it('counts one completed poll per vehicle polled', () => {
+    const sink = recordingSink();
+    const summary = { vehicleId: 'v', outcome: 'polled' } as never;
+    recordJobResult(sink, { kind: 'poll-vehicle', summary });
+    recordJobResult(sink, { kind: 'poll-vehicle', summary: { vehicleId: 'v', outcome: 'skipped' } as never });
+    recordJobResult(sink, { kind: 'poll-fleet', summary: { polled: 3 } as never });
+    expect(sink.total('PollsCompleted')).toBe(4);
+  });
+});

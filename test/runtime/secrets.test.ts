@@ -1,0 +1,208 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { GetSecretValueCommand, GetSecretValueCommandOutput } from '@aws-sdk/client-secrets-manager';
+import { describe, expect, it } from 'vitest';
+import {
+  createLocalSecrets,
+  createSecretsManagerSecrets,
+  localSecretsFromEnv,
+  SecretError,
+} from '../../functions/adapters/secrets';
+import { createTokenCipher, createTokenSet, generateKey } from '../../functions/core/crypto/token-cipher';
+
+const API_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:carhook/api-client-AbCdEf';
+const RING_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:carhook/token-keys-AbCdEf';
+const MAP_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:carhook/map-AbCdEf';
+
+/** A fake Secrets Manager `{ send }`: values by ARN, every call recorded. */
+function fakeSecretsManager(values: Record<string, string | Error>) {
+  const calls: string[] = [];
+  return {
+    calls,
+    values,
+    client: {
+      async send(command: GetSecretValueCommand): Promise<GetSecretValueCommandOutput> {
+        const id = String(command.input.SecretId);
+        calls.push(id);
+        const v = values[id];
+        if (v instanceof Error) throw v;
+        if (v === undefined)
+          throw Object.assign(new Error('not found'), { name: 'ResourceNotFoundException' });
+        return { SecretString: v, $metadata: {} };
+      },
+    },
+  };
+}
+
+/** The form the CDK stack generates: generateSecretString can only add a top-level field. */
+const generatedRing = () => JSON.stringify({ current: 'k1', k1: generateKey() });
+const blankCredentials = JSON.stringify({ clientId: '', clientSecret: '' });
+
+describe('Secrets Manager secrets', () => {
+  it('reads the client credentials, the map credentials and the generated key ring form', async () => {
+    const sm = fakeSecretsManager({
+      [API_ARN]: JSON.stringify({ clientId: 'id', clientSecret: 'secret' }),
+      [RING_ARN]: generatedRing(),
+      [MAP_ARN]: JSON.stringify({ username: 'u', password: 'p' }),
+    });
+    const secrets = createSecretsManagerSecrets({
+      client: sm.client,
+      apiClientSecretArn: API_ARN,
+      tokenKeyRingSecretArn: RING_ARN,
+      mapApiSecretArn: MAP_ARN,
+    });
+    expect(await secrets.apiClient()).toEqual({ clientId: 'id', clientSecret: 'secret' });
+    expect(await secrets.mapApi()).toEqual({ username: 'u', password: 'p' });
+    const ring = await secrets.keyRing.load();
+    expect(ring.currentKeyId).toBe('k1');
+    const cipher = createTokenCipher(ring);
+    const sealed = cipher.encryptTokens(
+      createTokenSet({ accessToken: 'a', expiresAt: '2030-01-01T00:00:00.000Z' }),
+      'enr_1',
+    );
+    expect(cipher.decryptTokens(sealed, 'enr_1').accessToken).toBe('a');
+  });
+
+  it('refuses blank client credentials naming the secret and how to set it', async () => {
+    const sm = fakeSecretsManager({ [API_ARN]: blankCredentials, [RING_ARN]: generatedRing() });
+    const secrets = createSecretsManagerSecrets({
+      client: sm.client,
+      apiClientSecretArn: API_ARN,
+      tokenKeyRingSecretArn: RING_ARN,
+    });
+    const error = await secrets.apiClient().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SecretError);
+    expect(error).toMatchObject({ kind: 'SecretBlank', secret: API_ARN });
+    expect((error as Error).message).toContain(API_ARN);
+    expect((error as Error).message).toContain('put-secret-value');
+  });
+
+  it('skips map polling when the map secret is blank or not bound', async () => {
+    const sm = fakeSecretsManager({ [MAP_ARN]: JSON.stringify({ username: '', password: '' }) });
+    const bound = createSecretsManagerSecrets({
+      client: sm.client,
+      apiClientSecretArn: API_ARN,
+      tokenKeyRingSecretArn: RING_ARN,
+      mapApiSecretArn: MAP_ARN,
+    });
+    expect(await bound.mapApi()).toBeUndefined();
+    const unbound = createSecretsManagerSecrets({
+      client: sm.client,
+      apiClientSecretArn: API_ARN,
+      tokenKeyRingSecretArn: RING_ARN,
+    });
+    expect(await unbound.mapApi()).toBeUndefined();
+  });
+
+  it('caches each secret for its TTL and shares one call between concurrent readers', async () => {
+    let t = 0;
+    const sm = fakeSecretsManager({ [API_ARN]: JSON.stringify({ clientId: 'id', clientSecret: 's' }) });
+    const secrets = createSecretsManagerSecrets({
+      client: sm.client,
+      apiClientSecretArn: API_ARN,
+      tokenKeyRingSecretArn: RING_ARN,
+      ttlMs: 1000,
+      now: () => t,
+    });
+    await Promise.all([secrets.apiClient(), secrets.apiClient(), secrets.apiClient()]);
+    expect(sm.calls).toEqual([API_ARN]);
+    t = 999;
+    await secrets.apiClient();
+    expect(sm.calls).toHaveLength(1);
+    sm.values[API_ARN] = JSON.stringify({ clientId: 'id2', clientSecret: 's2' });
+    t = 1000;
+    expect((await secrets.apiClient()).clientId).toBe('id2');
+    expect(sm.calls).toHaveLength(2);
+  });
+
+  it('keeps the last good value when a refresh fails, and names the secret when there is none', async () => {
+    let t = 0;
+    const sm = fakeSecretsManager({ [API_ARN]: JSON.stringify({ clientId: 'id', clientSecret: 's' }) });
+    const secrets = createSecretsManagerSecrets({
+      client: sm.client,
+      apiClientSecretArn: API_ARN,
+      tokenKeyRingSecretArn: RING_ARN,
+      ttlMs: 10,
+      now: () => t,
+    });
+    await secrets.apiClient();
+    sm.values[API_ARN] = Object.assign(new Error('throttled'), { name: 'ThrottlingException' });
+    t = 100;
+    expect((await secrets.apiClient()).clientId).toBe('id');
+    const ring = await secrets.keyRing.load().catch((e: unknown) => e);
+    expect(ring).toMatchObject({ kind: 'SecretUnavailable', secret: RING_ARN });
+    expect((ring as Error).message).toMatch(/ResourceNotFoundException.*GetSecretValue grant/);
+  });
+
+  it.each([
+    ['not json', /not valid JSON/],
+    ['[1]', /must be a JSON object/],
+    [JSON.stringify({ clientId: 3, clientSecret: 's' }), /clientId must be a string/],
+  ])('reports a malformed client secret %s without its value', async (value, message) => {
+    const sm = fakeSecretsManager({ [API_ARN]: value });
+    const secrets = createSecretsManagerSecrets({
+      client: sm.client,
+      apiClientSecretArn: API_ARN,
+      tokenKeyRingSecretArn: RING_ARN,
+    });
+    const error = await secrets.apiClient().catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'SecretMalformed', secret: API_ARN });
+    expect((error as Error).message).toMatch(message);
+  });
+
+  it('reports a key ring with a wrong key length, naming the secret and the key id', async () => {
+    const sm = fakeSecretsManager({
+      [RING_ARN]: JSON.stringify({ current: 'k1', k1: Buffer.alloc(16).toString('base64') }),
+    });
+    const secrets = createSecretsManagerSecrets({
+      client: sm.client,
+      apiClientSecretArn: API_ARN,
+      tokenKeyRingSecretArn: RING_ARN,
+    });
+    const error = await secrets.keyRing.load().catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'SecretMalformed', secret: RING_ARN });
+    expect((error as Error).message).toMatch(/k1: must be 32 bytes/);
+  });
+});
+
+describe('local secrets (environment and files)', () => {
+  it('reads the same JSON shapes from environment variables', async () => {
+    const secrets = localSecretsFromEnv({
+      CARHOOK_API_CLIENT: JSON.stringify({ clientId: 'carhook-sim', clientSecret: 'carhook-sim-secret' }),
+      CARHOOK_TOKEN_KEYS: generatedRing(),
+    });
+    expect((await secrets.apiClient()).clientId).toBe('carhook-sim');
+    expect((await secrets.keyRing.load()).currentKeyId).toBe('k1');
+    expect(await secrets.mapApi()).toBeUndefined();
+  });
+
+  it('names the variable when the client credentials are missing', async () => {
+    const error = await localSecretsFromEnv({})
+      .apiClient()
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'SecretBlank', secret: 'CARHOOK_API_CLIENT' });
+  });
+
+  it('reads files, and treats a missing map file as "map polling off"', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'carhook-secrets-'));
+    await writeFile(join(dir, 'api.json'), JSON.stringify({ clientId: 'a', clientSecret: 'b' }));
+    await writeFile(join(dir, 'keys.json'), JSON.stringify({ current: 'k2', keys: { k2: generateKey() } }));
+    const secrets = createLocalSecrets({
+      apiClient: { kind: 'file', path: join(dir, 'api.json') },
+      keyRing: { kind: 'file', path: join(dir, 'keys.json') },
+      mapApi: { kind: 'file', path: join(dir, 'absent.json') },
+    });
+    expect(await secrets.apiClient()).toEqual({ clientId: 'a', clientSecret: 'b' });
+    expect((await secrets.keyRing.load()).currentKeyId).toBe('k2');
+    expect(await secrets.mapApi()).toBeUndefined();
+    const missingRing = createLocalSecrets({
+      apiClient: { kind: 'value', json: blankCredentials },
+      keyRing: { kind: 'file', path: join(dir, 'nope.json') },
+    });
+    await expect(missingRing.keyRing.load()).rejects.toMatchObject({
+      kind: 'SecretBlank',
+      secret: join(dir, 'nope.json'),
+    });
+  });
+});
