@@ -8,7 +8,7 @@
  * long-lived ports: they carry the invocation's AbortSignal into every outgoing fetch.
  */
 import { createHmac } from 'node:crypto';
-import type { ApiClientCredentials, CarhookSecrets } from '../adapters/secrets/types';
+import type { ApiClientCredentials, CarhookSecrets, MapApiCredentials } from '../adapters/secrets/types';
 import { createTokenEndpoint, type TokenEndpoint } from '../core/api';
 import { createTokenCipher, type KeyRing, type TokenCipher } from '../core/crypto/token-cipher';
 import type { OAuthEnrollmentDeps } from '../core/enrollment';
@@ -130,11 +130,16 @@ export function createRuntime(settings: RuntimeSettings, ports: RuntimePorts): R
     return cipherOf.cipher;
   };
 
-  const accessFor = (credentials: ApiClientCredentials, fetchImpl: typeof fetch): ApiAccess => ({
+  const accessFor = (
+    credentials: ApiClientCredentials,
+    mapCredentials: MapApiCredentials | undefined,
+    fetchImpl: typeof fetch,
+  ): ApiAccess => ({
     baseUrl: settings.api.baseUrl,
     authUrl: settings.api.authUrl,
     clientId: credentials.clientId,
     clientSecret: credentials.clientSecret,
+    ...(mapCredentials ? { mapCredentials } : {}),
     fetch: fetchImpl,
     ...(settings.apiTimeoutMs !== undefined ? { timeoutMs: settings.apiTimeoutMs } : {}),
   });
@@ -166,7 +171,7 @@ export function createRuntime(settings: RuntimeSettings, ports: RuntimePorts): R
       ...(options.signal ? { signal: options.signal } : {}),
       ...(ports.fetch ? { fetch: ports.fetch } : {}),
     });
-    const access = accessFor(credentials, fetchImpl);
+    const access = accessFor(credentials, await ports.secrets.mapApi(), fetchImpl);
     return { access, endpointFor: endpointsFor(access, fetchImpl), cipher: await cipher() };
   };
 

@@ -203,6 +203,19 @@ describe('map (area C) and services (area B)', () => {
     expect(req?.url.searchParams.get('client_id')).toBe('client-1');
   });
 
+  it("uses the map API's own basic credentials when configured, and never shows their password", async () => {
+    const { client, requests } = testClient(() => json({ error: 'boom map-password-123' }, 500), {
+      mapCredentials: { username: 'map-user', password: 'map-password-123' },
+      retry: { maxAttempts: 1 },
+    });
+    const r = await client.map.vin(VIN);
+    expect(requests[0]?.headers.get('authorization')).toBe(
+      `Basic ${Buffer.from('map-user:map-password-123').toString('base64')}`,
+    );
+    expect(r.ok).toBe(false);
+    expect(JSON.stringify(r)).not.toContain('map-password-123');
+  });
+
   it('posts the bulk map request as a JSON array of VINs', async () => {
     const { client, requests } = testClient(() => json([{ vin: VIN, availableVersion: '1' }]));
     const r = await client.map.bulk([VIN]);

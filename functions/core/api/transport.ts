@@ -31,6 +31,11 @@ export interface TransportOptions {
   readonly baseUrl: string;
   readonly clientId: string;
   readonly clientSecret: string;
+  /**
+   * HTTP basic credentials of the map API (spec 4.3, 5.3). Default: the client id and secret; a
+   * deployment whose map API has its own credentials sets them here.
+   */
+  readonly mapCredentials?: { readonly username: string; readonly password: string };
   readonly tokenProvider?: TokenProvider;
   readonly rateObserver?: RateObserver;
   readonly fetch?: typeof fetch;
@@ -124,6 +129,8 @@ export class Transport {
   readonly #refreshes = new Map<string, Promise<string>>();
   /** Recent tokens, so redaction removes them even where no pattern matches. */
   readonly #secrets = new Set<string>();
+  /** How many of #secrets are the fixed credentials (never trimmed). */
+  readonly #fixedSecrets: number;
   #stats = { requests: 0, calls: 0, retries: 0, refreshes: 0, rateLimited: 0 };
   readonly #byOperation = new Map<string, number>();
 
@@ -135,7 +142,18 @@ export class Transport {
     this.#now = options.now ?? Date.now;
     this.#random = options.random ?? Math.random;
     this.#secrets.add(options.clientSecret);
-    this.#secrets.add(Buffer.from(`${options.clientId}:${options.clientSecret}`).toString('base64'));
+    this.#secrets.add(this.#basicCredentials());
+    if (options.mapCredentials) this.#secrets.add(options.mapCredentials.password);
+    this.#fixedSecrets = this.#secrets.size;
+  }
+
+  /** base64 of `user:password` for the map API's HTTP basic authentication. */
+  #basicCredentials(): string {
+    const { username, password } = this.#o.mapCredentials ?? {
+      username: this.#o.clientId,
+      password: this.#o.clientSecret,
+    };
+    return Buffer.from(`${username}:${password}`).toString('base64');
   }
 
   get clientId(): string {
@@ -153,11 +171,12 @@ export class Transport {
 
   #remember(token: string): void {
     this.#secrets.add(token);
-    if (this.#secrets.size > 34) {
-      // Keep the client secret and basic credentials (the first two) and the newest tokens.
-      const [a, b, , ...rest] = [...this.#secrets];
+    if (this.#secrets.size > this.#fixedSecrets + 32) {
+      // Keep the fixed credentials and the newest tokens: drop the oldest token.
+      const all = [...this.#secrets];
       this.#secrets.clear();
-      for (const s of [a, b, ...rest]) if (s) this.#secrets.add(s);
+      for (const s of [...all.slice(0, this.#fixedSecrets), ...all.slice(this.#fixedSecrets + 1)])
+        this.#secrets.add(s);
     }
   }
 
@@ -234,7 +253,7 @@ export class Transport {
     const headers: Record<string, string> = { Accept: req.accept, ...req.headers };
     if (token !== undefined) headers.Authorization = `Bearer ${token}`;
     if (req.auth === 'basic') {
-      headers.Authorization = `Basic ${Buffer.from(`${this.#o.clientId}:${this.#o.clientSecret}`).toString('base64')}`;
+      headers.Authorization = `Basic ${this.#basicCredentials()}`;
     }
     let body: string | undefined;
     if (req.json !== undefined) {

@@ -18,6 +18,8 @@ export interface ApiAccess {
   readonly authUrl: string;
   readonly clientId: string;
   readonly clientSecret: string;
+  /** The map API's own basic credentials, when they differ from the client's. */
+  readonly mapCredentials?: { readonly username: string; readonly password: string };
   readonly timeoutMs?: number;
   readonly fetch?: typeof fetch;
 }
@@ -107,6 +109,7 @@ export function createMeteredClient(access: ApiAccess, options: MeteredClientOpt
     authUrl: access.authUrl,
     clientId: access.clientId,
     clientSecret: access.clientSecret,
+    ...(access.mapCredentials ? { mapCredentials: access.mapCredentials } : {}),
     brand: options.brand,
     ...(options.tokenProvider ? { tokenProvider: options.tokenProvider } : {}),
     rateObserver,
