@@ -7,7 +7,7 @@ import type { Result } from '../core/webhooks/result';
 /**
  * The management routes of webhook subscriptions (issue 6), as a Hono sub-app the local server and
  * the API Gateway Lambda both mount. Authentication is the mounting app's job (IAM on AWS,
- * `adminAuth` locally). Every error is JSON `{error: {kind, message, issues?}}`; bad input is a 400
+ * `adminAuth` locally). Every error is JSON `{error: {code, message, field?, issues?}}`; bad input is a 400
  * naming the field, an unknown id a 404; only create and rotate-secret ever return a secret.
  */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -20,8 +20,15 @@ export interface SubscriptionRoutesDeps {
 
 type Json = Record<string, unknown>;
 
+/**
+ * The HTTP API's one error shape (functions/http/errors.ts): `{ error: { code, message, field?,
+ * issues? } }`, `field` naming the first offending field.
+ */
 function errorBody(error: ServiceError | { kind: string; message: string }): Json {
-  return { error: { ...error } };
+  const { kind, ...rest } = error;
+  const issues = 'issues' in error ? (error.issues as readonly { field?: string }[] | undefined) : undefined;
+  const field = issues?.[0]?.field;
+  return { error: { code: kind, ...(field !== undefined ? { field } : {}), ...rest } };
 }
 
 function statusOf(error: ServiceError): 400 | 404 | 409 {
@@ -85,10 +92,10 @@ export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
 
   app.onError((error, c) => {
     deps.onError?.(error);
-    return c.json({ error: { kind: 'Internal', message: 'internal error; see the server log' } }, 500);
+    return c.json(errorBody({ kind: 'Internal', message: 'internal error; see the server log' }), 500);
   });
   app.notFound((c) =>
-    c.json({ error: { kind: 'NotFound', message: `no route ${c.req.method} ${c.req.path}` } }, 404),
+    c.json(errorBody({ kind: 'NotFound', message: `no route ${c.req.method} ${c.req.path}` }), 404),
   );
 
   const page = (c: Context) => ({ limit: c.req.query('limit'), cursor: c.req.query('cursor') });
@@ -158,7 +165,7 @@ export function adminAuth(token: string): MiddlewareHandler {
       return c.json(
         {
           error: {
-            kind: 'Unauthorized',
+            code: 'Unauthorized',
             message: match ? 'the admin token is not valid' : 'missing "Authorization: Bearer <admin token>"',
           },
         },

@@ -412,10 +412,11 @@ describe('HTTP API', () => {
             ...(method === 'GET' || method === 'DELETE' ? {} : { body }),
           });
           expect(res.status, `${method} ${path}?${qs} ${body.slice(0, 80)}`).toBeLessThan(500);
-          // The subscription routes name the error `kind`, the others `code` (reported to the lead).
+          // One error shape on every route: { error: { code, message, field? } }.
           if (res.status >= 400) {
             const error = ((await res.json()) as Json).error;
-            expect(error.code ?? error.kind).toEqual(expect.any(String));
+            expect(error.code).toEqual(expect.any(String));
+            expect(error.message).toEqual(expect.any(String));
           }
         },
       ),

@@ -175,7 +175,7 @@ describe('management routes', () => {
     ] as const) {
       const res = await call(method, path, body);
       expect(res.status, `${method} ${path}`).toBe(404);
-      expect(res.json?.error.kind).toBe('NotFound');
+      expect(res.json?.error.code).toBe('NotFound');
     }
   });
 });
@@ -242,7 +242,8 @@ describe('bad input', () => {
     const { call } = setup({ strict: true });
     const res = await call('POST', '/subscriptions', undefined, raw);
     expect(res.status).toBe(400);
-    expect(res.json?.error.kind).toBe('Malformed');
+    expect(res.json?.error.code).toBe('Malformed');
+    expect(res.json?.error.field).toEqual(expect.any(String));
     const issue = res.json?.error.issues.find((i: { field: string }) => i.field === field);
     expect(issue, res.text).toBeDefined();
     expect(issue.reason).toMatch(reason);
@@ -286,7 +287,7 @@ describe('bad input', () => {
       JSON.stringify({ url: 'https://a.example.com', description: 'x'.repeat(70_000) }),
     );
     expect(res.status).toBe(413);
-    expect(res.json?.error.kind).toBe('Malformed');
+    expect(res.json?.error.code).toBe('Malformed');
   });
 
   it('never answers 5xx to random bodies on any route, and names the problem', async () => {
@@ -367,7 +368,7 @@ describe('adminAuth', () => {
     const res = await app().request('/subscriptions', header ? { headers: { authorization: header } } : {});
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
-    expect(((await res.json()) as { error: { kind: string } }).error.kind).toBe('Unauthorized');
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('Unauthorized');
   });
 
   it('refuses to start with a short or empty token', () => {
