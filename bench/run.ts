@@ -1,0 +1,336 @@
+/**
+ * The benchmark suite (issue 9): `npm run bench` runs every area in ONE process, side by side on
+ * the same machine state, prints progress on stderr and writes BENCHMARKS.md (machine, command,
+ * date, one section per area with its ratios and targets marked met / not met).
+ *
+ *   npm run bench                          every area, full sizes
+ *   npm run bench -- --quick               smaller sizes
+ *   npm run bench -- --only pipeline,sim   some areas
+ *   npm run bench -- --out /tmp/b.md       write elsewhere (default: BENCHMARKS.md at the root)
+ *
+ * An area that fails is reported in the file (and the exit code is 1); the others still run.
+ */
+
+import { writeFile } from 'node:fs/promises';
+import { cpus, freemem, loadavg, totalmem } from 'node:os';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import * as detection from './detection';
+import * as pipeline from './pipeline';
+import * as sim from './sim';
+import * as webhooks from './webhooks';
+
+export const AREAS = ['sim', 'detection', 'webhooks', 'bundles', 'pipeline'] as const;
+export type Area = (typeof AREAS)[number];
+
+export interface BenchArgs {
+  readonly quick: boolean;
+  readonly only: readonly Area[];
+  readonly out: string;
+}
+
+export type ArgsResult =
+  | { readonly ok: true; readonly args: BenchArgs }
+  | { readonly ok: false; readonly kind: 'InvalidArgs'; readonly field: string; readonly message: string };
+
+const DEFAULT_OUT = fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url));
+
+/** Parses the command line; a bad flag is a value naming it, never a throw. */
+export function parseBenchArgs(argv: readonly string[]): ArgsResult {
+  const bad = (field: string, message: string): ArgsResult => ({
+    ok: false,
+    kind: 'InvalidArgs',
+    field,
+    message,
+  });
+  if (argv.includes('--faults')) {
+    return bad(
+      '--faults',
+      'the fault-injection suite is not part of the benchmark yet (issue 9, a later step); run `npm run bench` without it',
+    );
+  }
+  let parsed: ReturnType<
+    typeof parseArgs<{
+      options: { quick: { type: 'boolean' }; only: { type: 'string' }; out: { type: 'string' } };
+    }>
+  >;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      options: { quick: { type: 'boolean' }, only: { type: 'string' }, out: { type: 'string' } },
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (error) {
+    return bad(
+      'argv',
+      `${error instanceof Error ? error.message : String(error)} (flags: --quick, --only <${AREAS.join(',')}>, --out <file>)`,
+    );
+  }
+  let only: Area[] = [...AREAS];
+  if (parsed.values.only !== undefined) {
+    const names = parsed.values.only
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0);
+    const unknown = names.filter((n) => !(AREAS as readonly string[]).includes(n));
+    if (names.length === 0 || unknown.length > 0) {
+      return bad(
+        '--only',
+        `${names.length === 0 ? 'no area given' : `unknown area ${unknown.map((u) => `'${u}'`).join(', ')}`}; areas: ${AREAS.join(', ')}`,
+      );
+    }
+    only = AREAS.filter((a) => names.includes(a));
+  }
+  const out = parsed.values.out ?? DEFAULT_OUT;
+  if (out.trim() === '') return bad('--out', 'must be a file path');
+  return { ok: true, args: { quick: parsed.values.quick ?? false, only, out } };
+}
+
+export interface Machine {
+  readonly cpu: string;
+  readonly cores: number;
+  readonly memoryGiB: number;
+  readonly freeMemoryGiB: number;
+  readonly node: string;
+  readonly platform: string;
+  readonly loadAverage: readonly number[];
+}
+
+export function machine(): Machine {
+  const c = cpus();
+  return {
+    cpu: c[0]?.model.trim() ?? 'unknown',
+    cores: c.length,
+    memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    freeMemoryGiB: Math.round((freemem() / 2 ** 30) * 10) / 10,
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    loadAverage: loadavg().map((n) => Math.round(n * 100) / 100),
+  };
+}
+
+type SimResult = Awaited<ReturnType<typeof sim.run>>;
+type DetectionResult = ReturnType<typeof detection.run>;
+type WebhooksResult = Awaited<ReturnType<typeof webhooks.run>>;
+type PipelineResult = pipeline.PipelineBenchResult;
+
+export type AreaOutcome =
+  | { readonly area: 'sim'; readonly ok: true; readonly seconds: number; readonly result: SimResult }
+  | {
+      readonly area: 'detection';
+      readonly ok: true;
+      readonly seconds: number;
+      readonly result: DetectionResult;
+    }
+  | {
+      readonly area: 'webhooks';
+      readonly ok: true;
+      readonly seconds: number;
+      readonly result: WebhooksResult;
+    }
+  | {
+      readonly area: 'pipeline';
+      readonly ok: true;
+      readonly seconds: number;
+      readonly result: PipelineResult;
+    }
+  /** bench/bundles.ts renders its own section (issue 7). */
+  | { readonly area: 'bundles'; readonly ok: true; readonly seconds: number; readonly markdown: string }
+  | { readonly area: Area; readonly ok: false; readonly seconds: number; readonly error: string };
+
+const met = (ok: boolean): string => (ok ? '**met**' : '**not met**');
+const n = (x: number): string => x.toLocaleString('en-US');
+
+function simSection(r: SimResult): string {
+  return [
+    sim.toMarkdown(r),
+    '',
+    `Target (issue 2): start-up under 1 s for 20 vehicles: ${met(r.startup20Ms < 1000)} (${r.startup20Ms} ms); 1,000 vehicles served with no error: ${met(r.errors === 0)}.`,
+  ].join('\n');
+}
+
+function detectionSection(r: DetectionResult): string {
+  const row = (x: DetectionResult['steady']) =>
+    `| ${x.label} | ${n(x.diffsPerSecond)} | ${x.microsPerDiff.toFixed(2)} µs | ${n(x.wallDiffsPerSecond)} | ${n(x.iterations)} |`;
+  return [
+    '| diff | diffs per CPU-second (one core) | CPU time per diff | diffs per wall-second | iterations |',
+    '|---|---|---|---|---|',
+    row(r.steady),
+    row(r.news),
+    '',
+    `Steady state vs target: ${(r.steady.diffsPerSecond / r.target).toFixed(1)}× the ${n(r.target)} diffs/s target (issue 4): ${met(r.meetsTarget)}.`,
+  ].join('\n');
+}
+
+function webhooksSection(r: WebhooksResult): string {
+  const t = r.throughput;
+  const l = r.latency;
+  const ratio = Math.round((t.deliveriesPerSecond / t.bareRequestsPerSecond) * 100) / 100;
+  return [
+    `| webhook sender (${n(t.deliveries)} deliveries, concurrency ${t.concurrency}, local receiver) | Carhook sender | bare http.request | sender / bare |`,
+    '|---|---|---|---|',
+    `| deliveries per second | ${n(t.deliveriesPerSecond)} | ${n(t.bareRequestsPerSecond)} | ${ratio} |`,
+    `| process CPU per delivery | ${t.senderCpuMicrosPerDelivery} µs | ${t.bareCpuMicrosPerRequest} µs | ${Math.round((t.senderCpuMicrosPerDelivery / t.bareCpuMicrosPerRequest) * 100) / 100} |`,
+    `| latency p50 (one at a time, ${n(l.samples)} samples) | ${l.senderP50Ms} ms | ${l.bareP50Ms} ms | ${l.ratioP50} |`,
+    `| latency p99 | ${l.senderP99Ms} ms | ${l.bareP99Ms} ms | ${l.ratioP99} |`,
+    '',
+    `Succeeded: ${n(t.succeeded)} / ${n(t.deliveries)}. Added by Carhook (sender − bare): p50 ${l.addedP50Ms} ms, p99 ${l.addedP99Ms} ms.`,
+    `Targets (issue 6): ≥ 500 deliveries/s: ${met(t.deliveriesPerSecond >= 500)}; p99 added latency < 50 ms: ${met(l.addedP99Ms < 50)}.`,
+  ].join('\n');
+}
+
+const TITLES: Record<Area, string> = {
+  sim: 'Simulator (issue 2)',
+  detection: 'Detection engine (issue 4)',
+  webhooks: 'Webhook delivery (issue 6)',
+  bundles: 'Lambda bundles (issue 7)',
+  pipeline: 'Poll pipeline (issues 5 and 9)',
+};
+
+export function renderReport(input: {
+  readonly machine: Machine;
+  readonly args: BenchArgs;
+  readonly startedAt: Date;
+  readonly seconds: number;
+  readonly peakRssMiB: number;
+  readonly outcomes: readonly AreaOutcome[];
+}): string {
+  const m = input.machine;
+  const command = `npm run bench${input.args.quick ? ' -- --quick' : ''}${
+    input.args.only.length < AREAS.length
+      ? `${input.args.quick ? '' : ' --'} --only ${input.args.only.join(',')}`
+      : ''
+  }`;
+  const lines: string[] = [
+    '# Benchmarks',
+    '',
+    `Produced by \`${command}\` (\`tsx bench/run.ts\`) on ${input.startedAt.toISOString()}, every area in one process, one after the other, so the figures compared in a table were measured side by side on the same machine state. Regenerate with the same command; the machine is shared and noisy, so compare ratios rather than absolute figures. The poll pipeline runs on the simulator's manual clock: its request counts and lags (in simulated time) do not depend on machine load, only its wall time does.`,
+    '',
+    '| machine | |',
+    '|---|---|',
+    `| CPU | ${m.cpu} |`,
+    `| cores | ${m.cores} |`,
+    `| memory | ${m.memoryGiB} GiB (${m.freeMemoryGiB} GiB free at start) |`,
+    `| Node | ${m.node} (${m.platform}) |`,
+    `| load average at start (1, 5, 15 min) | ${m.loadAverage.join(', ')} |`,
+    `| whole run | ${input.seconds} s wall, peak RSS of the bench process ${input.peakRssMiB} MiB |`,
+    '',
+    '## Summary',
+    '',
+    '| area | status | wall time |',
+    '|---|---|---|',
+    ...input.outcomes.map((o) => `| ${TITLES[o.area]} | ${o.ok ? 'ran' : '**failed**'} | ${o.seconds} s |`),
+    '',
+  ];
+  for (const o of input.outcomes) {
+    lines.push(`## ${TITLES[o.area]}`, '');
+    if (!o.ok) {
+      lines.push(`**This area failed:** ${o.error}`, '');
+      continue;
+    }
+    switch (o.area) {
+      case 'sim':
+        lines.push(simSection(o.result));
+        break;
+      case 'detection':
+        lines.push(detectionSection(o.result));
+        break;
+      case 'webhooks':
+        lines.push(webhooksSection(o.result));
+        break;
+      case 'pipeline':
+        lines.push(pipeline.toMarkdown(o.result));
+        break;
+      case 'bundles':
+        // Its own "## …" heading is replaced by ours.
+        lines.push(o.markdown.replace(/^## [^\n]*\n+/, '').trimEnd());
+        break;
+    }
+    lines.push('');
+  }
+  return lines.join('\n');
+}
+
+const describeError = (error: unknown): string =>
+  error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+
+/** Runs one area, catching its failure as a value. */
+async function runArea(area: Area, quick: boolean, log: (line: string) => void): Promise<AreaOutcome> {
+  const t0 = performance.now();
+  const seconds = () => Math.round((performance.now() - t0) / 100) / 10;
+  try {
+    switch (area) {
+      case 'sim': {
+        const result = await sim.run(quick ? { requests: 1000 } : {});
+        return { area, ok: true, seconds: seconds(), result };
+      }
+      case 'detection': {
+        const result = detection.run();
+        return { area, ok: true, seconds: seconds(), result };
+      }
+      case 'webhooks': {
+        const result = await webhooks.run(quick ? { deliveries: 1000, latencySamples: 200 } : {});
+        return { area, ok: true, seconds: seconds(), result };
+      }
+      case 'pipeline': {
+        const result = await pipeline.run({ quick, log });
+        return { area, ok: true, seconds: seconds(), result };
+      }
+      case 'bundles': {
+        // Loaded here so that a problem in it (CDK synthesis, esbuild) fails this area only.
+        const bundles = await import('./bundles');
+        const markdown = bundles.markdown(bundles.run({ runs: quick ? 3 : 5 }));
+        return { area, ok: true, seconds: seconds(), markdown };
+      }
+    }
+  } catch (error) {
+    return { area, ok: false, seconds: seconds(), error: describeError(error) };
+  }
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const parsed = parseBenchArgs(argv);
+  if (!parsed.ok) {
+    console.error(`bench: ${parsed.field}: ${parsed.message}`);
+    return 2;
+  }
+  const { args } = parsed;
+  const startedAt = new Date();
+  const m = machine();
+  const log = (line: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
+  log(
+    `bench: ${args.only.join(', ')}${args.quick ? ' (quick)' : ''} on ${m.cpu}, ${m.cores} cores, load ${m.loadAverage.join(' ')}`,
+  );
+  const t0 = performance.now();
+  const outcomes: AreaOutcome[] = [];
+  for (const area of args.only) {
+    log(`${area}: start`);
+    const outcome = await runArea(area, args.quick, log);
+    log(`${area}: ${outcome.ok ? 'done' : `FAILED (${outcome.error})`} in ${outcome.seconds} s`);
+    outcomes.push(outcome);
+  }
+  const report = renderReport({
+    machine: m,
+    args,
+    startedAt,
+    seconds: Math.round((performance.now() - t0) / 100) / 10,
+    peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
+    outcomes,
+  });
+  await writeFile(args.out, report);
+  log(`wrote ${args.out}`);
+  return outcomes.every((o) => o.ok) ? 0 : 1;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      console.error(`bench: ${describeError(error)}`);
+      process.exitCode = 1;
+    },
+  );
+}

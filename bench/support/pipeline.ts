@@ -1,0 +1,242 @@
+/**
+ * A whole poll pipeline on one simulator (manual clock): enrollment through the real OAuth flow,
+ * planner, an in-memory queue, workers and a bus that records the simulated time of every publish.
+ * Adapted from test/polling/support.ts (bench/ never imports test files).
+ */
+import { randomBytes } from 'node:crypto';
+import { createTokenEndpoint, type TokenEndpoint } from '../../functions/core/api';
+import { createKeyRing, createTokenCipher } from '../../functions/core/crypto/token-cipher';
+import {
+  type CompleteAuthorizationResult,
+  completeAuthorization,
+  type OAuthEnrollmentDeps,
+  startAuthorization,
+} from '../../functions/core/enrollment';
+import type { EventEnvelope } from '../../functions/core/events/envelope';
+import {
+  type JobResult,
+  type PlannerRun,
+  type PollDeps,
+  type PollingConfig,
+  type PollJob,
+  runPlanner,
+  runPollJob,
+} from '../../functions/core/polling';
+import type { EventBus, PublishResult } from '../../functions/core/publishing/ports';
+import type { JobQueue, OutgoingMessage } from '../../functions/core/queue/ports';
+import { DEFAULT_RATE_BUDGET, type RateBudgetConfig } from '../../functions/core/ratelimit/bucket';
+import { createMemoryRateBudget, type RateBudget } from '../../functions/core/ratelimit/budget';
+import { createMemoryStores } from '../../functions/core/store/memory';
+import type { Stores } from '../../functions/core/store/ports';
+import { createTokenManager } from '../../functions/core/tokens';
+import { BRANDS, type RunningSimulator, type SimulatorOptions, startSimulator } from '../../sim';
+import type { SimUser } from '../../sim/world/types';
+
+const REDIRECT_URI = 'http://127.0.0.1:9/callback';
+const STATE_KEY = 'bench-state-key-0123456789abcdef-0123456789';
+
+/** A bench step that went wrong, with what a reader needs to find out why. */
+export class BenchError extends Error {
+  override readonly name = 'BenchError';
+  readonly kind = 'BenchFailed';
+  constructor(
+    readonly step: string,
+    why: string,
+  ) {
+    super(`${step}: ${why}`);
+  }
+}
+
+/** One accepted event and the simulated time (epoch ms) the bus accepted it. */
+export interface Published {
+  readonly envelope: EventEnvelope;
+  readonly at: number;
+}
+
+/** An in-memory bus that stamps every accepted event with the simulator's clock. */
+export class RecordingBus implements EventBus {
+  readonly received: Published[] = [];
+  constructor(private readonly now: () => number) {}
+  async publish(events: readonly EventEnvelope[]): Promise<PublishResult> {
+    const at = this.now();
+    for (const envelope of events) this.received.push({ envelope, at });
+    return { published: events.map((e) => e.id), failed: [] };
+  }
+}
+
+/** An in-memory FIFO job queue (dedup on `dedupId` while pending, as SQS FIFO does). */
+export class MemoryQueue<T> implements JobQueue<T> {
+  readonly pending: T[] = [];
+  readonly #dedup = new Set<string>();
+  async send(messages: readonly OutgoingMessage<T>[]): Promise<void> {
+    for (const m of messages) {
+      if (m.dedupId !== undefined) {
+        if (this.#dedup.has(m.dedupId)) continue;
+        this.#dedup.add(m.dedupId);
+      }
+      this.pending.push(structuredClone(m.body));
+    }
+  }
+  drain(): T[] {
+    this.#dedup.clear();
+    return this.pending.splice(0, this.pending.length);
+  }
+}
+
+/** The simulator's own counters (`GET /_sim/stats`). */
+export interface SimStats {
+  readonly total: number;
+  readonly tooManyRequests: number;
+  readonly clients: Record<
+    string,
+    { requests: number; tooManyRequests: number; maxInWindow: number; limit: number; windowSeconds: number }
+  >;
+}
+
+export interface BenchPipeline {
+  readonly sim: RunningSimulator;
+  readonly stores: Stores;
+  readonly bus: RecordingBus;
+  readonly rate: RateBudgetConfig;
+  now(): number;
+  /** The control API over HTTP: JSON in and out. */
+  control(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+  advance(ms: number): Promise<void>;
+  stats(): Promise<SimStats>;
+  enroll(user: SimUser): Promise<CompleteAuthorizationResult>;
+  /** Enrolls every user of the world, pacing the vehicle-list reads within the budget. */
+  enrollAll(): Promise<number>;
+  /** One planner run and every job it enqueued, run one after the other. */
+  cycle(): Promise<{ planner: PlannerRun; results: JobResult[] }>;
+  close(): Promise<void>;
+}
+
+export async function startBenchPipeline(
+  options: {
+    sim?: SimulatorOptions;
+    config?: Partial<PollingConfig>;
+    rate?: RateBudgetConfig;
+    /** Other store and budget implementations (DynamoDB Local); memory by default. */
+    backend?: { stores: Stores; budget: RateBudget };
+  } = {},
+): Promise<BenchPipeline> {
+  const sim = await startSimulator({ port: 0, clock: 'manual', vehicles: 20, seed: 1, ...options.sim });
+  const now = (): number => sim.world.now();
+  const stores = options.backend?.stores ?? createMemoryStores();
+  const bus = new RecordingBus(now);
+  const queue = new MemoryQueue<PollJob>();
+  const rate = options.rate ?? DEFAULT_RATE_BUDGET;
+  const budget = options.backend?.budget ?? createMemoryRateBudget(rate);
+  const cipher = createTokenCipher(createKeyRing('k1', new Map([['k1', randomBytes(32)]])));
+  const access = {
+    baseUrl: sim.baseUrl,
+    authUrl: sim.authUrl,
+    clientId: sim.clientId,
+    clientSecret: sim.clientSecret,
+  };
+  const endpoints = new Map<string, TokenEndpoint>();
+  const endpointFor = (brand: string): TokenEndpoint => {
+    let e = endpoints.get(brand);
+    if (!e) {
+      e = createTokenEndpoint({ ...access, brand, now, retry: { maxAttempts: 1 } });
+      endpoints.set(brand, e);
+    }
+    return e;
+  };
+  const fastSleep = (): Promise<void> => new Promise((r) => setImmediate(r));
+  const config: Partial<PollingConfig> = options.config ?? {};
+  const tokens = createTokenManager({ ...stores, cipher, endpointFor, now, sleep: fastSleep });
+  const publish = { sleep: async () => {}, maxAttempts: 2 };
+  const pollDeps: PollDeps = { stores, budget, bus, access, tokens, now, config, publish };
+  const enrollDeps: OAuthEnrollmentDeps = {
+    stores,
+    cipher,
+    bus,
+    access,
+    endpointFor,
+    stateKey: STATE_KEY,
+    budget,
+    now,
+    publish,
+  };
+
+  const control: BenchPipeline['control'] = async (method, path, body) => {
+    const res = await fetch(`${sim.url}/_sim${path}`, {
+      method,
+      ...(body !== undefined
+        ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }
+        : {}),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? (JSON.parse(text) as unknown) : undefined };
+  };
+
+  const advance = async (ms: number): Promise<void> => {
+    if (ms <= 0) return;
+    const r = await control('POST', '/clock/advance', { ms: Math.round(ms) });
+    if (r.status !== 200) throw new BenchError('advance the simulator clock', `status ${r.status}`);
+  };
+
+  const enroll = async (user: SimUser): Promise<CompleteAuthorizationResult> => {
+    const started = startAuthorization(enrollDeps, {
+      brand: BRANDS[user.brand].authSegment,
+      redirectUri: REDIRECT_URI,
+    });
+    if (started.kind !== 'Started') throw new BenchError('start authorization', started.message);
+    const page = await fetch(started.url);
+    await page.arrayBuffer();
+    if (page.status !== 200) throw new BenchError('authorize page', `status ${page.status}`);
+    const post = await fetch(started.url, {
+      method: 'POST',
+      body: new URLSearchParams({ user: user.id }),
+      redirect: 'manual',
+    });
+    await post.arrayBuffer();
+    if (post.status !== 302) throw new BenchError('authorize POST', `status ${post.status}`);
+    const location = new URL(post.headers.get('location') ?? '', REDIRECT_URI);
+    return completeAuthorization(enrollDeps, {
+      state: location.searchParams.get('state') ?? '',
+      code: location.searchParams.get('code') ?? '',
+    });
+  };
+
+  return {
+    sim,
+    stores,
+    bus,
+    rate,
+    now,
+    control,
+    advance,
+    stats: async () => (await control('GET', '/stats')).body as SimStats,
+    enroll,
+    enrollAll: async () => {
+      // One vehicle-list read per user: at most half the window's budget per simulated minute.
+      const perMinute = Math.max(1, Math.floor((rate.limit * (1 - rate.safetyMargin)) / 2));
+      let enrolled = 0;
+      for (const user of sim.world.users()) {
+        if (enrolled > 0 && enrolled % perMinute === 0) await advance(rate.windowMs);
+        const r = await enroll(user);
+        if (r.kind !== 'Enrolled') {
+          throw new BenchError(`enroll user ${user.id}`, `${r.kind}: ${JSON.stringify(r)}`);
+        }
+        enrolled++;
+      }
+      return enrolled;
+    },
+    cycle: async () => {
+      const planner = await runPlanner({ ...stores, queue, now, config, rateBudget: rate });
+      const results: JobResult[] = [];
+      for (const job of queue.drain()) results.push(await runPollJob(pollDeps, job));
+      return { planner, results };
+    },
+    close: () => sim.close(),
+  };
+}
+
+/** Requests the poll jobs of one cycle sent (discovery included). */
+export function requestsOf(results: readonly JobResult[]): number {
+  let n = 0;
+  for (const r of results) n += r.kind === 'discover-vehicles' ? r.requests : r.summary.requests;
+  return n;
+}
