@@ -33,6 +33,12 @@ export class CarhookStack extends Stack {
       ...props.carhook,
       ...(existingAlarmTopic ? { existingAlarmTopic } : {}),
     });
+    new CfnOutput(this, 'ApiUrl', {
+      value: this.carhook.httpApi.url,
+      description: 'Base URL of the HTTP API: enroll users at <ApiUrl>oauth/<brand>/authorize',
+    });
+    new CfnOutput(this, 'EventBusName', { value: this.carhook.data.eventBus.eventBusName });
+    new CfnOutput(this, 'TableName', { value: this.carhook.data.table.tableName });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.carhook.monitoring.alarmTopic.topicArn });
     new CfnOutput(this, 'DashboardName', { value: this.carhook.monitoring.dashboard.dashboardName });
   }

@@ -1,15 +1,26 @@
-import { type Duration, type RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
-import type { IEventBus } from 'aws-cdk-lib/aws-events';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Duration, type RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { type IEventBus, Match, Rule } from 'aws-cdk-lib/aws-events';
+import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { CARHOOK_DEFAULTS } from './config';
+import { BUS_ONLY_PREFIX } from '../functions/core/webhooks/subscription';
+import { RUNTIME_ENV } from '../functions/runtime/config';
+import { CARHOOK_DEFAULTS, CARHOOK_ENV } from './config';
 import { CarhookData, EVENT_SOURCE_PATTERN } from './constructs/carhook-data';
 import {
   CarhookFunction,
   type CarhookFunctionProps,
   type CarhookLogLevel,
 } from './constructs/carhook-function';
+import { CarhookHttpApi } from './constructs/carhook-http-api';
+import { CarhookQueue, carhookDeadLetterQueue } from './constructs/carhook-queue';
+import { CarhookSchedule } from './constructs/carhook-schedule';
 import { type CarhookAlarmThresholds, CarhookMonitoring } from './monitoring';
+import { REPO_ROOT } from './paths';
 import {
   CarhookConfigError,
   requireHttpsUrl,
@@ -87,6 +98,13 @@ export interface CarhookProps {
   readonly serviceName?: string;
   /** Log level of every function. @default 'INFO' */
   readonly logLevel?: CarhookLogLevel;
+  /**
+   * Bundle the AWS SDK into every function instead of using the one the Node 22 runtime ships:
+   * pinned SDK versions and only the SDK code a handler uses, for bundles about twice as large
+   * (compare with `npx tsx bench/bundles.ts --bundle-sdk`).
+   * @default false
+   */
+  readonly bundleAwsSdk?: boolean;
 }
 
 /** CarhookProps with every default applied and checked: what the runtime is configured from. */
@@ -102,6 +120,7 @@ export interface CarhookConfig {
   readonly serviceName: string;
   readonly metricsNamespace: string;
   readonly logLevel: CarhookLogLevel;
+  readonly bundleAwsSdk: boolean;
 }
 
 const BRAND_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -199,6 +218,7 @@ export function resolveCarhookConfig(props: CarhookProps): CarhookConfig {
     serviceName,
     metricsNamespace: CARHOOK_DEFAULTS.metricsNamespace,
     logLevel,
+    bundleAwsSdk: props.bundleAwsSdk ?? false,
   };
 }
 
@@ -209,16 +229,38 @@ export function resolveCarhookConfig(props: CarhookProps): CarhookConfig {
  */
 export function carhookRuntimeEnvironment(config: CarhookConfig): Record<string, string> {
   return {
-    CARHOOK_API_BASE_URL: config.apiBaseUrl,
-    CARHOOK_AUTH_URL: config.authUrl,
-    CARHOOK_BRANDS: config.brands.join(','),
-    CARHOOK_QUOTA_REQUESTS: String(config.quota.requests),
-    CARHOOK_QUOTA_WINDOW_SECONDS: String(config.quota.window.toSeconds()),
-    CARHOOK_POLL_INTERVAL_SECONDS: String(config.pollInterval.toSeconds()),
-    CARHOOK_MAINTENANCE_DUE_DAYS: String(config.maintenanceDueThreshold.days),
-    CARHOOK_MAINTENANCE_DUE_KM: String(config.maintenanceDueThreshold.distanceKm),
-    CARHOOK_EVENT_LOG_RETENTION_DAYS: String(config.eventLogRetention.toDays()),
+    [RUNTIME_ENV.apiBaseUrl]: config.apiBaseUrl,
+    [RUNTIME_ENV.authUrl]: config.authUrl,
+    [RUNTIME_ENV.brands]: config.brands.join(','),
+    [RUNTIME_ENV.quotaRequests]: String(config.quota.requests),
+    [RUNTIME_ENV.quotaWindowSeconds]: String(config.quota.window.toSeconds()),
+    [RUNTIME_ENV.pollIntervalSeconds]: String(config.pollInterval.toSeconds()),
+    [RUNTIME_ENV.maintenanceDueDays]: String(config.maintenanceDueThreshold.days),
+    [RUNTIME_ENV.maintenanceDueKm]: String(config.maintenanceDueThreshold.distanceKm),
+    [RUNTIME_ENV.eventLogRetentionDays]: String(config.eventLogRetention.toDays()),
   };
+}
+
+/** The queues of the stateless part; each work queue has its own dead-letter queue. */
+export interface CarhookQueues {
+  /** Planner → poll worker. */
+  readonly pollJobs: CarhookQueue;
+  /** Bus rule → webhook fan-out. */
+  readonly fanOut: CarhookQueue;
+  /** Webhook retries, replays and resumed deliveries → delivery worker. */
+  readonly deliveries: CarhookQueue;
+  /** Scheduler invocations (planner, sweeper) that failed every retry. */
+  readonly scheduleDeadLetters: Queue;
+}
+
+/** The Lambda functions of the stateless part, one per handler of functions/handlers. */
+export interface CarhookHandlers {
+  readonly planner: CarhookFunction;
+  readonly pollWorker: CarhookFunction;
+  readonly sweeper: CarhookFunction;
+  readonly fanOut: CarhookFunction;
+  readonly delivery: CarhookFunction;
+  readonly httpApi: CarhookFunction;
 }
 
 /**
@@ -229,14 +271,26 @@ export function carhookRuntimeEnvironment(config: CarhookConfig): Record<string,
  * Composition:
  * - `data` (CarhookData): key, table, bus + archive, schema registry, secrets.
  * - `monitoring` (CarhookMonitoring): alarm topic, metric alarms, dashboard.
- * - Stateless part (functions, queues, scheduler, HTTP API): built in the constructor below, after
- *   `monitoring`, from `this.config`, `this.data` and `this.monitoring`, with `addFunction` for every
- *   Lambda and `monitoring.addDeadLetterQueue` for every DLQ. That is the one place it plugs in.
+ * - Stateless part, built from `config`, `data` and `monitoring`:
+ *   - planner on an EventBridge Scheduler schedule → `poll-jobs` queue → poll worker;
+ *   - sweeper on its own schedule (republishes what the event log holds unpublished);
+ *   - a rule on the bus (Carhook's events except the bus-only `webhook.*` ones) → `fan-out` queue →
+ *     webhook fan-out → first attempts, retries through the `deliveries` queue → delivery worker;
+ *   - the HTTP API (OAuth public, management IAM-authorized) → the HTTP function.
+ *   Every function comes from `addFunction` with exactly the grants its handler uses; every
+ *   dead-letter queue has an alarm (`monitoring.addDeadLetterQueue`).
  */
 export class Carhook extends Construct {
   readonly config: CarhookConfig;
   readonly data: CarhookData;
   readonly monitoring: CarhookMonitoring;
+  readonly queues: CarhookQueues;
+  readonly handlers: CarhookHandlers;
+  readonly plannerSchedule: CarhookSchedule;
+  readonly sweeperSchedule: CarhookSchedule;
+  /** Carhook's events on the bus → the fan-out queue. */
+  readonly fanOutRule: Rule;
+  readonly httpApi: CarhookHttpApi;
   private readonly functionsById = new Map<string, CarhookFunction>();
 
   constructor(scope: Construct, id: string, props: CarhookProps) {
@@ -262,9 +316,138 @@ export class Carhook extends Construct {
       quota: this.config.quota,
     });
 
-    // Extension point: the stateless part (planner on a schedule, poll worker on its queue, webhook
-    // fan-out and delivery, HTTP API) is composed here from this.config, this.data and
-    // this.monitoring. It needs the handlers of functions/handlers, which this round does not have.
+    const { timeouts, eventSources, maxReceiveCount } = CARHOOK_DEFAULTS;
+    const { table, eventBus, apiClientCredentials, tokenKeyRing, mapApiCredentials } = this.data;
+    const source = this.config.eventSource;
+
+    this.queues = {
+      pollJobs: new CarhookQueue(this, 'PollJobsQueue', {
+        consumerTimeout: timeouts.pollWorker,
+        maxReceiveCount: maxReceiveCount.pollJobs,
+      }),
+      fanOut: new CarhookQueue(this, 'FanOutQueue', {
+        consumerTimeout: timeouts.fanOut,
+        maxReceiveCount: maxReceiveCount.fanOut,
+      }),
+      deliveries: new CarhookQueue(this, 'DeliveriesQueue', {
+        consumerTimeout: timeouts.delivery,
+        maxReceiveCount: maxReceiveCount.deliveries,
+      }),
+      scheduleDeadLetters: carhookDeadLetterQueue(this, 'ScheduleDeadLetters'),
+    };
+    const { pollJobs, fanOut, deliveries, scheduleDeadLetters } = this.queues;
+    Validations.of(scheduleDeadLetters).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        "It is a dead-letter queue: EventBridge Scheduler's (the schedules' DeadLetterConfig), not an SQS redrive target, which is all the rule can see.",
+    });
+    this.monitoring.addDeadLetterQueue('PollJobs', pollJobs.deadLetterQueue);
+    this.monitoring.addDeadLetterQueue('FanOut', fanOut.deadLetterQueue);
+    this.monitoring.addDeadLetterQueue('Deliveries', deliveries.deadLetterQueue);
+    this.monitoring.addDeadLetterQueue('Schedules', scheduleDeadLetters);
+
+    // Grants follow what each handler's runtime asks for (functions/handlers/*.ts `needs`) and the
+    // ports it calls: the planner only reads and sends jobs; only the poll worker and the HTTP API
+    // (OAuth) read the API client credentials.
+    const planner = this.addFunction('Planner', {
+      entry: 'functions/handlers/planner.ts',
+      description: 'Plans the poll jobs of one cycle within the quota and sends them to the poll-jobs queue',
+      timeout: timeouts.planner,
+    })
+      .bindTable(table, 'read')
+      .bindQueue(pollJobs.queue, 'send', CARHOOK_ENV.pollQueueUrl)
+      // Map credentials decide whether map jobs are planned at all.
+      .bindSecret(mapApiCredentials, CARHOOK_ENV.mapApiCredentialsSecretArn);
+
+    const pollWorker = this.addFunction('PollWorker', {
+      entry: 'functions/handlers/poll-worker.ts',
+      description:
+        'Runs poll jobs: calls the API within the shared budget, diffs, commits state, publishes events',
+      timeout: timeouts.pollWorker,
+    })
+      .bindTable(table, 'readWrite')
+      .bindBus(eventBus, source)
+      .bindSecret(apiClientCredentials, CARHOOK_ENV.apiClientCredentialsSecretArn)
+      .bindSecret(tokenKeyRing, CARHOOK_ENV.tokenKeyRingSecretArn)
+      .bindSecret(mapApiCredentials, CARHOOK_ENV.mapApiCredentialsSecretArn)
+      .bindQueue(pollJobs.queue, 'consume');
+    pollWorker.addEventSource(
+      new SqsEventSource(pollJobs.queue, { ...eventSources.pollWorker, reportBatchItemFailures: true }),
+    );
+
+    const sweeper = this.addFunction('Sweeper', {
+      entry: 'functions/handlers/sweeper.ts',
+      description: 'Republishes events the event log still holds unpublished (same ids)',
+      timeout: timeouts.sweeper,
+    })
+      .bindTable(table, 'readWrite')
+      .bindBus(eventBus, source);
+
+    const fanOutFn = this.webhookFunction('FanOut', {
+      entry: 'functions/handlers/fanout.ts',
+      description:
+        'One delivery per matching webhook subscription for each Carhook event; first attempt direct',
+      timeout: timeouts.fanOut,
+    }).bindQueue(fanOut.queue, 'consume');
+    fanOutFn.addEventSource(
+      new SqsEventSource(fanOut.queue, { ...eventSources.fanOut, reportBatchItemFailures: true }),
+    );
+
+    const delivery = this.webhookFunction('Delivery', {
+      entry: 'functions/handlers/delivery.ts',
+      description:
+        'Webhook delivery attempts from the deliveries queue: retries, replays, resumed deliveries',
+      timeout: timeouts.delivery,
+    }).bindQueue(deliveries.queue, 'consume');
+    delivery.addEventSource(
+      new SqsEventSource(deliveries.queue, { ...eventSources.delivery, reportBatchItemFailures: true }),
+    );
+
+    const httpFn = this.addFunction('HttpApi', {
+      entry: 'functions/handlers/http-api.ts',
+      description: 'Carhook HTTP API: OAuth enrollment, enrollments, events, webhook subscriptions',
+      timeout: timeouts.httpApi,
+      environment: { [CARHOOK_ENV.version]: packageVersion() },
+    })
+      .bindTable(table, 'readWrite')
+      .bindBus(eventBus, source)
+      .bindSecret(apiClientCredentials, CARHOOK_ENV.apiClientCredentialsSecretArn)
+      .bindSecret(tokenKeyRing, CARHOOK_ENV.tokenKeyRingSecretArn)
+      .bindQueue(deliveries.queue, 'send', CARHOOK_ENV.deliveryQueueUrl);
+
+    this.handlers = { planner, pollWorker, sweeper, fanOut: fanOutFn, delivery, httpApi: httpFn };
+
+    this.plannerSchedule = new CarhookSchedule(this, 'PlannerSchedule', {
+      target: planner,
+      rate: this.config.pollInterval,
+      deadLetterQueue: scheduleDeadLetters,
+      description: 'the Carhook planner once per poll cycle',
+    });
+    this.sweeperSchedule = new CarhookSchedule(this, 'SweeperSchedule', {
+      target: sweeper,
+      rate: CARHOOK_DEFAULTS.sweepInterval,
+      deadLetterQueue: scheduleDeadLetters,
+      description: 'the Carhook sweeper (republishes unpublished events)',
+    });
+
+    this.fanOutRule = new Rule(this, 'FanOutRule', {
+      eventBus,
+      description: `Carhook events (source '${source}') to the webhook fan-out queue; webhook.* events stay on the bus`,
+      eventPattern: {
+        source: [source],
+        // Events about webhooks themselves are bus-only (DESIGN "Events"): fanning them out could loop.
+        detailType: Match.anythingButPrefix(BUS_ONLY_PREFIX),
+      },
+      targets: [
+        new SqsQueue(fanOut.queue, {
+          // What EventBridge could not hand to the queue after its retries lands next to what the
+          // fan-out could not process: one place to inspect and redrive.
+          deadLetterQueue: fanOut.deadLetterQueue,
+        }),
+      ],
+    });
+
+    this.httpApi = new CarhookHttpApi(this, 'Gateway', { handler: httpFn });
   }
 
   /**
@@ -279,16 +462,36 @@ export class Carhook extends Construct {
       metricsNamespace: this.config.metricsNamespace,
       logLevel: this.config.logLevel,
       ...props,
+      bundling: { bundleAwsSDK: this.config.bundleAwsSdk, ...props.bundling },
       environment: { ...carhookRuntimeEnvironment(this.config), ...props.environment },
     });
     this.functionsById.set(id, fn);
     return fn;
   }
 
+  /**
+   * Fan-out and delivery: the webhook engine (functions/runtime/webhooks.ts) reads and writes the
+   * subscriptions and deliveries, seals secrets with the token key ring, queues retries and publishes
+   * the bus-only `webhook.*` events. It never calls the connected-car API: no API client secret.
+   */
+  private webhookFunction(id: string, props: CarhookFunctionProps): CarhookFunction {
+    return this.addFunction(id, props)
+      .bindTable(this.data.table, 'readWrite')
+      .bindBus(this.data.eventBus, this.config.eventSource)
+      .bindSecret(this.data.tokenKeyRing, CARHOOK_ENV.tokenKeyRingSecretArn)
+      .bindQueue(this.queues.deliveries.queue, 'send', CARHOOK_ENV.deliveryQueueUrl);
+  }
+
   /** Every function created with `addFunction`, by id. */
   get functions(): ReadonlyMap<string, CarhookFunction> {
     return this.functionsById;
   }
+}
+
+/** The version `GET /health` reports: the package's, read at synth time. */
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version?: unknown };
+  return typeof pkg.version === 'string' ? pkg.version : 'unknown';
 }
 
 /** Cross-region or cross-account references cannot be wired by CloudFormation exports. */

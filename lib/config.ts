@@ -1,5 +1,6 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { RUNTIME_ENV } from '../functions/runtime/config';
 
 /**
  * Every default of the CDK app in one place, so a reader sees what "secure by default" means
@@ -28,6 +29,52 @@ export const CARHOOK_DEFAULTS = {
   alarms: { deliveryFailureRatePercent: 10, rateLimitedPerFiveMinutes: 1 },
   /** Lambda defaults of the house function; handlers override per need (the poll worker waits on the API). */
   function: { memorySize: 512, timeout: Duration.seconds(30) },
+  /** How often the sweeper republishes events the event log still holds unpublished. */
+  sweepInterval: Duration.minutes(5),
+  /**
+   * Per-function timeouts of the stateless part. The HTTP API's stays under API Gateway's 30 s
+   * integration timeout (aws-facts); the webhook functions cover the sender's 15 s attempt timeout
+   * plus the store writes, well inside the delivery lease (functions/core/delivery/engine.ts).
+   */
+  timeouts: {
+    planner: Duration.seconds(60),
+    pollWorker: Duration.seconds(60),
+    sweeper: Duration.seconds(60),
+    fanOut: Duration.seconds(60),
+    delivery: Duration.seconds(60),
+    httpApi: Duration.seconds(29),
+  },
+  /**
+   * SQS: a queue's visibility timeout is this many times its consumer's timeout (AWS's advice for
+   * Lambda event sources: a retried batch never reappears while the first attempt still runs).
+   */
+  visibilityTimeoutFactor: 6,
+  /** Dead-letter queues keep messages as long as SQS allows (aws-facts: retention ≤ 14 days). */
+  deadLetterRetention: Duration.days(14),
+  /**
+   * Receives before a message goes to its dead-letter queue. Poll jobs are planned again every cycle,
+   * so a job that failed 5 times is broken, not unlucky. A delivery message is re-timed while its
+   * subscription is saturated and deferred past SQS's 12 h visibility limit (functions/core/queue/
+   * limits.ts: each costs a receive), so it gets more room; the engine itself gives up after its
+   * retry schedule and publishes `webhook.delivery.exhausted`.
+   */
+  maxReceiveCount: { pollJobs: 5, fanOut: 5, deliveries: 25 },
+  /**
+   * SQS event sources. `maxConcurrency` caps the invocations one queue drives (aws-facts: 2–1000):
+   * poll workers share one API quota through the token bucket, so a few are enough; deliveries go
+   * to many independent endpoints.
+   */
+  eventSources: {
+    pollWorker: { batchSize: 5, maxConcurrency: 5 },
+    fanOut: { batchSize: 10, maxConcurrency: 10 },
+    delivery: { batchSize: 10, maxConcurrency: 20 },
+  },
+  /** EventBridge Scheduler target retries and how long an invocation may wait before going to the DLQ. */
+  scheduleRetry: { attempts: 2, maxEventAge: Duration.minutes(5) },
+  /** HTTP API stage throttling (all routes); raise it for large fleets of callers. */
+  httpThrottle: { rateLimit: 50, burstLimit: 100 },
+  /** HTTP API access log retention. */
+  accessLogRetention: RetentionDays.THREE_MONTHS,
 } as const;
 
 /**
@@ -58,13 +105,21 @@ export const CARHOOK_METRICS = {
 
 export type CarhookMetricName = (typeof CARHOOK_METRICS)[keyof typeof CARHOOK_METRICS];
 
-/** Environment variables the house function sets; the runtime's adapters read exactly these. */
+/**
+ * Environment variables the stack sets, named by the runtime's own table (functions/runtime/config.ts
+ * `RUNTIME_ENV`), so the CDK app and the handlers cannot disagree on a name.
+ */
 export const CARHOOK_ENV = {
-  tableName: 'CARHOOK_TABLE_NAME',
-  eventBusName: 'CARHOOK_EVENT_BUS_NAME',
-  eventSource: 'CARHOOK_EVENT_SOURCE',
+  tableName: RUNTIME_ENV.tableName,
+  eventBusName: RUNTIME_ENV.eventBusName,
+  eventSource: RUNTIME_ENV.eventSource,
   /** ARNs of the secrets of CarhookData, for `bindSecret(secret, CARHOOK_ENV.…)`. */
-  apiClientCredentialsSecretArn: 'CARHOOK_API_CLIENT_SECRET_ARN',
-  tokenKeyRingSecretArn: 'CARHOOK_TOKEN_KEY_RING_SECRET_ARN',
-  mapApiCredentialsSecretArn: 'CARHOOK_MAP_API_SECRET_ARN',
+  apiClientCredentialsSecretArn: RUNTIME_ENV.apiClientSecretArn,
+  tokenKeyRingSecretArn: RUNTIME_ENV.tokenKeyRingSecretArn,
+  mapApiCredentialsSecretArn: RUNTIME_ENV.mapApiSecretArn,
+  /** Queue URLs (the consumers find their own queue's URL from the SQS record). */
+  pollQueueUrl: RUNTIME_ENV.pollQueueUrl,
+  deliveryQueueUrl: RUNTIME_ENV.deliveryQueueUrl,
+  /** Reported by `GET /health`. */
+  version: RUNTIME_ENV.version,
 } as const;

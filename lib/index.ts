@@ -5,7 +5,9 @@ export { type AppSettings, buildCarhookApp, readAppSettings } from './app';
 export {
   Carhook,
   type CarhookConfig,
+  type CarhookHandlers,
   type CarhookProps,
+  type CarhookQueues,
   carhookRuntimeEnvironment,
   resolveCarhookConfig,
 } from './carhook';
@@ -20,6 +22,15 @@ export {
   type QueueAccess,
   type TableAccess,
 } from './constructs/carhook-function';
+export {
+  CARHOOK_HTTP_ROUTES,
+  CarhookHttpApi,
+  type CarhookHttpApiProps,
+  type CarhookRoute,
+  type RouteAccess,
+} from './constructs/carhook-http-api';
+export { CarhookQueue, type CarhookQueueProps, carhookDeadLetterQueue } from './constructs/carhook-queue';
+export { CarhookSchedule, type CarhookScheduleProps } from './constructs/carhook-schedule';
 export {
   CarhookTable,
   type CarhookTableDefinition,

@@ -1,3 +1,4 @@
+import { isAbsolute, join } from 'node:path';
 import { type RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
@@ -100,6 +101,8 @@ const ENV_VAR_NAME = /^[A-Z][A-Z0-9_]*$/;
 export class CarhookFunction extends NodejsFunction {
   /** The execution role (also `role`), typed as a concrete Role. */
   readonly serviceRole: Role;
+  /** The handler module, absolute (bench/bundles.ts names bundles by it). */
+  readonly entryPath: string;
   private readonly boundEnv = new Set<string>();
 
   constructor(scope: Construct, id: string, props: CarhookFunctionProps) {
@@ -114,6 +117,8 @@ export class CarhookFunction extends NodejsFunction {
       ...rest
     } = props;
     const level = logLevel ?? 'INFO';
+    // Documented as "absolute or from the repo root": not from wherever synth was started.
+    const entryPath = isAbsolute(rest.entry) ? rest.entry : join(REPO_ROOT, rest.entry);
     // Created next to the function because a subclass cannot own children before super().
     const logGroup = new LogGroup(scope, `${id}LogGroup`, {
       retention: logRetention ?? CARHOOK_DEFAULTS.logRetention,
@@ -129,6 +134,7 @@ export class CarhookFunction extends NodejsFunction {
       memorySize: CARHOOK_DEFAULTS.function.memorySize,
       timeout: CARHOOK_DEFAULTS.function.timeout,
       ...rest,
+      entry: entryPath,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       tracing: Tracing.ACTIVE,
@@ -164,6 +170,7 @@ export class CarhookFunction extends NodejsFunction {
       },
     });
     this.serviceRole = serviceRole;
+    this.entryPath = entryPath;
     logGroup.grantWrite(serviceRole);
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-L1',

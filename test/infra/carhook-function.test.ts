@@ -48,7 +48,7 @@ describe('CarhookFunction (house NodejsFunction)', () => {
 
   // One synthesis (and one esbuild per function) for the whole file.
   beforeAll(() => {
-    const app = testApp();
+    const app = testApp({}, { bundle: true });
     outdir = app.outdir;
     stack = new Stack(app, 'FunctionTest', { env: { region: 'eu-west-1' } });
     key = new Key(stack, 'Key', { enableKeyRotation: true });

@@ -33,6 +33,7 @@ describe('resolveCarhookConfig (defaults in one place)', () => {
     expect(config.serviceName).toBe('carhook');
     expect(config.metricsNamespace).toBe('Carhook');
     expect(config.logLevel).toBe('INFO');
+    expect(config.bundleAwsSdk).toBe(false);
   });
 
   it('keeps a partial maintenance threshold and fills the other half', () => {
@@ -173,7 +174,7 @@ describe('Carhook prop combinations with `data`', () => {
 });
 
 describe('Carhook composition', () => {
-  it('in one stack: creates the stateful resources and the monitoring, and nothing stateless yet', () => {
+  it('in one stack: creates the stateful resources, the monitoring and the stateless part', () => {
     const stack = new Stack(testApp(), 'One', { env });
     const carhook = new Carhook(stack, 'Carhook', {
       ...required,
@@ -186,10 +187,13 @@ describe('Carhook composition', () => {
     // The archive follows the event log retention unless told otherwise.
     template.hasResourceProperties('AWS::Events::Archive', { RetentionDays: 14 });
     template.resourceCountIs('AWS::SNS::Topic', 1);
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 3);
+    // 3 metric alarms + one per dead-letter queue (poll jobs, fan-out, deliveries, schedules).
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
-    template.resourceCountIs('AWS::Lambda::Function', 0);
-    template.resourceCountIs('AWS::SQS::Queue', 0);
+    template.resourceCountIs('AWS::Lambda::Function', 6);
+    template.resourceCountIs('AWS::SQS::Queue', 7);
+    template.resourceCountIs('AWS::Scheduler::Schedule', 2);
+    template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
     expect(carhook.data.eventSource).toBe('carhook');
   });
 
@@ -231,8 +235,8 @@ describe('Carhook composition', () => {
       serviceName: 'carhook-staging',
       logLevel: 'DEBUG',
     });
-    const fn = carhook.addFunction('Planner', { entry: FIXTURE_HANDLER, environment: { EXTRA: '1' } });
-    expect(carhook.functions.get('Planner')).toBe(fn);
+    const fn = carhook.addFunction('Extra', { entry: FIXTURE_HANDLER, environment: { EXTRA: '1' } });
+    expect(carhook.functions.get('Extra')).toBe(fn);
     Template.fromStack(stack).hasResourceProperties('AWS::Lambda::Function', {
       Environment: {
         Variables: {
@@ -245,6 +249,7 @@ describe('Carhook composition', () => {
         },
       },
     });
+    // The stateless part's own ids are taken too.
     expect(() => carhook.addFunction('Planner', { entry: FIXTURE_HANDLER })).toThrow(
       /`addFunction\(Planner\)` is already defined/,
     );

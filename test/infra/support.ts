@@ -1,9 +1,10 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, type Stack } from 'aws-cdk-lib';
+import { App, type Stack, Validations } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
+import type { IConstruct } from 'constructs';
 import { REPO_ROOT } from '../../lib/paths';
 
 /** The tiny real handler the house-function tests bundle (the runtime's handlers come later). */
@@ -12,14 +13,19 @@ export const FIXTURES_DIR = join(REPO_ROOT, 'test/infra/fixtures');
 
 /**
  * An App with cdk.json's feature flags, so tests synthesize what `cdk synth` does, writing to a
- * throwaway directory instead of cdk.out.
+ * throwaway directory instead of cdk.out. Functions are not bundled unless `bundle` is set: esbuild
+ * runs in the tests that are about bundles (carhook-function, bundles), not in every template test.
  */
-export function testApp(context: Record<string, unknown> = {}): App {
+export function testApp(context: Record<string, unknown> = {}, options: { bundle?: boolean } = {}): App {
   const cdkJson = JSON.parse(readFileSync(join(REPO_ROOT, 'cdk.json'), 'utf8')) as {
     context: Record<string, unknown>;
   };
   return new App({
-    context: { ...cdkJson.context, ...context },
+    context: {
+      ...cdkJson.context,
+      ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }),
+      ...context,
+    },
     outdir: mkdtempSync(join(tmpdir(), 'carhook-cdk-')),
   });
 }
@@ -92,4 +98,25 @@ export function actionsOn(statements: readonly Statement[], resource: unknown): 
 /** Every resource the statements grant `action` on. */
 export function resourcesOf(statements: readonly Statement[], action: string): unknown[] {
   return statements.filter((s) => s.Action.includes(action)).flatMap((s) => s.Resource);
+}
+
+export interface Acknowledgement {
+  readonly path: string;
+  readonly id: string;
+  readonly reason: string;
+}
+
+/** Every `Validations.of(x).acknowledge(...)` under `scope` (construct metadata), with where and why. */
+export function acknowledgements(scope: IConstruct): Acknowledgement[] {
+  const out: Acknowledgement[] = [];
+  for (const construct of scope.node.findAll()) {
+    for (const entry of construct.node.metadata) {
+      if (entry.type !== Validations.ACKNOWLEDGED_RULES_METADATA_KEY) continue;
+      // Metadata JSON: rule id (prefixed `Annotation::`) → reason.
+      for (const [key, reason] of Object.entries(entry.data as Record<string, string>)) {
+        out.push({ path: construct.node.path, id: key.replace(/^Annotation::/, ''), reason });
+      }
+    }
+  }
+  return out;
 }
