@@ -73,13 +73,26 @@ export async function startDynamoDbLocal(
     sharedDb: true,
     ...(options.dataDir ? { path: options.dataDir } : {}),
     stdio: 'pipe',
+    // Its own process group: a terminal Ctrl-C reaches the runtime, which drains its polls and
+    // deliveries first and stops DynamoDB Local last (stop()).
+    detached: true,
   });
+  // Never leave an orphan JVM behind, even when the parent dies without calling stop().
+  const killOnExit = (): void => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  };
+  process.once('exit', killOnExit);
   let stderr = '';
   child.stdout?.resume();
   child.stderr?.on('data', (chunk: Buffer) => {
     if (stderr.length < 4_000) stderr += chunk.toString();
   });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      process.removeListener('exit', killOnExit);
+      resolve(code);
+    }),
+  );
   const endpoint = `http://127.0.0.1:${port}`;
   const ready = waitUntilReady(endpoint, options.readyTimeoutMs ?? 30_000);
   const outcome = await Promise.race([

@@ -1,0 +1,204 @@
+/**
+ * `carhook dev`: flags → `startLocalRuntime` options (every bad flag is one line naming it), the
+ * banner, `--demo`, and a clean shutdown on Ctrl-C / SIGTERM.
+ */
+import { formatDuration, parseDuration, parseInteger } from '../../functions/local/duration';
+import { LocalRuntimeError } from '../../functions/local/errors';
+import type { LocalRuntimeOptions } from '../../functions/local/runtime';
+
+export interface DevFlags {
+  readonly port?: string;
+  readonly simPort?: string;
+  readonly vehicles?: string;
+  readonly seed?: string;
+  readonly pollInterval?: string;
+  readonly dataDir?: string;
+  readonly quota?: string;
+  readonly demo?: boolean;
+  readonly demoEvery?: string;
+  readonly apiBaseUrl?: string;
+  readonly authBaseUrl?: string;
+  readonly brands?: string;
+  readonly apiCredentials?: string;
+  readonly jsonl?: string;
+}
+
+export interface DevSettings {
+  readonly runtime: LocalRuntimeOptions;
+  readonly demo: boolean;
+  readonly demoEveryMs: number;
+  readonly generatedToken: boolean;
+}
+
+const BRAND = /^[a-z0-9][a-z0-9-]{0,63}$/;
+
+function bad(message: string, field: string): never {
+  throw new LocalRuntimeError('InvalidOption', message, field);
+}
+
+function integerFlag(flag: string, raw: string | undefined, min: number, max: number): number | undefined {
+  if (raw === undefined) return undefined;
+  const r = parseInteger(flag, raw, { min, max });
+  if (!r.ok) bad(r.message, flag);
+  return r.value;
+}
+
+function urlFlag(flag: string, raw: string): string {
+  try {
+    const url = new URL(raw);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return raw.replace(/\/$/, '');
+  } catch {
+    // reported below
+  }
+  return bad(`${flag}: "${raw}" must be an absolute http(s) URL`, flag);
+}
+
+/** Validates every flag; throws `LocalRuntimeError('InvalidOption')` naming the first bad one. */
+export function devSettings(flags: DevFlags, env: Readonly<Record<string, string | undefined>>): DevSettings {
+  const port = integerFlag('--port', flags.port, 0, 65535);
+  const simPort = integerFlag('--sim-port', flags.simPort, 0, 65535);
+  const vehicles = integerFlag('--vehicles', flags.vehicles, 1, 10_000);
+  const seed = integerFlag('--seed', flags.seed, 0, 2 ** 32 - 1);
+  const quota = integerFlag('--quota', flags.quota, 1, 1_000_000);
+  let pollIntervalMs: number | undefined;
+  if (flags.pollInterval !== undefined) {
+    const r = parseDuration('--poll-interval', flags.pollInterval, { minMs: 200, maxMs: 86_400_000 });
+    if (!r.ok) bad(r.message, '--poll-interval');
+    pollIntervalMs = r.value;
+  }
+  let demoEveryMs = 10_000;
+  if (flags.demoEvery !== undefined) {
+    const r = parseDuration('--demo-every', flags.demoEvery, { minMs: 500, maxMs: 3_600_000 });
+    if (!r.ok) bad(r.message, '--demo-every');
+    demoEveryMs = r.value;
+  }
+  if ((flags.apiBaseUrl === undefined) !== (flags.authBaseUrl === undefined)) {
+    bad(
+      '--api-base-url and --auth-base-url go together (a real API needs both; neither runs the simulator)',
+      flags.apiBaseUrl ? '--auth-base-url' : '--api-base-url',
+    );
+  }
+  let api: LocalRuntimeOptions['api'];
+  if (flags.apiBaseUrl !== undefined && flags.authBaseUrl !== undefined) {
+    if (flags.demo) bad('--demo drives the simulator: it cannot be used with --api-base-url', '--demo');
+    const brands = (flags.brands ?? '')
+      .split(',')
+      .map((b) => b.trim())
+      .filter((b) => b !== '');
+    if (brands.length === 0)
+      bad('--brands: a real API needs its brand path segments, e.g. --brands cielo,pavo', '--brands');
+    const badBrand = brands.find((b) => !BRAND.test(b));
+    if (badBrand !== undefined)
+      bad(`--brands: "${badBrand}" is not a brand path segment (lower-case letters, digits, -)`, '--brands');
+    api = {
+      baseUrl: urlFlag('--api-base-url', flags.apiBaseUrl),
+      authUrl: urlFlag('--auth-base-url', flags.authBaseUrl),
+      brands,
+      ...(flags.apiCredentials ? { credentialsFile: flags.apiCredentials } : {}),
+    };
+  }
+  if (flags.dataDir !== undefined && flags.dataDir.trim() === '')
+    bad('--data-dir: must not be empty', '--data-dir');
+  const adminToken = env.CARHOOK_ADMIN_TOKEN?.trim() || undefined;
+  if (adminToken !== undefined && adminToken.length < 16) {
+    bad(
+      'CARHOOK_ADMIN_TOKEN: must be at least 16 characters (or unset it to have one generated)',
+      'CARHOOK_ADMIN_TOKEN',
+    );
+  }
+  return {
+    runtime: {
+      ...(port !== undefined ? { port } : {}),
+      ...(simPort !== undefined ? { simPort } : {}),
+      ...(vehicles !== undefined ? { vehicles } : {}),
+      ...(seed !== undefined ? { seed } : {}),
+      ...(quota !== undefined ? { quota } : {}),
+      ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}),
+      ...(flags.dataDir !== undefined ? { dataDir: flags.dataDir } : {}),
+      ...(flags.jsonl !== undefined ? { jsonlPath: flags.jsonl } : {}),
+      ...(api ? { api } : {}),
+      ...(adminToken ? { adminToken } : {}),
+      env,
+    },
+    demo: flags.demo === true,
+    demoEveryMs,
+    generatedToken: adminToken === undefined,
+  };
+}
+
+/** Runs until SIGINT/SIGTERM; resolves with the exit code. */
+export async function runDev(
+  flags: DevFlags,
+  io: { out: NodeJS.WritableStream; err: NodeJS.WritableStream },
+): Promise<number> {
+  const fail = (error: unknown): number => {
+    if (error instanceof LocalRuntimeError) {
+      io.err.write(`carhook dev: ${error.message}\n`);
+      return error.kind === 'InvalidOption' ? 2 : 1;
+    }
+    io.err.write(`carhook dev: ${(error as Error)?.message ?? String(error)}\n`);
+    return 1;
+  };
+  let settings: DevSettings;
+  try {
+    settings = devSettings(flags, process.env);
+  } catch (error) {
+    return fail(error);
+  }
+  // Loaded only now: `carhook --help` and flag errors stay instant.
+  const { banner, startLocalRuntime } = await import('../../functions/local/runtime');
+  const { startDemo } = await import('../../functions/local/demo');
+
+  // A signal during start-up stops as soon as the start finishes (or fails).
+  let signalled = false;
+  let wake: () => void = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    wake = resolve;
+  });
+  const onSignal = () => {
+    if (signalled) {
+      io.err.write('carhook dev: forced exit\n');
+      process.exit(130);
+    }
+    signalled = true;
+    wake();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  io.out.write('carhook dev: starting DynamoDB Local, the simulator and the workers…\n');
+  let rt: Awaited<ReturnType<typeof startLocalRuntime>>;
+  try {
+    rt = await startLocalRuntime({ ...settings.runtime, out: io.out, err: io.err });
+  } catch (error) {
+    return fail(error);
+  }
+  let demo: Awaited<ReturnType<typeof startDemo>> | undefined;
+  if (settings.demo && !signalled) {
+    try {
+      demo = await startDemo(rt, { everyMs: settings.demoEveryMs, out: io.out });
+    } catch (error) {
+      await rt.close();
+      return fail(error);
+    }
+  }
+  io.out.write(
+    banner(rt, {
+      generatedToken: settings.generatedToken,
+      ...(demo ? { receiverUrl: demo.receiver.url } : {}),
+    }),
+  );
+  if (demo)
+    io.out.write(
+      `  demo: raising and fixing simulator alerts every ${formatDuration(settings.demoEveryMs)}\n\n`,
+    );
+
+  await stopped;
+  io.out.write(
+    '\ncarhook dev: stopping (in-flight polls and deliveries finish; queued work stays queued)…\n',
+  );
+  await demo?.stop();
+  await rt.close();
+  io.out.write('carhook dev: stopped\n');
+  return 0;
+}

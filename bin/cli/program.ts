@@ -1,0 +1,469 @@
+/**
+ * The `carhook` commands (commander). Management commands talk to the local runtime's HTTP API with
+ * the admin token, or to a deployed stack's API with SigV4 (./client.ts). `--json` prints the API's
+ * JSON for scripts; errors are one line on stderr and a non-zero exit code.
+ */
+import { readFile } from 'node:fs/promises';
+import { Command, CommanderError, Option } from 'commander';
+import { parseDuration } from '../../functions/local/duration';
+import { CliError, request, resolveTarget, type TargetOptions } from './client';
+import { runDev } from './dev';
+import { parseContractsCsv, progressBar } from './progress';
+import { parseSavedRequest, verifySaved } from './verify';
+
+interface GlobalOptions extends TargetOptions {
+  readonly json?: boolean;
+}
+
+type Json = Record<string, unknown>;
+
+const out = (text: string) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+
+/** The root's options (API address, auth) and `--json` wherever it was given. */
+function globals(command: Command): GlobalOptions {
+  let root = command;
+  while (root.parent) root = root.parent;
+  const own = command.opts<{ json?: boolean }>();
+  const rootOptions = root.opts<GlobalOptions>();
+  return { ...rootOptions, json: rootOptions.json === true || own.json === true };
+}
+
+async function call(
+  command: Command,
+  method: string,
+  path: string,
+  extra: Parameters<typeof request>[3] = {},
+) {
+  return request(resolveTarget(globals(command)), method, path, extra);
+}
+
+function show(command: Command, body: unknown, human: () => string): void {
+  out(globals(command).json ? JSON.stringify(body, null, 2) : human());
+}
+
+const list = (raw: string | undefined): string[] | undefined =>
+  raw === undefined
+    ? undefined
+    : raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== '');
+
+function table(rows: readonly (readonly string[])[]): string {
+  if (rows.length === 0) return '(none)';
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  return rows
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+const str = (v: unknown): string =>
+  v === undefined || v === null ? '-' : typeof v === 'string' ? v : JSON.stringify(v);
+
+/** Every page of a listing (`cursor`), `key` the array field. */
+async function allPages(
+  command: Command,
+  path: string,
+  key: string,
+  query: Record<string, string | undefined> = {},
+) {
+  const items: Json[] = [];
+  let cursor: string | undefined;
+  do {
+    const r = await call(command, 'GET', path, {
+      query: { ...query, limit: '100', ...(cursor ? { cursor } : {}) },
+    });
+    const body = r.body as Record<string, unknown>;
+    items.push(...((body[key] as Json[] | undefined) ?? []));
+    cursor = typeof body.cursor === 'string' ? body.cursor : undefined;
+  } while (cursor);
+  return items;
+}
+
+export function buildProgram(): Command {
+  const program = new Command('carhook')
+    .description(
+      'Push events from a connected-car API that can only be polled: local runtime and management CLI',
+    )
+    .option('--url <url>', 'Carhook HTTP API (env CARHOOK_URL; default http://127.0.0.1:8080)')
+    .option('--token <token>', 'admin token of the local runtime (env CARHOOK_ADMIN_TOKEN)')
+    .option('--aws', 'sign requests with your AWS credentials (SigV4), for a deployed stack')
+    .option('--region <region>', 'AWS region of the deployed API (env AWS_REGION)')
+    .option('--json', 'print JSON (for scripts)')
+    .showSuggestionAfterError()
+    // Root options go before the command (`carhook --url … subscriptions add --url …`).
+    .enablePositionalOptions()
+    // One line per mistake: commander puts its suggestion on a second line.
+    .configureOutput({ outputError: (text, write) => write(`${text.trim().replace(/\s*\n\s*/g, ' ')}\n`) })
+    .exitOverride();
+
+  program
+    .command('dev')
+    .description(
+      'run Carhook on this machine: DynamoDB Local, the simulator, pollers, webhooks and the HTTP API',
+    )
+    .option('--port <port>', 'HTTP API port (default 8080; 0 = any free port)')
+    .option('--sim-port <port>', 'simulator port, its control API is /_sim (default 4010)')
+    .option('--vehicles <n>', 'simulated vehicles (default 10)')
+    .option('--seed <n>', 'simulator world seed (default 1)')
+    .option('--poll-interval <duration>', 'planner cadence, e.g. 2s, 500ms, 1m (default 5s)')
+    .option('--data-dir <dir>', 'persist data, keys and events here (default: in memory)')
+    .option('--quota <n>', 'API requests per 60 s (default 600 with the simulator, 120 with a real API)')
+    .option(
+      '--demo',
+      'also start a verifying receiver subscribed to everything, and make the simulator raise and fix alerts',
+    )
+    .option('--demo-every <duration>', 'pace of the demo script (default 10s)')
+    .option(
+      '--api-base-url <url>',
+      'a real Connected Car API instead of the simulator (with --auth-base-url)',
+    )
+    .option('--auth-base-url <url>', 'the real API’s OAuth base URL')
+    .option('--brands <list>', 'brand path segments of the real API, comma-separated')
+    .option(
+      '--api-credentials <file>',
+      'JSON {clientId, clientSecret} of the real API (default env CARHOOK_API_CLIENT)',
+    )
+    .option('--jsonl <file>', 'append events here (default <data-dir>/events.jsonl or a temp file)')
+    .action(async (flags) => {
+      process.exitCode = await runDev(flags, { out: process.stdout, err: process.stderr });
+    });
+
+  program
+    .command('sim')
+    .description('run the Connected Car API simulator alone (its own flags: carhook sim --help)')
+    .allowUnknownOption()
+    .helpOption(false)
+    .argument('[args...]')
+    .action(async (args: string[]) => {
+      process.argv = [process.argv[0] ?? 'node', 'carhook-sim', ...args];
+      await import('../../sim/main');
+    });
+
+  const enroll = program.command('enroll').description('enroll vehicles');
+  enroll
+    .command('contract')
+    .description('enroll fleet vehicles by VIN and contract number (v1 API): one, or many from a CSV file')
+    .option('--vin <vin>', 'the vehicle identification number (17 characters)')
+    .option('--contract <contract>', 'the v1 contract number')
+    .option('--brand <brand>', 'v1 brand code: C (Cielo) or P (Pavo) (spec 4.4)')
+    .option('--file <csv>', 'many at once: lines "vin,contract,brand" (a progress bar shows on a terminal)')
+    .action(
+      async (o: { vin?: string; contract?: string; brand?: string; file?: string }, command: Command) => {
+        if (o.file === undefined) {
+          if (!o.vin || !o.contract || !o.brand) {
+            throw new CliError('Usage', '--vin, --contract and --brand are required (or --file with many)');
+          }
+          const r = await call(command, 'POST', '/enrollments/contracts', {
+            body: { vin: o.vin, contract: o.contract, brand: o.brand },
+          });
+          const b = r.body as Json;
+          show(
+            command,
+            b,
+            () => `enrolled ${o.vin}: enrollment ${str(b.enrollmentId)}, vehicle ${str(b.vehicleId)}`,
+          );
+          return;
+        }
+        let text: string;
+        try {
+          text = await readFile(o.file, 'utf8');
+        } catch (error) {
+          throw new CliError(
+            'Usage',
+            `--file: cannot read ${o.file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+          );
+        }
+        const parsed = parseContractsCsv(text);
+        if (!parsed.ok) throw new CliError('Usage', `--file: ${parsed.message}`);
+        const bar = progressBar(parsed.rows.length, 'enrolling');
+        const results: Json[] = [];
+        for (const row of parsed.rows) {
+          try {
+            const r = await call(command, 'POST', '/enrollments/contracts', { body: row });
+            results.push({ vin: row.vin, ok: true, ...(r.body as Json) });
+          } catch (error) {
+            if (!(error instanceof CliError) || error.kind !== 'Http') throw error;
+            results.push({ vin: row.vin, ok: false, error: error.message });
+          }
+          bar.tick();
+        }
+        bar.done();
+        const failed = results.filter((r) => r.ok === false);
+        show(command, { results }, () =>
+          [
+            `enrolled ${results.length - failed.length} of ${results.length}`,
+            ...failed.map((f) => `  ${str(f.vin)}: ${str(f.error)}`),
+          ].join('\n'),
+        );
+        if (failed.length > 0) process.exitCode = 1;
+      },
+    );
+
+  program
+    .command('enrollments')
+    .description('enrollments')
+    .command('list')
+    .description('list enrollments')
+    .addOption(
+      new Option('--status <status>', 'only this status').choices([
+        'active',
+        'reauthorization_required',
+        'unenrolled',
+      ]),
+    )
+    .action(async (o: { status?: string }, command: Command) => {
+      const items = await allPages(command, '/enrollments', 'enrollments', { status: o.status });
+      show(command, { enrollments: items }, () =>
+        table([
+          ['ID', 'KIND', 'BRAND', 'STATUS', 'USER/VIN', 'CREATED'],
+          ...items.map((e) => [
+            str(e.id),
+            str(e.kind),
+            str(e.brand),
+            str(e.status),
+            str(e.userId ?? e.vin),
+            str(e.createdAt),
+          ]),
+        ]),
+      );
+    });
+
+  const subs = program.command('subscriptions').description('webhook subscriptions');
+  subs
+    .command('add')
+    .description('subscribe an endpoint; prints its signing secret (shown once)')
+    .requiredOption('--url <url>', 'the endpoint (https; http only for loopback locally)')
+    .option('--types <list>', 'event types, comma-separated (default: all)')
+    .option('--vehicles <list>', 'only these vehicle ids')
+    .option('--enrollments <list>', 'only these enrollment ids')
+    .option('--description <text>', 'a note')
+    .action(
+      async (
+        o: { url: string; types?: string; vehicles?: string; enrollments?: string; description?: string },
+        command: Command,
+      ) => {
+        const body = {
+          url: o.url,
+          ...(o.types ? { eventTypes: list(o.types) } : {}),
+          ...(o.vehicles ? { vehicleIds: list(o.vehicles) } : {}),
+          ...(o.enrollments ? { enrollmentIds: list(o.enrollments) } : {}),
+          ...(o.description ? { description: o.description } : {}),
+        };
+        // --url here is the endpoint; the API address is the root's --url or CARHOOK_URL.
+        const r = await call(command, 'POST', '/subscriptions', { body });
+        const b = r.body as Json;
+        show(
+          command,
+          b,
+          () =>
+            `subscription ${str(b.id)} → ${str(b.url)}\nsecret ${str(b.secret)}   (shown once: keep it to verify signatures)`,
+        );
+      },
+    );
+  subs
+    .command('list')
+    .description('list subscriptions')
+    .action(async (_o: unknown, command: Command) => {
+      const items = await allPages(command, '/subscriptions', 'items');
+      show(command, { items }, () =>
+        table([
+          ['ID', 'STATUS', 'URL', 'TYPES'],
+          ...items.map((s) => [
+            str(s.id),
+            str(s.status),
+            str(s.url),
+            s.eventTypes ? (s.eventTypes as string[]).join(',') : '*',
+          ]),
+        ]),
+      );
+    });
+  subs
+    .command('remove')
+    .description('delete a subscription')
+    .argument('<id>', 'subscription id')
+    .action(async (id: string, _o: unknown, command: Command) => {
+      await call(command, 'DELETE', `/subscriptions/${encodeURIComponent(id)}`);
+      show(command, { id, removed: true }, () => `removed ${id}`);
+    });
+  subs
+    .command('test')
+    .description('send a signed webhook.test event now and show the attempt')
+    .argument('<id>', 'subscription id')
+    .action(async (id: string, _o: unknown, command: Command) => {
+      const r = await call(command, 'POST', `/subscriptions/${encodeURIComponent(id)}/test`);
+      const attempt = ((r.body as Json).attempt ?? {}) as Json;
+      show(
+        command,
+        r.body,
+        () =>
+          `test delivery: ${str(attempt.outcome)}${attempt.statusCode !== undefined ? ` (HTTP ${str(attempt.statusCode)})` : ''}${attempt.error ? ` ${str(attempt.error)}` : ''}`,
+      );
+    });
+  subs
+    .command('rotate')
+    .description('rotate the signing secret (the previous one stays valid for 24 h)')
+    .argument('<id>', 'subscription id')
+    .action(async (id: string, _o: unknown, command: Command) => {
+      const r = await call(command, 'POST', `/subscriptions/${encodeURIComponent(id)}/rotate-secret`);
+      const b = r.body as Json;
+      show(
+        command,
+        b,
+        () => `new secret ${str(b.secret)}   (previous one valid until ${str(b.previousSecretExpiresAt)})`,
+      );
+    });
+  subs
+    .command('replay')
+    .description('deliver past events again to a subscription (same event ids)')
+    .argument('<id>', 'subscription id')
+    .requiredOption('--since <time>', 'ISO 8601 start, or a duration ago such as 1h')
+    .option('--until <time>', 'ISO 8601 end (exclusive)')
+    .option('--types <list>', 'only these event types')
+    .action(async (id: string, o: { since: string; until?: string; types?: string }, command: Command) => {
+      const ago = parseDuration('--since', o.since, { minMs: 1, maxMs: 400 * 86_400_000 });
+      const since = ago.ok ? new Date(Date.now() - ago.value).toISOString() : o.since;
+      const r = await call(command, 'POST', `/subscriptions/${encodeURIComponent(id)}/replay`, {
+        body: {
+          since,
+          ...(o.until ? { until: o.until } : {}),
+          ...(o.types ? { eventTypes: list(o.types) } : {}),
+        },
+      });
+      const b = r.body as Json;
+      show(
+        command,
+        b,
+        () => `replay ${str(b.replayId)}: ${str(b.events)} event(s) queued for delivery (same event ids)`,
+      );
+    });
+
+  program
+    .command('events')
+    .description('events')
+    .command('tail')
+    .description('print events as they are detected (polls GET /events)')
+    .option('--type <types>', 'only these types, comma-separated')
+    .option('--vehicle <id>', 'only this vehicle')
+    .option('--since <duration>', 'start this long ago (default 5m)', '5m')
+    .option('--every <duration>', 'poll the API this often (default 2s)', '2s')
+    .option('--once', 'print what there is and exit')
+    .action(
+      async (
+        o: { type?: string; vehicle?: string; since: string; every: string; once?: boolean },
+        command: Command,
+      ) => {
+        const since = parseDuration('--since', o.since, { minMs: 0, maxMs: 30 * 86_400_000 });
+        if (!since.ok) throw new CliError('Usage', since.message);
+        const every = parseDuration('--every', o.every, { minMs: 200, maxMs: 3_600_000 });
+        if (!every.ok) throw new CliError('Usage', every.message);
+        const seen = new Set<string>();
+        let from = new Date(Date.now() - since.value).toISOString();
+        const json = globals(command).json === true;
+        for (;;) {
+          const items = await allPages(command, '/events', 'events', {
+            type: o.type,
+            vehicleId: o.vehicle,
+            since: from,
+          });
+          for (const e of items) {
+            const id = str(e.id);
+            if (seen.has(id)) continue;
+            seen.add(id);
+            out(
+              json
+                ? JSON.stringify(e)
+                : `${str(e.occurredAt)}  ${str(e.type).padEnd(32)} ${str((e.vehicle as Json | undefined)?.id ?? (e.enrollment as Json | undefined)?.id).padEnd(20)} ${id}`,
+            );
+          }
+          if (o.once) return;
+          // Overlap a little: detection time, not occurrence, is what the log orders by.
+          from = new Date(Date.now() - 60_000).toISOString();
+          await new Promise((r) => setTimeout(r, every.value));
+        }
+      },
+    );
+
+  program
+    .command('receiver')
+    .description('a local webhook endpoint that verifies signatures and prints what it gets')
+    .requiredOption('--secret <secret>', 'the subscription secret (whsec_…)')
+    .option('--port <port>', 'port (default 9000)', '9000')
+    .option('--path <path>', 'path (default /webhooks)', '/webhooks')
+    .action(async (o: { secret: string; port: string; path: string }) => {
+      const { startReceiver } = await import('../../functions/local/receiver');
+      if (!/^\d+$/.test(o.port) || Number(o.port) > 65535)
+        throw new CliError('Usage', `--port: "${o.port}" must be 0 to 65535`);
+      if (!o.secret.startsWith('whsec_'))
+        throw new CliError('Usage', '--secret: must be a subscription secret (whsec_…)');
+      const receiver = await startReceiver({ port: Number(o.port), secret: o.secret, path: o.path });
+      out(`receiver listening on ${receiver.url}   Ctrl-C to stop`);
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      await receiver.close();
+    });
+
+  program
+    .command('verify')
+    .description('check a saved webhook request against a secret')
+    .requiredOption('--secret <secret>', 'the subscription secret (whsec_…)')
+    .requiredOption(
+      '--file <file>',
+      'the saved request: JSON {headers, body} or raw HTTP (headers, blank line, body)',
+    )
+    .option('--ignore-timestamp', 'accept an old timestamp (a saved request is usually older than 5 minutes)')
+    .action(async (o: { secret: string; file: string; ignoreTimestamp?: boolean }, command: Command) => {
+      let text: string;
+      try {
+        text = await readFile(o.file, 'utf8');
+      } catch (error) {
+        throw new CliError(
+          'Usage',
+          `--file: cannot read ${o.file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+        );
+      }
+      const saved = parseSavedRequest(text);
+      if (!saved.ok) throw new CliError('Usage', `--file: ${saved.message}`);
+      const r = verifySaved(saved.value, o.secret, o.ignoreTimestamp === true);
+      show(command, r, () =>
+        r.valid ? `valid: webhook ${r.id} signed with this secret` : `INVALID: ${r.reason}`,
+      );
+      if (!r.valid) process.exitCode = 1;
+    });
+
+  // `--json` is accepted after any command too (`carhook subscriptions list --json`).
+  const addJson = (command: Command) => {
+    if (command.commands.length === 0 && !['dev', 'sim', 'receiver'].includes(command.name()))
+      command.option('--json', 'print JSON');
+    for (const sub of command.commands) addJson(sub);
+  };
+  for (const command of program.commands) addJson(command);
+  return program;
+}
+
+/** Parses and runs; every failure is one line on stderr. */
+export async function runProgram(program: Command, argv: readonly string[]): Promise<void> {
+  try {
+    await program.parseAsync([...argv]);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // commander already printed its one line (or the help).
+      process.exitCode = error.exitCode;
+      return;
+    }
+    if (error instanceof CliError) {
+      process.stderr.write(`carhook: ${error.message}\n`);
+      process.exitCode = error.kind === 'Usage' ? 2 : 1;
+      return;
+    }
+    process.stderr.write(`carhook: ${(error as Error)?.message ?? String(error)}\n`);
+    process.exitCode = 1;
+  }
+}

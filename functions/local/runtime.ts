@@ -1,0 +1,539 @@
+/**
+ * The one-machine runtime (`carhook dev`, issue 8; DESIGN.md ports table, local adapters): DynamoDB
+ * Local (in memory, or persisted in `--data-dir`), the simulator (unless a real API is given), the
+ * planner timer, poll workers, the local bus (compact lines + JSONL), the fan-out and delivery
+ * workers, the sweeper and the HTTP API, all over the same composition root as Lambda
+ * (functions/runtime/runtime.ts, webhooks.ts). Clean shutdown: timers stop, in-flight polls and
+ * deliveries finish (or go back to their durable queue), servers close, DynamoDB Local stops.
+ */
+import { mkdir } from 'node:fs/promises';
+import { createServer as createNetServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
+import { createAdaptorServer } from '@hono/node-server';
+import { BRANDS, type RunningSimulator, SimulatorStartError, startSimulator } from '../../sim';
+import { createDynamoStores, createDynamoSubscriptionStores, createTable } from '../adapters/dynamodb';
+import { LocalBus } from '../adapters/local/bus';
+import { type DynamoDbLocal, JavaMissingError, startDynamoDbLocal } from '../adapters/local/dynamodb-local';
+import { createQueueTable, LocalQueue } from '../adapters/local/queue';
+import { createLocalSecrets, LOCAL_SECRET_ENV, type LocalSecretSource } from '../adapters/secrets/local';
+import { parseKeyRing } from '../adapters/secrets/secrets-manager';
+import { type CarhookSecrets, SecretError } from '../adapters/secrets/types';
+import { type DeliveryJob, deliveryJobHandler, parseDeliveryJob } from '../core/delivery/engine';
+import { republishPending } from '../core/polling/commit';
+import type { PollJob } from '../core/polling/jobs';
+import { runPlanner } from '../core/polling/planner';
+import { runPollJob } from '../core/polling/worker';
+import { QUEUE_NAMES } from '../core/queue/ports';
+import { runConsumer } from '../core/queue/process';
+import { compileAllowList } from '../core/webhooks/ssrf';
+import { createHttpApp } from '../http/app';
+import { recordJobResult } from '../runtime/observability';
+import { createRuntime, type Runtime } from '../runtime/runtime';
+import { createWebhooks, type Webhooks } from '../runtime/webhooks';
+import { LocalRuntimeError } from './errors';
+import { loadOrCreateState } from './state';
+
+export const TABLE_NAME = 'carhook';
+export const QUEUE_TABLE_NAME = 'carhook-queues';
+export const DEFAULT_PORT = 8080;
+export const DEFAULT_SIM_PORT = 4010;
+export const DEFAULT_VEHICLES = 10;
+
+export interface RealApiOptions {
+  readonly baseUrl: string;
+  readonly authUrl: string;
+  readonly brands: readonly string[];
+  /** `{"clientId","clientSecret"}` JSON file; default: the `CARHOOK_API_CLIENT` variable. */
+  readonly credentialsFile?: string;
+}
+
+export interface LocalRuntimeOptions {
+  /** HTTP API port (default 8080; 0 = any free port). */
+  readonly port?: number;
+  readonly host?: string;
+  /** Simulator port (default 4010; 0 = any). Ignored with `api`. */
+  readonly simPort?: number;
+  readonly vehicles?: number;
+  readonly seed?: number;
+  /** Planner cadence (default 5 s). */
+  readonly pollIntervalMs?: number;
+  /** Persist DynamoDB Local, keys and the event log here; in memory otherwise. */
+  readonly dataDir?: string;
+  /** Requests per 60 s (default 600 with the simulator, which gets the same quota; 120 otherwise). */
+  readonly quota?: number;
+  /** A real API instead of the simulator. */
+  readonly api?: RealApiOptions;
+  /** `CARHOOK_ADMIN_TOKEN`; generated (and persisted in dataDir) when absent. */
+  readonly adminToken?: string;
+  /** Where events go as JSONL (default `<dataDir>/events.jsonl` or a temp file). */
+  readonly jsonlPath?: string;
+  /** Compact event lines and notices; default stdout. `null` = silent. */
+  readonly out?: { write(chunk: string): unknown } | null;
+  /** Problems (failed jobs…); default stderr. */
+  readonly err?: { write(chunk: string): unknown } | null;
+  /** DynamoDB Local port (default any free one). */
+  readonly dynamoPort?: number;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly version?: string;
+}
+
+export interface LocalRuntime {
+  readonly apiUrl: string;
+  readonly port: number;
+  readonly adminToken: string;
+  readonly dynamoEndpoint: string;
+  readonly jsonlPath: string;
+  readonly dataDir?: string;
+  readonly sim?: RunningSimulator;
+  readonly runtime: Runtime;
+  readonly webhooks: Webhooks;
+  readonly bus: LocalBus;
+  readonly pollIntervalMs: number;
+  readonly quota: number;
+  /** Enrollment ids created or refreshed at start (simulator users). */
+  readonly enrolled: readonly { userId: string; enrollmentId: string }[];
+  close(): Promise<void>;
+}
+
+type Writer = { write(chunk: string): unknown };
+
+/** Fails fast with one sentence when a port is taken (before DynamoDB Local spends seconds starting). */
+async function ensurePortFree(port: number, host: string, flag: string): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new LocalRuntimeError(
+              'PortInUse',
+              `port ${port} on ${host} is already in use: stop what uses it or choose another with ${flag}`,
+              flag,
+            )
+          : new LocalRuntimeError(
+              'StartFailed',
+              `cannot listen on ${host}:${port} (${flag}): ${error.message}`,
+              flag,
+            ),
+      ),
+    );
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
+}
+
+async function ensureTable(make: () => Promise<void>): Promise<void> {
+  try {
+    await make();
+  } catch (error) {
+    // A persisted --data-dir already has its tables (and their data).
+    if (!(error instanceof ResourceInUseException) && (error as Error).name !== 'ResourceInUseException')
+      throw error;
+  }
+}
+
+async function enrollSimulatorUsers(
+  apiUrl: string,
+  sim: RunningSimulator,
+  err: Writer | null,
+): Promise<{ userId: string; enrollmentId: string }[]> {
+  const enrolled: { userId: string; enrollmentId: string }[] = [];
+  for (const user of sim.world.users()) {
+    const segment = BRANDS[user.brand].authSegment;
+    // The real OAuth code flow (spec 5.2): our authorize route → the simulator's sign-in page →
+    // approve as the user → our callback with code and state.
+    try {
+      const authorize = await fetch(`${apiUrl}/oauth/${segment}/authorize`, { redirect: 'manual' });
+      const signIn = authorize.headers.get('location');
+      if (authorize.status !== 302 || !signIn) throw new Error(`authorize answered ${authorize.status}`);
+      const approve = await fetch(signIn, {
+        method: 'POST',
+        body: new URLSearchParams({ user: user.id }),
+        redirect: 'manual',
+      });
+      const callback = approve.headers.get('location');
+      if (approve.status !== 302 || !callback) throw new Error(`sign-in answered ${approve.status}`);
+      const done = await fetch(new URL(callback, apiUrl), { headers: { accept: 'application/json' } });
+      const body = (await done.json()) as { enrollmentId?: string; error?: { message?: string } };
+      if (done.status !== 200 || !body.enrollmentId)
+        throw new Error(`callback answered ${done.status}: ${body.error?.message ?? ''}`);
+      enrolled.push({ userId: user.id, enrollmentId: body.enrollmentId });
+    } catch (error) {
+      err?.write(`carhook: enrolling simulator user ${user.id} failed: ${(error as Error).message}\n`);
+    }
+  }
+  return enrolled;
+}
+
+function apiCredentialsSource(api: RealApiOptions): LocalSecretSource {
+  return api.credentialsFile
+    ? { kind: 'file', path: api.credentialsFile }
+    : { kind: 'env', variable: LOCAL_SECRET_ENV.apiClient };
+}
+
+export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
+  const env = options.env ?? process.env;
+  const out: Writer | null = options.out === undefined ? process.stdout : options.out;
+  const err: Writer | null = options.err === undefined ? process.stderr : options.err;
+  const host = options.host ?? '127.0.0.1';
+  const port = options.port ?? DEFAULT_PORT;
+  const simPort = options.simPort ?? DEFAULT_SIM_PORT;
+  const pollIntervalMs = options.pollIntervalMs ?? 5000;
+  const quota = options.quota ?? (options.api ? 120 : 600);
+  const cleanups: (() => Promise<void>)[] = [];
+  const unwind = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+  };
+
+  await ensurePortFree(port, host, '--port');
+  if (!options.api) await ensurePortFree(simPort, host, '--sim-port');
+  if (options.api) {
+    // Read now: a missing credential is a start-up message, not a failure on every poll.
+    const source = apiCredentialsSource(options.api);
+    await createLocalSecrets({ env, apiClient: source, keyRing: { kind: 'value', json: '{}' } })
+      .apiClient()
+      .catch((error: unknown) => {
+        throw new LocalRuntimeError(
+          'Config',
+          `API credentials: ${(error as Error).message} (set ${LOCAL_SECRET_ENV.apiClient}='{"clientId":"…","clientSecret":"…"}' or pass --api-credentials <file>)`,
+          'apiCredentials',
+        );
+      });
+  }
+
+  const simWorld = options.api
+    ? undefined
+    : { seed: options.seed ?? 1, vehicles: options.vehicles ?? DEFAULT_VEHICLES };
+  const { state } = await loadOrCreateState(options.dataDir, Date.now(), simWorld);
+  if (
+    simWorld &&
+    state.simWorld &&
+    (state.simWorld.seed !== simWorld.seed || state.simWorld.vehicles !== simWorld.vehicles)
+  ) {
+    // Another world would not match the enrollments and states stored in this data dir.
+    throw new LocalRuntimeError(
+      'InvalidOption',
+      `--data-dir ${options.dataDir} holds a simulator world of --vehicles ${state.simWorld.vehicles} --seed ${state.simWorld.seed}: start with those, or use another --data-dir`,
+      '--data-dir',
+    );
+  }
+  const adminToken = options.adminToken ?? state.adminToken;
+
+  let dynamo: DynamoDbLocal;
+  try {
+    if (options.dataDir) await mkdir(join(options.dataDir, 'dynamodb'), { recursive: true });
+    dynamo = await startDynamoDbLocal({
+      ...(options.dynamoPort !== undefined ? { port: options.dynamoPort } : {}),
+      ...(options.dataDir ? { dataDir: join(options.dataDir, 'dynamodb') } : {}),
+    });
+  } catch (error) {
+    if (error instanceof JavaMissingError) throw new LocalRuntimeError('JavaMissing', error.message);
+    throw new LocalRuntimeError('StartFailed', `DynamoDB Local did not start: ${(error as Error).message}`);
+  }
+  cleanups.push(() => dynamo.stop());
+
+  try {
+    const client = new DynamoDBClient({
+      endpoint: dynamo.endpoint,
+      region: 'local',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    cleanups.push(async () => client.destroy());
+    await ensureTable(() => createTable(client, TABLE_NAME));
+    await ensureTable(() => createQueueTable(client, QUEUE_TABLE_NAME));
+
+    const rateBudgetConfig = { limit: quota, windowMs: 60_000, safetyMargin: 0.1 };
+    const { rateBudget, ...stores } = createDynamoStores({
+      client,
+      tableName: TABLE_NAME,
+      rateBudget: rateBudgetConfig,
+    });
+    const pollQueue = new LocalQueue<PollJob>({
+      client,
+      tableName: QUEUE_TABLE_NAME,
+      queueName: QUEUE_NAMES.pollJobs,
+    });
+    const deliveryQueue = new LocalQueue<DeliveryJob>({
+      client,
+      tableName: QUEUE_TABLE_NAME,
+      queueName: QUEUE_NAMES.deliveries,
+    });
+    const jsonlPath =
+      options.jsonlPath ?? join(options.dataDir ?? join(tmpdir(), `carhook-${process.pid}`), 'events.jsonl');
+    const bus = new LocalBus({ out, jsonlPath });
+
+    let sim: RunningSimulator | undefined;
+    if (!options.api) {
+      try {
+        sim = await startSimulator({
+          port: simPort,
+          host,
+          clock: 'real',
+          startTime: state.simStartTime,
+          vehicles: simWorld?.vehicles ?? DEFAULT_VEHICLES,
+          seed: simWorld?.seed ?? 1,
+          quota: { limit: quota, windowSeconds: 60 },
+        });
+      } catch (error) {
+        if (error instanceof SimulatorStartError && error.code === 'EADDRINUSE') {
+          throw new LocalRuntimeError(
+            'PortInUse',
+            `simulator port ${simPort} is already in use: choose another with --sim-port`,
+            '--sim-port',
+          );
+        }
+        throw new LocalRuntimeError(
+          'StartFailed',
+          `the simulator did not start: ${(error as Error).message}`,
+        );
+      }
+      const started = sim;
+      cleanups.push(() => started.close());
+      // Same seed and world start as the first run: the same world (ids included), now at wall time.
+      const behind = Date.now() - sim.world.now();
+      if (behind > 0) await fetch(`${sim.url}/_sim/clock/advance`, jsonPost({ ms: behind }));
+    }
+
+    const keyRing = parseKeyRing('local key ring', state.keyRingJson);
+    const apiClient = sim
+      ? createLocalSecrets({
+          apiClient: {
+            kind: 'value',
+            name: 'simulator client',
+            json: JSON.stringify({ clientId: sim.clientId, clientSecret: sim.clientSecret }),
+          },
+          keyRing: { kind: 'value', json: state.keyRingJson },
+        }).apiClient
+      : createLocalSecrets({
+          env,
+          apiClient: apiCredentialsSource(options.api as RealApiOptions),
+          keyRing: { kind: 'value', json: state.keyRingJson },
+        }).apiClient;
+    const secrets: CarhookSecrets = {
+      apiClient,
+      mapApi: async () => (sim ? { username: sim.clientId, password: sim.clientSecret } : undefined),
+      // One ring object for the life of the process: the runtime's cipher is built once.
+      keyRing: { load: async () => keyRing },
+    };
+
+    const api = sim
+      ? {
+          baseUrl: sim.baseUrl,
+          authUrl: sim.authUrl,
+          brands: Object.values(BRANDS).map((b) => b.authSegment),
+        }
+      : (options.api as RealApiOptions);
+    const runtime = createRuntime(
+      {
+        api: { baseUrl: api.baseUrl, authUrl: api.authUrl, brands: api.brands },
+        quota: { requests: quota, windowSeconds: 60 },
+        pollIntervalSeconds: pollIntervalMs / 1000,
+        // Locally the cadence is the point: alerts known active are followed every cycle, so a fix
+        // shows within seconds (the quota still bounds it).
+        polling: { cycleMs: pollIntervalMs, activeAlertsEveryMs: pollIntervalMs },
+        stateKey: Buffer.from(state.stateKey, 'base64'),
+        version: options.version ?? '0.1.0-local',
+      },
+      { stores, rateBudget, bus, secrets, pollQueue },
+    );
+    const allowList = compileAllowList({ cidrs: ['127.0.0.0/8', '::1/128'], hostnames: ['localhost'] });
+    if (!allowList.ok) throw new LocalRuntimeError('StartFailed', allowList.error.message);
+    const webhooks = await createWebhooks(runtime, {
+      ...createDynamoSubscriptionStores({ client, tableName: TABLE_NAME }),
+      deliveryQueue,
+      senderOptions: { allowInsecureLoopback: true, allowList: allowList.value },
+      onProblem: (problem) => err?.write(`carhook: webhook ${problem.kind}: ${problem.message}\n`),
+    });
+    // fanOutSubscriber's contract, plus the first attempts tracked, so a shutdown lets them finish.
+    const firstAttempts = new Set<Promise<void>>();
+    const unsubscribe = bus.subscribe(
+      async (event) => {
+        const { settled } = await webhooks.engine.fanOut(event);
+        const tracked = settled.catch(() => {}).finally(() => firstAttempts.delete(tracked));
+        firstAttempts.add(tracked);
+      },
+      { name: 'webhooks' },
+    );
+    cleanups.push(async () => unsubscribe());
+
+    const app = createHttpApp(
+      {
+        runtime,
+        subscriptions: webhooks.service,
+        onError: (error, where) =>
+          err?.write(
+            `carhook: ${where.method} ${where.path} failed: ${(error as Error)?.message ?? String(error)}\n`,
+          ),
+      },
+      { auth: { kind: 'admin-token', token: adminToken } },
+    );
+    const server = createAdaptorServer({ fetch: app.fetch });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (error: NodeJS.ErrnoException) =>
+        reject(
+          error.code === 'EADDRINUSE'
+            ? new LocalRuntimeError(
+                'PortInUse',
+                `port ${port} on ${host} is already in use: choose another with --port`,
+                '--port',
+              )
+            : new LocalRuntimeError(
+                'StartFailed',
+                `cannot listen on ${host}:${port}: ${error.message}`,
+                '--port',
+              ),
+        ),
+      );
+      server.listen(port, host, () => resolve());
+    });
+    cleanups.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          if ('closeIdleConnections' in server) server.closeIdleConnections();
+          setTimeout(() => {
+            if ('closeAllConnections' in server) server.closeAllConnections();
+          }, 200).unref();
+        }),
+    );
+    const address = server.address();
+    const boundPort = typeof address === 'object' && address ? address.port : port;
+    const apiUrl = `http://${host}:${boundPort}`;
+
+    // Enrolled before any worker runs: a job left from a previous run then uses the fresh tokens.
+    const enrolled = sim ? await enrollSimulatorUsers(apiUrl, sim, err) : [];
+
+    // ---- workers ---------------------------------------------------------------------------------
+    const stop = new AbortController();
+    const report = (what: string) => (e: { stage?: string; message: string }) =>
+      err?.write(`carhook: ${what}${e.stage ? ` ${e.stage}` : ''}: ${e.message}\n`);
+
+    const pollWorkers = runConsumer<unknown>(
+      pollQueue,
+      async (body, { signal }) => {
+        const result = await runPollJob(await runtime.pollDeps({ signal }), body);
+        recordJobResult(runtime.metrics, result);
+      },
+      {
+        signal: stop.signal,
+        concurrency: 4,
+        visibilityTimeoutSeconds: 60,
+        onError: report('poll queue'),
+        onResult: (r) => {
+          if (r.status === 'failed') err?.write(`carhook: poll job failed: ${r.error ?? r.id}\n`);
+        },
+      },
+    );
+    const deliveryWorkers = runConsumer<DeliveryJob>(deliveryQueue, deliveryJobHandler(webhooks.engine), {
+      signal: stop.signal,
+      concurrency: 8,
+      visibilityTimeoutSeconds: 60,
+      parse: parseDeliveryJob,
+      onError: report('delivery queue'),
+      onResult: (r) => {
+        if (r.status === 'failed') err?.write(`carhook: delivery job failed: ${r.error ?? r.id}\n`);
+      },
+    });
+
+    const timers: NodeJS.Timeout[] = [];
+    let running: Promise<unknown> = Promise.resolve();
+    const every = (ms: number, name: string, work: () => Promise<unknown>) => {
+      let busy = false;
+      const tick = () => {
+        if (busy || stop.signal.aborted) return; // a slow run is never overlapped by the next
+        busy = true;
+        const run = work()
+          .catch((error: unknown) =>
+            err?.write(`carhook: ${name} failed: ${(error as Error)?.message ?? String(error)}\n`),
+          )
+          .finally(() => {
+            busy = false;
+          });
+        running = Promise.all([running, run]);
+      };
+      tick();
+      timers.push(setInterval(tick, ms));
+    };
+    every(pollIntervalMs, 'planner', async () => runPlanner(await runtime.plannerDeps()));
+    // The sweeper: events committed but not published (crash between commit and publish) and
+    // deliveries whose queue message was lost go out again, with the same ids.
+    every(Math.max(10_000, pollIntervalMs), 'sweeper', async () => {
+      await republishPending(runtime.republishDeps());
+      await webhooks.engine.sweep();
+    });
+
+    let closing: Promise<void> | undefined;
+    const close = () => {
+      closing ??= (async () => {
+        for (const timer of timers) clearInterval(timer);
+        stop.abort();
+        await running;
+        await Promise.all([pollWorkers, deliveryWorkers]);
+        // A first attempt still going finishes (bounded by the sender's timeout); its record stays
+        // pending otherwise and the sweeper queues it again after a restart.
+        await Promise.all([...firstAttempts]);
+        await unwind();
+      })();
+      return closing;
+    };
+
+    return {
+      apiUrl,
+      port: boundPort,
+      adminToken,
+      dynamoEndpoint: dynamo.endpoint,
+      jsonlPath,
+      ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+      ...(sim ? { sim } : {}),
+      runtime,
+      webhooks,
+      bus,
+      pollIntervalMs,
+      quota,
+      enrolled,
+      close,
+    };
+  } catch (error) {
+    await unwind();
+    if (error instanceof LocalRuntimeError) throw error;
+    if (error instanceof SecretError) throw new LocalRuntimeError('Config', error.message);
+    throw new LocalRuntimeError(
+      'StartFailed',
+      `the local runtime did not start: ${(error as Error)?.message ?? String(error)}`,
+    );
+  }
+}
+
+const jsonPost = (body: unknown): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
+
+/** The banner `carhook dev` prints once everything runs. */
+export function banner(rt: LocalRuntime, options: { generatedToken: boolean; receiverUrl?: string }): string {
+  const lines = [
+    '',
+    'Carhook is running locally',
+    `  HTTP API        ${rt.apiUrl}   (GET /health, /oauth/<brand>/authorize, /subscriptions, /events)`,
+    rt.sim
+      ? `  simulator       ${rt.sim.url}   control API ${rt.sim.url}/_sim   (${rt.sim.world.vehicleCount} vehicles, ${rt.sim.world.users().length} users)`
+      : `  API             ${rt.runtime.settings.api.baseUrl}   auth ${rt.runtime.settings.api.authUrl}`,
+    `  DynamoDB Local  ${rt.dynamoEndpoint}   ${rt.dataDir ? `persisted in ${rt.dataDir}` : 'in memory'}`,
+    `  events (JSONL)  ${rt.jsonlPath}`,
+    `  polling         every ${rt.pollIntervalMs} ms, quota ${rt.quota} requests / 60 s`,
+    `  enrolled        ${rt.enrolled.length} user(s) through OAuth`,
+    ...(options.receiverUrl
+      ? [`  demo receiver   ${options.receiverUrl}   (subscribed to every event, verifies signatures)`]
+      : []),
+    `  admin token     ${rt.adminToken}${options.generatedToken ? '   (generated; set CARHOOK_ADMIN_TOKEN to choose it)' : ''}`,
+    '',
+    `  export CARHOOK_URL=${rt.apiUrl} CARHOOK_ADMIN_TOKEN=${rt.adminToken}`,
+    '  npx carhook subscriptions add --url http://127.0.0.1:9000/webhooks   # then: npx carhook receiver --secret whsec_…',
+    '',
+    'Ready. Ctrl-C to stop.',
+    '',
+  ];
+  return lines.join('\n');
+}

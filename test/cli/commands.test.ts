@@ -1,0 +1,234 @@
+/**
+ * The management commands, run as a user runs them (`node bin/carhook.mjs …`), against a local
+ * runtime started in this process (DynamoDB Local, simulator, HTTP API on free ports).
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request, resolveTarget } from '../../bin/cli/client';
+import { sign } from '../../functions/core/webhooks/signing';
+import { type RunningReceiver, startReceiver } from '../../functions/local/receiver';
+import { type LocalRuntime, startLocalRuntime } from '../../functions/local/runtime';
+import { runCarhook } from '../e2e/support';
+
+const TOKEN = 'cli-test-admin-token-0123456789';
+
+describe('carhook management commands against the local runtime', () => {
+  let rt: LocalRuntime;
+  let receiver: RunningReceiver;
+  let dir: string;
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    runCarhook(args, { CARHOOK_URL: rt.apiUrl, CARHOOK_ADMIN_TOKEN: TOKEN, ...env });
+  const jsonOf = (stdout: string) => JSON.parse(stdout);
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'carhook-cli-'));
+    rt = await startLocalRuntime({
+      port: 0,
+      simPort: 0,
+      vehicles: 2,
+      pollIntervalMs: 60_000,
+      adminToken: TOKEN,
+      jsonlPath: join(dir, 'events.jsonl'),
+      out: null,
+      err: null,
+    });
+    receiver = await startReceiver({ port: 0, out: null });
+  }, 90_000);
+  afterAll(async () => {
+    await receiver?.close();
+    await rt?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('enrollments list shows the simulator users enrolled through OAuth', { timeout: 30_000 }, async () => {
+    const r = await cli(['enrollments', 'list', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const users = rt.sim?.world
+      .users()
+      .map((u) => u.id)
+      .sort();
+    expect(
+      jsonOf(r.stdout)
+        .enrollments.map((e: { userId: string }) => e.userId)
+        .sort(),
+    ).toEqual(users);
+    const human = await cli(['enrollments', 'list']);
+    expect(human.stdout).toMatch(/^ID\s+KIND\s+BRAND\s+STATUS/);
+  });
+
+  it('enroll contract enrolls a fleet vehicle, and names a bad field', { timeout: 30_000 }, async () => {
+    const ok = await cli([
+      'enroll',
+      'contract',
+      '--vin',
+      'WVWZZZ1JZXW000001',
+      '--contract',
+      'C-1',
+      '--brand',
+      'C',
+      '--json',
+    ]);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(jsonOf(ok.stdout)).toMatchObject({
+      enrollmentId: expect.any(String),
+      vehicleId: expect.stringContaining('WVWZZZ1JZXW000001'),
+    });
+    const bad = await cli(['enroll', 'contract', '--vin', 'short', '--contract', 'C-2', '--brand', 'C']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr.trim()).toBe(
+      'carhook: POST /enrollments/contracts → 400: vin: must be 17 characters A-Z or 0-9 (spec 8)',
+    );
+  });
+
+  it('enroll contract --file enrolls many and reports the ones refused', { timeout: 30_000 }, async () => {
+    const file = join(dir, 'contracts.csv');
+    await writeFile(
+      file,
+      'vin,contract,brand\nWVWZZZ1JZXW000101,C-101,C\nWVWZZZ1JZXW000102,C-102,P\nBAD,C-103,C\n',
+    );
+    const r = await cli(['enroll', 'contract', '--file', file]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe(
+      'enrolled 2 of 3\n  BAD: POST /enrollments/contracts → 400: vin: must be 17 characters A-Z or 0-9 (spec 8)\n',
+    );
+    const missing = await cli(['enroll', 'contract', '--vin', 'WVWZZZ1JZXW000104']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.trim()).toBe(
+      'carhook: --vin, --contract and --brand are required (or --file with many)',
+    );
+  });
+
+  it('subscriptions add, list, test, rotate, replay and remove', { timeout: 60_000 }, async () => {
+    const add = await cli(['subscriptions', 'add', '--url', receiver.url, '--json']);
+    expect(add.code, add.stderr).toBe(0);
+    const { id, secret } = jsonOf(add.stdout);
+    expect(secret).toMatch(/^whsec_/);
+    receiver.setSecret(secret);
+
+    const list = await cli(['subscriptions', 'list', '--json']);
+    expect(jsonOf(list.stdout).items.map((s: { id: string }) => s.id)).toContain(id);
+
+    const test = await cli(['subscriptions', 'test', id, '--json']);
+    expect(test.code, test.stderr).toBe(0);
+    expect(jsonOf(test.stdout).attempt).toMatchObject({ outcome: 'success', statusCode: 204 });
+
+    const rotate = await cli(['subscriptions', 'rotate', id]);
+    expect(rotate.code, rotate.stderr).toBe(0);
+    expect(rotate.stdout).toMatch(/^new secret whsec_\S+ {3}\(previous one valid until /);
+
+    const replay = await cli(['subscriptions', 'replay', id, '--since', '1h']);
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(replay.stdout).toMatch(
+      /^replay rpl_\S+: \d+ event\(s\) queued for delivery \(same event ids\)\n$/,
+    );
+
+    const removed = await cli(['subscriptions', 'remove', id]);
+    expect(removed.stdout.trim()).toBe(`removed ${id}`);
+    const after = await cli(['subscriptions', 'list', '--json']);
+    expect(jsonOf(after.stdout).items.map((s: { id: string }) => s.id)).not.toContain(id);
+    const gone = await cli(['subscriptions', 'test', id]);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toMatch(/→ 404: no subscription/);
+  });
+
+  it('events tail --once prints the detected events, filtered by type', { timeout: 30_000 }, async () => {
+    const r = await cli(['events', 'tail', '--once', '--type', 'enrollment.vehicle.added', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(events).toHaveLength(rt.sim?.world.vehicleCount ?? -1);
+    expect(new Set(events.map((e: { type: string }) => e.type))).toEqual(
+      new Set(['enrollment.vehicle.added']),
+    );
+  });
+
+  it('a wrong admin token: one line with the hint, exit 1', { timeout: 30_000 }, async () => {
+    const r = await cli(['subscriptions', 'list'], { CARHOOK_ADMIN_TOKEN: 'not-the-right-token-at-all' });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toMatch(
+      /^carhook: GET \/subscriptions → 401: the admin token is not valid \(set CARHOOK_ADMIN_TOKEN/,
+    );
+  });
+
+  it('verify checks a saved request file', { timeout: 30_000 }, async () => {
+    const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+    const body = '{"type":"webhook.test","timestamp":"2026-01-01T00:00:00.000Z","data":{}}';
+    const ts = Math.floor(Date.now() / 1000);
+    const signature = sign(secret, 'evt_saved', ts, body);
+    if (!signature.ok) throw new Error(signature.error.message);
+    const file = join(dir, 'saved.json');
+    await writeFile(
+      file,
+      JSON.stringify({
+        headers: {
+          'webhook-id': 'evt_saved',
+          'webhook-timestamp': String(ts),
+          'webhook-signature': signature.value,
+        },
+        body,
+      }),
+    );
+    const good = await cli(['verify', '--secret', secret, '--file', file]);
+    expect(good.code, good.stderr).toBe(0);
+    expect(good.stdout.trim()).toBe('valid: webhook evt_saved signed with this secret');
+    const bad = await cli([
+      'verify',
+      '--secret',
+      'whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
+      '--file',
+      file,
+    ]);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toMatch(/^INVALID: /);
+  });
+});
+
+describe('the CLI client', () => {
+  it('signs requests to a deployed API with SigV4 (execute-api) when no admin token is given', async () => {
+    const seen: http.IncomingHttpHeaders[] = [];
+    const server = http.createServer((req, res) => {
+      seen.push(req.headers);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"items":[]}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+    process.env.AWS_ACCESS_KEY_ID = 'AKIDEXAMPLE';
+    process.env.AWS_SECRET_ACCESS_KEY = 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY';
+    try {
+      const target = resolveTarget({ url: `http://127.0.0.1:${port}`, aws: true, region: 'eu-west-1' }, {});
+      expect(target.auth).toEqual({ kind: 'sigv4', region: 'eu-west-1' });
+      const r = await request(target, 'GET', '/subscriptions', { query: { limit: '10' } });
+      expect(r.body).toEqual({ items: [] });
+      expect(seen[0]?.authorization).toMatch(
+        /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/execute-api\/aws4_request, SignedHeaders=.*host.*, Signature=[0-9a-f]{64}$/,
+      );
+      expect(seen[0]?.['x-amz-date']).toMatch(/^\d{8}T\d{6}Z$/);
+    } finally {
+      process.env.AWS_ACCESS_KEY_ID = saved.id;
+      process.env.AWS_SECRET_ACCESS_KEY = saved.secret;
+      if (saved.id === undefined) delete process.env.AWS_ACCESS_KEY_ID;
+      if (saved.secret === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('picks the target: token locally, SigV4 for an execute-api URL (region from the host), errors name the flag', () => {
+    expect(resolveTarget({}, { CARHOOK_ADMIN_TOKEN: 'x'.repeat(20) })).toEqual({
+      url: 'http://127.0.0.1:8080',
+      auth: { kind: 'token', token: 'x'.repeat(20) },
+    });
+    expect(resolveTarget({ url: 'https://abc123.execute-api.eu-central-1.amazonaws.com/' }, {})).toEqual({
+      url: 'https://abc123.execute-api.eu-central-1.amazonaws.com',
+      auth: { kind: 'sigv4', region: 'eu-central-1' },
+    });
+    expect(() => resolveTarget({ url: 'not a url' }, {})).toThrow(/^--url: "not a url" is not a URL/);
+    expect(() => resolveTarget({ url: 'https://api.example.net' }, {})).toThrow(/^--region: needed/);
+  });
+});

@@ -1,0 +1,83 @@
+/**
+ * Issue 8: "a missing Java, a busy port or a bad flag gets one clear line saying what to do, not a
+ * stack trace" — checked on the real command (`node bin/carhook.mjs dev …`).
+ */
+import { createServer, type Server } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCarhook } from '../e2e/support';
+
+const oneLine = (stderr: string): string => {
+  const lines = stderr.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('npm warn'));
+  expect(lines, stderr).toHaveLength(1);
+  expect(stderr).not.toMatch(/\n\s+at /);
+  return lines[0] as string;
+};
+
+async function occupy(): Promise<{ server: Server; port: number }> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  return { server, port: typeof address === 'object' && address ? address.port : 0 };
+}
+
+describe('carhook dev start-up errors', () => {
+  let busy: Server | undefined;
+  afterEach(async () => {
+    await new Promise<void>((resolve) => (busy ? busy.close(() => resolve()) : resolve()));
+    busy = undefined;
+  });
+
+  it('a bad flag value: one line naming the flag, exit 2', async () => {
+    const r = await runCarhook(['dev', '--poll-interval', 'soon']);
+    expect(r.code).toBe(2);
+    expect(oneLine(r.stderr)).toBe(
+      'carhook dev: --poll-interval: "soon" is not a duration (examples: 500ms, 2s, 1m)',
+    );
+  });
+
+  it('an unknown flag: one line, non-zero exit', async () => {
+    const r = await runCarhook(['dev', '--prot', '8080']);
+    expect(r.code).not.toBe(0);
+    expect(oneLine(r.stderr)).toMatch(/unknown option '--prot'/);
+  });
+
+  it('a busy --port: one line saying to choose another, exit 1', async () => {
+    const taken = await occupy();
+    busy = taken.server;
+    const r = await runCarhook(['dev', '--port', String(taken.port), '--sim-port', '0']);
+    expect(r.code).toBe(1);
+    expect(oneLine(r.stderr)).toBe(
+      `carhook dev: port ${taken.port} on 127.0.0.1 is already in use: stop what uses it or choose another with --port`,
+    );
+  });
+
+  it('a busy --sim-port: one line naming --sim-port', async () => {
+    const taken = await occupy();
+    busy = taken.server;
+    const r = await runCarhook(['dev', '--port', '0', '--sim-port', String(taken.port)]);
+    expect(r.code).toBe(1);
+    expect(oneLine(r.stderr)).toContain('choose another with --sim-port');
+  });
+
+  it('no Java on the PATH: one line saying how to install it, exit 1', async () => {
+    const r = await runCarhook(['dev', '--port', '0', '--sim-port', '0'], { PATH: '/nonexistent' });
+    expect(r.code).toBe(1);
+    expect(oneLine(r.stderr)).toMatch(
+      /^carhook dev: DynamoDB Local needs Java 17 or newer on the PATH .*Install it/,
+    );
+  });
+
+  it('every command has --help', async () => {
+    for (const args of [
+      ['--help'],
+      ['dev', '--help'],
+      ['subscriptions', 'add', '--help'],
+      ['events', 'tail', '--help'],
+      ['verify', '--help'],
+    ]) {
+      const r = await runCarhook(args);
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(r.stdout).toMatch(/^Usage: carhook/);
+    }
+  });
+});

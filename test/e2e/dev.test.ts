@@ -1,0 +1,227 @@
+/**
+ * Issue 8 "Done when": `carhook dev` started as a user would, a receiver subscribed through the
+ * HTTP API, the simulator driven through its control API; each expected event arrives once, signed,
+ * and nothing else; after Ctrl-C and a restart on the same data dir, a delivery that was pending
+ * arrives with its original id and nothing already delivered is sent again.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type AnyJson, type DevProcess, freePort, json, startDev, startRecorder, until } from './support';
+
+const TOKEN = 'e2e-admin-token-0123456789abcdef';
+
+interface Got {
+  readonly webhookId: string;
+  readonly event: AnyJson;
+  readonly answered: number;
+}
+
+describe('carhook dev end to end', () => {
+  let dev: DevProcess | undefined;
+  let dataDir = '';
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterAll(async () => {
+    await dev?.kill();
+    for (const c of cleanups) await c();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('delivers each simulated change once, signed, and survives a restart without loss or new ids', {
+    timeout: 150_000,
+  }, async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'carhook-e2e-'));
+    const port = await freePort();
+    const simPort = await freePort();
+    const args = [
+      '--data-dir',
+      dataDir,
+      '--poll-interval',
+      '1s',
+      '--vehicles',
+      '4',
+      '--seed',
+      '11',
+      '--quota',
+      '3000',
+    ];
+    dev = await startDev({ args, token: TOKEN, port, simPort });
+    const running = dev;
+    const api = (path: string, init: Parameters<typeof json>[1] = {}) =>
+      json(`${running.api}${path}`, { token: TOKEN, ...init });
+    const control = (method: string, path: string, body?: unknown) =>
+      json(`${running.sim}/_sim${path}`, { method, ...(body !== undefined ? { body } : {}) });
+
+    // The banner says what runs where.
+    const banner = running.output();
+    expect(banner).toContain(`HTTP API        http://127.0.0.1:${port}`);
+    expect(banner).toContain(`control API http://127.0.0.1:${simPort}/_sim`);
+    expect(banner).toMatch(
+      new RegExp(`DynamoDB Local  http://127\\.0\\.0\\.1:\\d+   persisted in ${dataDir}`),
+    );
+    expect(banner).toContain(`events (JSONL)  ${join(dataDir, 'events.jsonl')}`);
+    expect(banner).toContain(`admin token     ${TOKEN}\n`);
+    expect((await api('/health')).body.status).toBe('ok');
+    // Management routes need the admin token.
+    expect((await json(`${running.api}/subscriptions`)).status).toBe(401);
+
+    // The simulator's users were enrolled through OAuth at start.
+    const enrollments: AnyJson[] = (await api('/enrollments')).body.enrollments;
+    const world = (await control('GET', '/world')).body;
+    expect(enrollments.filter((e) => e.status === 'active')).toHaveLength(world.users.length);
+
+    // Baseline first: the first polls record history (and announce it); wait until the log is quiet.
+    let last = -1;
+    let quiet = 0;
+    await until(
+      'a quiet event log',
+      async () => {
+        const n = (await api('/events?limit=100')).body.events.length;
+        quiet = n === last ? quiet + 1 : 0;
+        last = n;
+        return quiet >= 12 ? true : undefined;
+      },
+      running,
+      60_000,
+    );
+
+    let failing = false;
+    const recorder = await startRecorder(() => (failing ? 503 : 204));
+    cleanups.push(recorder.close);
+    const sub = await api('/subscriptions', { method: 'POST', body: { url: recorder.url } });
+    expect(sub.status).toBe(201);
+    const webhook = new Webhook(sub.body.secret);
+    const received = (): Got[] =>
+      recorder.requests.map((r) => {
+        // Signed: standardwebhooks verifies headers and body (throws otherwise).
+        const payload = webhook.verify(r.body, {
+          'webhook-id': String(r.headers['webhook-id']),
+          'webhook-timestamp': String(r.headers['webhook-timestamp']),
+          'webhook-signature': String(r.headers['webhook-signature']),
+        }) as AnyJson;
+        const event = payload.data;
+        expect(payload.type).toBe(event.type);
+        expect(event.id).toBe(r.headers['webhook-id']);
+        return { webhookId: String(r.headers['webhook-id']), event, answered: r.answered };
+      });
+    const delivered = () => received().filter((g) => g.answered === 204);
+    const arrived = (pred: (e: AnyJson) => boolean) => () => delivered().find((g) => pred(g.event));
+
+    // One user's vehicle is driven; another user is revoked.
+    const owner = world.users.find((u: AnyJson) => u.vehicleIds.length > 0);
+    const other = world.users.find((u: AnyJson) => u.id !== owner.id);
+    const vehicleApiId: string = owner.vehicleIds[0];
+    const ownerEnrollment = enrollments.find((e) => e.userId === owner.id).id;
+    const otherEnrollment = enrollments.find((e) => e.userId === other.id).id;
+    const vehicleId = `${ownerEnrollment}:${vehicleApiId}`;
+    const ofVehicle = (type: string) => (e: AnyJson) => e.type === type && e.vehicle?.id === vehicleId;
+
+    // Anything detected from here on must come from the actions below (a slow baseline poll, detected
+    // before, is history, not something else arriving).
+    const actionsStart = new Date().toISOString();
+    const raised = await control('POST', `/vehicles/${vehicleApiId}/alerts`, { severity: 'high' });
+    expect(raised.status).toBe(201);
+    const alertId: string = raised.body.id;
+    const aboutAlert = (type: string, id: string) => (e: AnyJson) =>
+      ofVehicle(type)(e) && JSON.stringify(e.data).includes(id);
+    expect((await control('POST', `/vehicles/${vehicleApiId}/collisions`, { front: 'high' })).status).toBe(
+      201,
+    );
+    expect(
+      (await control('PUT', `/vehicles/${vehicleApiId}/maintenance`, { days: 10, mileage: 5000 })).status,
+    ).toBe(200);
+    // A trip: its poll follows up on maintenance.
+    expect(
+      (await control('POST', `/vehicles/${vehicleApiId}/trips`, { durationS: 900, distanceKm: 12 })).status,
+    ).toBe(201);
+    expect(
+      (await control('POST', `/vehicles/${vehicleApiId}/events`, { type: 'refuel', liters: 30 })).status,
+    ).toBe(201);
+    expect((await control('POST', `/users/${other.id}/revoke`)).status).toBe(200);
+
+    await until('the alert raised', arrived(aboutAlert('vehicle.alert.raised', alertId)), running);
+    expect((await control('POST', `/vehicles/${vehicleApiId}/alerts/${alertId}/fix`)).status).toBe(200);
+
+    const expected = [
+      aboutAlert('vehicle.alert.raised', alertId),
+      aboutAlert('vehicle.alert.fixed', alertId),
+      ofVehicle('vehicle.collision.detected'),
+      ofVehicle('vehicle.maintenance.due'),
+      ofVehicle('vehicle.trip.completed'),
+      ofVehicle('vehicle.refuel.detected'),
+      (e: AnyJson) =>
+        e.type === 'enrollment.reauthorization_required' && e.enrollment?.id === otherEnrollment,
+    ];
+    for (const [i, pred] of expected.entries())
+      await until(`expected event #${i}`, arrived(pred), running, 45_000);
+
+    // Let a few more cycles run: nothing else may arrive, and nothing twice.
+    const fromActions = () => delivered().filter((g) => g.event.detectedAt >= actionsStart);
+    const settled = fromActions().length;
+    await until(
+      'three more poll cycles',
+      async () => {
+        const n = (await api('/events?limit=100')).body.events.length;
+        quiet = n === last ? quiet + 1 : 0;
+        last = n;
+        return quiet >= 12 ? true : undefined;
+      },
+      running,
+      60_000,
+    );
+    const phase1 = fromActions();
+    const beforeRestart = delivered();
+    const describeAll = phase1
+      .map((g) => `${g.event.type} ${g.event.vehicle?.id ?? g.event.enrollment?.id}`)
+      .join('\n');
+    expect(phase1.length, describeAll).toBe(settled);
+    for (const pred of expected)
+      expect(
+        phase1.filter((g) => pred(g.event)),
+        describeAll,
+      ).toHaveLength(1);
+    expect(phase1, describeAll).toHaveLength(expected.length);
+    expect(new Set(phase1.map((g) => g.webhookId)).size).toBe(phase1.length);
+
+    // A delivery left pending at shutdown: the endpoint fails, Ctrl-C before the retry.
+    failing = true;
+    const second = await control('POST', `/vehicles/${vehicleApiId}/alerts`, { severity: 'low' });
+    const pending = await until(
+      'a failed attempt of the second alert',
+      () =>
+        received().find(
+          (g) => g.answered === 503 && aboutAlert('vehicle.alert.raised', second.body.id)(g.event),
+        ),
+      running,
+    );
+    expect(await running.stop()).toBe(0);
+    expect(running.output()).toContain('carhook dev: stopped');
+    failing = false;
+
+    const before = recorder.requests.length;
+    dev = await startDev({ args, token: TOKEN, port, simPort });
+    const restarted = dev;
+    // The same subscription, the same stored events (persisted data dir).
+    expect(
+      (await json(`${restarted.api}/subscriptions`, { token: TOKEN })).body.items.map((s: AnyJson) => s.id),
+    ).toEqual([sub.body.id]);
+    const retried = await until(
+      'the pending delivery after the restart',
+      () => delivered().find((g) => g.webhookId === pending.webhookId),
+      restarted,
+      60_000,
+    );
+    expect(retried.event).toEqual(pending.event);
+
+    // Nothing delivered before is sent again, with its id or a new one.
+    const after = received()
+      .slice(before)
+      .filter((g) => g.answered === 204);
+    const seenIds = new Set(beforeRestart.map((g) => g.webhookId));
+    expect(after.filter((g) => seenIds.has(g.webhookId))).toEqual([]);
+    for (const pred of expected) expect(after.filter((g) => pred(g.event))).toEqual([]);
+    expect(await restarted.stop()).toBe(0);
+  });
+});

@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest';
+import { devSettings } from '../../bin/cli/dev';
+import { formatDuration, parseDuration, parseInteger } from '../../functions/local/duration';
+import { LocalRuntimeError } from '../../functions/local/errors';
+
+const limits = { minMs: 200, maxMs: 86_400_000 };
+
+describe('durations on the command line', () => {
+  it.each([
+    ['500ms', 500],
+    ['2s', 2000],
+    ['1.5m', 90_000],
+    ['1h', 3_600_000],
+    ['3', 3000],
+  ])('reads %s as %d ms', (raw, ms) => {
+    expect(parseDuration('--poll-interval', raw, limits)).toEqual({ ok: true, value: ms });
+  });
+
+  it.each(['2x', '', '-1s', 's', '1 s s'])('refuses "%s" naming the flag and giving examples', (raw) => {
+    const r = parseDuration('--poll-interval', raw, limits);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.message).toMatch(/^--poll-interval: .*(examples|at least)/);
+  });
+
+  it('refuses values outside the limits', () => {
+    expect(parseDuration('--poll-interval', '100ms', limits)).toEqual({
+      ok: false,
+      message: '--poll-interval: must be at least 200ms',
+    });
+    expect(parseDuration('--poll-interval', '2d', limits).ok).toBe(false);
+  });
+
+  it('formats whole units', () => {
+    expect([
+      formatDuration(500),
+      formatDuration(2000),
+      formatDuration(120_000),
+      formatDuration(7_200_000),
+    ]).toEqual(['500ms', '2s', '2m', '2h']);
+  });
+
+  it('integers name the flag and the range', () => {
+    expect(parseInteger('--port', '8080', { min: 0, max: 65535 })).toEqual({ ok: true, value: 8080 });
+    expect(parseInteger('--port', '70000', { min: 0, max: 65535 })).toEqual({
+      ok: false,
+      message: '--port: 70000 must be from 0 to 65535',
+    });
+    expect(parseInteger('--port', 'abc', { min: 0, max: 65535 }).ok).toBe(false);
+  });
+});
+
+describe('carhook dev flags', () => {
+  const invalid = (flags: Parameters<typeof devSettings>[0], env: Record<string, string> = {}) => {
+    try {
+      devSettings(flags, env);
+    } catch (error) {
+      expect(error).toBeInstanceOf(LocalRuntimeError);
+      return {
+        kind: (error as LocalRuntimeError).kind,
+        field: (error as LocalRuntimeError).field,
+        message: (error as Error).message,
+      };
+    }
+    throw new Error('expected a LocalRuntimeError');
+  };
+
+  it('maps every flag to the runtime options', () => {
+    const s = devSettings(
+      {
+        port: '0',
+        simPort: '4011',
+        vehicles: '3',
+        seed: '9',
+        pollInterval: '2s',
+        dataDir: '/tmp/x',
+        quota: '900',
+        demo: true,
+        demoEvery: '3s',
+      },
+      { CARHOOK_ADMIN_TOKEN: 'a-token-of-sixteen-chars' },
+    );
+    expect(s.runtime).toMatchObject({
+      port: 0,
+      simPort: 4011,
+      vehicles: 3,
+      seed: 9,
+      pollIntervalMs: 2000,
+      dataDir: '/tmp/x',
+      quota: 900,
+      adminToken: 'a-token-of-sixteen-chars',
+    });
+    expect(s).toMatchObject({ demo: true, demoEveryMs: 3000, generatedToken: false });
+  });
+
+  it('generates the admin token when CARHOOK_ADMIN_TOKEN is unset', () => {
+    const s = devSettings({}, {});
+    expect(s.generatedToken).toBe(true);
+    expect(s.runtime.adminToken).toBeUndefined();
+  });
+
+  it.each([
+    [{ port: '70000' }, '--port'],
+    [{ simPort: 'x' }, '--sim-port'],
+    [{ vehicles: '0' }, '--vehicles'],
+    [{ pollInterval: 'soon' }, '--poll-interval'],
+    [{ quota: '-5' }, '--quota'],
+    [{ apiBaseUrl: 'https://api.example.net' }, '--auth-base-url'],
+    [{ apiBaseUrl: 'ftp://x', authBaseUrl: 'https://id.example.net', brands: 'cielo' }, '--api-base-url'],
+    [{ apiBaseUrl: 'https://api.example.net', authBaseUrl: 'https://id.example.net' }, '--brands'],
+    [
+      { apiBaseUrl: 'https://api.example.net', authBaseUrl: 'https://id.example.net', brands: 'Bad Brand' },
+      '--brands',
+    ],
+    [
+      {
+        apiBaseUrl: 'https://api.example.net',
+        authBaseUrl: 'https://id.example.net',
+        brands: 'cielo',
+        demo: true,
+      },
+      '--demo',
+    ],
+  ])('%o is refused naming %s', (flags, field) => {
+    const e = invalid(flags);
+    expect(e.kind).toBe('InvalidOption');
+    expect(e.field).toBe(field);
+    expect(e.message).toContain(field);
+  });
+
+  it('refuses a short CARHOOK_ADMIN_TOKEN', () => {
+    expect(invalid({}, { CARHOOK_ADMIN_TOKEN: 'short' }).field).toBe('CARHOOK_ADMIN_TOKEN');
+  });
+
+  it('a real API takes its URLs and brands instead of the simulator', () => {
+    const s = devSettings(
+      {
+        apiBaseUrl: 'https://api.example.net/',
+        authBaseUrl: 'https://id.example.net',
+        brands: 'cielo, pavo',
+        apiCredentials: '/etc/c.json',
+      },
+      {},
+    );
+    expect(s.runtime.api).toEqual({
+      baseUrl: 'https://api.example.net',
+      authUrl: 'https://id.example.net',
+      brands: ['cielo', 'pavo'],
+      credentialsFile: '/etc/c.json',
+    });
+  });
+});
