@@ -148,12 +148,16 @@ describe('vehicle discovery', () => {
 
     const types = bus.received.map((e: EventEnvelope) => `${e.type}:${e.data.vehicleId}`);
     expect(types).toEqual([
-      'enrollment.vehicle.added:va',
-      'enrollment.vehicle.added:vb',
-      'enrollment.vehicle.removed:va',
-      'enrollment.vehicle.added:va',
+      'enrollment.vehicle.added:enr_1:va',
+      'enrollment.vehicle.added:enr_1:vb',
+      'enrollment.vehicle.removed:enr_1:va',
+      'enrollment.vehicle.added:enr_1:va',
     ]);
     expect(new Set(bus.ids()).size).toBe(4);
+    // The envelope names the vehicle as every vehicle.* event does: Carhook's id, not the API's.
+    expect(bus.received.map((e: EventEnvelope) => e.vehicle?.id)).toEqual(
+      bus.received.map((e: EventEnvelope) => e.data.vehicleId),
+    );
   });
 });
 

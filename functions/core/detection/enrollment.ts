@@ -41,6 +41,11 @@ export interface EnrollmentContext {
   readonly enrollment: { readonly id: string; readonly kind: 'oauth-user' | 'fleet-contract' };
   readonly now: Date;
   readonly config?: Partial<Pick<DiffConfig, 'initialPolicy'>>;
+  /**
+   * Carhook's id of a vehicle of this enrollment, from the API's vehicle id (default: the API id),
+   * so `enrollment.vehicle.*` events name a vehicle as every `vehicle.*` event does.
+   */
+  readonly vehicleId?: (apiVehicleId: string) => string;
 }
 
 export interface EnrollmentDiffResult {
@@ -108,6 +113,7 @@ export const diffEnrollmentVehicles = (
     v: EnrollmentState['vehicles'][string],
   ) => {
     next.sequence += 1;
+    const vehicleId = context.vehicleId ? context.vehicleId(id) : id;
     events.push(
       buildEvent(type, {
         id: eventId({
@@ -119,7 +125,10 @@ export const diffEnrollmentVehicles = (
         occurredAt: observation.fetchedAt,
         detectedAt: now,
         sequence: next.sequence,
-        vehicle: v.brand === undefined ? { id, vin: v.vin } : { id, vin: v.vin, brand: v.brand },
+        vehicle:
+          v.brand === undefined
+            ? { id: vehicleId, vin: v.vin }
+            : { id: vehicleId, vin: v.vin, brand: v.brand },
         enrollment: { id: context.enrollment.id, kind: context.enrollment.kind },
         source: {
           api: 'v2',
@@ -127,7 +136,7 @@ export const diffEnrollmentVehicles = (
           recordId: id,
         },
         data: {
-          vehicleId: id,
+          vehicleId,
           vin: v.vin,
           ...(v.brand === undefined ? {} : { brand: v.brand }),
           ...(v.model === undefined ? {} : { model: v.model }),

@@ -105,6 +105,7 @@ export async function applyVehicleList(
     const d = diffEnrollmentVehicles(previous, observation, {
       enrollment: { id: enrollment.id, kind: 'oauth-user' },
       now: new Date(now),
+      vehicleId: (apiId) => vehicleIdOf(enrollment.id, apiId),
       // The first list of an enrollment is what it enrolls: each vehicle is announced.
       ...(previous === undefined ? { config: { initialPolicy: 'all' as const } } : {}),
     });
