@@ -273,7 +273,8 @@ export interface CarhookHandlers {
  * - `monitoring` (CarhookMonitoring): alarm topic, metric alarms, dashboard.
  * - Stateless part, built from `config`, `data` and `monitoring`:
  *   - planner on an EventBridge Scheduler schedule → `poll-jobs` queue → poll worker;
- *   - sweeper on its own schedule (republishes what the event log holds unpublished);
+ *   - sweeper on its own schedule (republishes what the event log holds unpublished, and re-queues
+ *     pending deliveries whose claim expired: the webhook engine's `sweep`);
  *   - a rule on the bus (Carhook's events except the bus-only `webhook.*` ones) → `fan-out` queue →
  *     webhook fan-out → first attempts, retries through the `deliveries` queue → delivery worker;
  *   - the HTTP API (OAuth public, management IAM-authorized) → the HTTP function.
@@ -375,13 +376,18 @@ export class Carhook extends Construct {
       new SqsEventSource(pollJobs.queue, { ...eventSources.pollWorker, reportBatchItemFailures: true }),
     );
 
+    // The sweeper builds the webhook engine only to run its recovery sweep: that reads the due
+    // deliveries and queues them; the engine's set-up opens the key ring (subscription secrets).
     const sweeper = this.addFunction('Sweeper', {
       entry: 'functions/handlers/sweeper.ts',
-      description: 'Republishes events the event log still holds unpublished (same ids)',
+      description:
+        'Republishes events the event log still holds unpublished; re-queues deliveries whose claim expired',
       timeout: timeouts.sweeper,
     })
       .bindTable(table, 'readWrite')
-      .bindBus(eventBus, source);
+      .bindBus(eventBus, source)
+      .bindSecret(tokenKeyRing, CARHOOK_ENV.tokenKeyRingSecretArn)
+      .bindQueue(deliveries.queue, 'send', CARHOOK_ENV.deliveryQueueUrl);
 
     const fanOutFn = this.webhookFunction('FanOut', {
       entry: 'functions/handlers/fanout.ts',
@@ -427,7 +433,7 @@ export class Carhook extends Construct {
       target: sweeper,
       rate: CARHOOK_DEFAULTS.sweepInterval,
       deadLetterQueue: scheduleDeadLetters,
-      description: 'the Carhook sweeper (republishes unpublished events)',
+      description: 'the Carhook sweeper (republishes unpublished events, re-queues expired deliveries)',
     });
 
     this.fanOutRule = new Rule(this, 'FanOutRule', {

@@ -1,11 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createDynamoSubscriptionStores } from '../../functions/adapters/dynamodb';
+import { DEFAULT_LEASE_MS, DEFAULT_SWEEP_GRACE_MS } from '../../functions/core/delivery/engine';
+import { envelopeSchema } from '../../functions/core/events/envelope';
+import { deliveryId } from '../../functions/core/subscriptions/logic';
 import { createDeliveryHandler } from '../../functions/handlers/delivery';
 import { createFanOutHandler } from '../../functions/handlers/fanout';
 import { createHttpApiHandler } from '../../functions/handlers/http-api';
 import { createPlannerHandler } from '../../functions/handlers/planner';
 import { createPollWorkerHandler } from '../../functions/handlers/poll-worker';
-import { createSweeperHandler } from '../../functions/handlers/sweeper';
-import { createAwsRuntime, lazy } from '../../functions/runtime/aws';
+import { createSweeperHandler, SweeperError } from '../../functions/handlers/sweeper';
+import { type AwsRuntime, createAwsRuntime, lazy } from '../../functions/runtime/aws';
 import { logger } from '../../functions/runtime/observability';
 import { BRANDS } from '../../sim';
 import { startReceiver } from '../webhooks/receiver';
@@ -23,6 +27,15 @@ import {
 } from './support';
 
 const CALLBACK = 'http://127.0.0.1:9/oauth/callback';
+
+// As the CDK binds them (lib/carhook.ts): the webhook functions and the sweeper read the key ring and
+// the deliveries queue, not the API credentials or the poll-jobs queue.
+const WEBHOOK_NEEDS = ['keyRing', 'bus', 'deliveryQueue'] as const;
+const WEBHOOK_UNBOUND = [
+  'CARHOOK_API_CLIENT_SECRET_ARN',
+  'CARHOOK_MAP_API_SECRET_ARN',
+  'CARHOOK_POLL_QUEUE_URL',
+];
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies read freely by tests.
 type Json = any;
@@ -75,7 +88,7 @@ describe('Lambda handlers on DynamoDB Local, the simulator and fake AWS clients'
       const http = createHttpApiHandler(lazy(() => w.runtime(['secrets', 'bus'])));
       const planner = createPlannerHandler(lazy(() => w.runtime(['pollQueue'])));
       const worker = createPollWorkerHandler(lazy(() => w.runtime(['secrets', 'bus'])));
-      const sweeper = createSweeperHandler(lazy(() => w.runtime(['bus'])));
+      const sweeper = createSweeperHandler(lazy(() => w.runtime(WEBHOOK_NEEDS, WEBHOOK_UNBOUND)));
 
       const health = await http(httpEvent('GET', '/health'), lambdaContext('http-api'));
       expect(health.statusCode).toBe(200);
@@ -135,15 +148,16 @@ describe('Lambda handlers on DynamoDB Local, the simulator and fake AWS clients'
       const before = w.eventBridge.entries.length;
       w.eventBridge.failing = false;
       const swept = await sweeper(schedulerEvent(), lambdaContext('sweeper'));
-      expect(swept.published).toBeGreaterThanOrEqual(1);
-      expect(swept.unpublished).toBe(0);
+      expect(swept.events.published).toBeGreaterThanOrEqual(1);
+      expect(swept.events.unpublished).toBe(0);
+      expect(swept.deliveries).toEqual({ requeued: 0 });
       const sent = w.eventBridge.entries.slice(before).map((e) => JSON.parse(e.Detail ?? '{}') as Json);
       expect(
         sent.some(
           (e) => e.type === 'vehicle.alert.raised' && JSON.stringify(e.data).includes(String(raised.id)),
         ),
       ).toBe(true);
-      expect((await sweeper(schedulerEvent(), lambdaContext('sweeper'))).published).toBe(0);
+      expect((await sweeper(schedulerEvent(), lambdaContext('sweeper'))).events.published).toBe(0);
     });
 
     it('subscribes a webhook over the HTTP API, fans a bus event out to it, and retries through the deliveries queue', async () => {
@@ -154,15 +168,8 @@ describe('Lambda handlers on DynamoDB Local, the simulator and fake AWS clients'
       });
       try {
         const http = createHttpApiHandler(lazy(() => w.runtime(['secrets', 'bus', 'deliveryQueue'])));
-        // As the CDK binds them: the webhook functions read the key ring, not the API credentials.
-        const webhookNeeds = ['keyRing', 'bus', 'deliveryQueue'] as const;
-        const unbound = [
-          'CARHOOK_API_CLIENT_SECRET_ARN',
-          'CARHOOK_MAP_API_SECRET_ARN',
-          'CARHOOK_POLL_QUEUE_URL',
-        ];
-        const fanout = createFanOutHandler(lazy(() => w.runtime(webhookNeeds, unbound)));
-        const delivery = createDeliveryHandler(lazy(() => w.runtime(webhookNeeds, unbound)));
+        const fanout = createFanOutHandler(lazy(() => w.runtime(WEBHOOK_NEEDS, WEBHOOK_UNBOUND)));
+        const delivery = createDeliveryHandler(lazy(() => w.runtime(WEBHOOK_NEEDS, WEBHOOK_UNBOUND)));
 
         const created = await http(
           httpEvent(
@@ -235,6 +242,180 @@ describe('Lambda handlers on DynamoDB Local, the simulator and fake AWS clients'
         expect(receiver.requests[1]?.headers['webhook-id']).toBe(detail.id);
         expect(w.metrics.total('DeliveriesFailed')).toBe(1);
         expect(w.metrics.total('DeliveriesSucceeded')).toBe(2);
+      } finally {
+        await receiver.close();
+      }
+    });
+
+    /**
+     * What the fan-out Lambda leaves behind when it dies mid-attempt: the delivery record, written
+     * and claimed (attempt 1 leased), and no queue message. Returns the delivery id and its event.
+     */
+    async function abandonedFirstAttempt(http: ReturnType<typeof createHttpApiHandler>, url: string) {
+      const created = await http(
+        httpEvent(
+          'POST',
+          '/subscriptions',
+          '',
+          { 'content-type': 'application/json' },
+          JSON.stringify({ url }),
+        ),
+        lambdaContext('http-api'),
+      );
+      expect(created.statusCode, created.body).toBe(201);
+      const subscriptionId = String(JSON.parse(created.body ?? '{}').id);
+      await enrollThroughHttpApi(http);
+      const event = envelopeSchema.parse(JSON.parse(w.eventBridge.entries[0]?.Detail ?? '{}'));
+      const { deliveries } = createDynamoSubscriptionStores({
+        client: w.dynamodb,
+        tableName: String(w.env.CARHOOK_TABLE_NAME),
+      });
+      const now = w.sim.world.now();
+      const at = new Date(now).toISOString();
+      const id = deliveryId(event.id, subscriptionId);
+      await deliveries.create({
+        id,
+        subscriptionId,
+        eventId: event.id,
+        eventType: event.type,
+        envelope: event,
+        origin: 'event',
+        status: 'pending',
+        attempts: 0,
+        nextAttemptAt: at,
+        createdAt: at,
+        updatedAt: at,
+      });
+      expect((await deliveries.claim(id, now, DEFAULT_LEASE_MS)).kind).toBe('Claimed');
+      w.sqs.sent.splice(0);
+      return { id, event, deliveries };
+    }
+
+    it('re-queues a delivery whose claim expired (a Lambda died mid-attempt); the delivery worker sends it again with the same webhook-id', async () => {
+      const receiver = await startReceiver((_req, res) => res.writeHead(204).end());
+      try {
+        const http = createHttpApiHandler(lazy(() => w.runtime(['secrets', 'bus', 'deliveryQueue'])));
+        const sweeper = createSweeperHandler(lazy(() => w.runtime(WEBHOOK_NEEDS, WEBHOOK_UNBOUND)));
+        const delivery = createDeliveryHandler(lazy(() => w.runtime(WEBHOOK_NEEDS, WEBHOOK_UNBOUND)));
+        const { id, event, deliveries } = await abandonedFirstAttempt(http, receiver.url());
+        const sweep = () => sweeper(schedulerEvent(), lambdaContext('sweeper'));
+
+        // The lease is still running: the attempt may be in flight.
+        expect((await sweep()).deliveries).toEqual({ requeued: 0 });
+        // Lease over, but within the grace: its own queue message could still be on its way.
+        await control('/clock/advance', { seconds: (DEFAULT_LEASE_MS + DEFAULT_SWEEP_GRACE_MS) / 1000 - 5 });
+        expect((await sweep()).deliveries).toEqual({ requeued: 0 });
+        expect(w.sqs.sent).toEqual([]);
+
+        await control('/clock/advance', { seconds: 10 });
+        const swept = await sweep();
+        expect(swept.deliveries).toEqual({ requeued: 1 });
+        expect(swept.events).toEqual({ published: 0, unpublished: 0 });
+        const bodies = w.sqs.sent.map((e) => e.MessageBody ?? '');
+        expect(bodies.map((b) => JSON.parse(b))).toEqual([{ deliveryId: id }]);
+        expect(receiver.requests).toHaveLength(0);
+
+        const result = await delivery(
+          { Records: [sqsRecord(bodies[0] ?? '', 'recovered-1', DELIVERY_QUEUE_ARN)] },
+          lambdaContext('delivery'),
+        );
+        expect(result.batchItemFailures).toEqual([]);
+        expect(receiver.requests.map((r) => r.headers['webhook-id'])).toEqual([event.id]);
+        // Attempt 1 was abandoned (it counts), attempt 2 succeeded.
+        expect(await deliveries.get(id)).toMatchObject({ status: 'succeeded', attempts: 2 });
+
+        w.sqs.sent.splice(0);
+        expect((await sweep()).deliveries).toEqual({ requeued: 0 });
+        expect(w.sqs.sent).toEqual([]);
+      } finally {
+        await receiver.close();
+      }
+    });
+
+    it('sweeps deliveries when the event log fails, and events when the key ring is unavailable, then fails the invocation naming the part', async () => {
+      const receiver = await startReceiver((_req, res) => res.writeHead(204).end());
+      try {
+        const http = createHttpApiHandler(lazy(() => w.runtime(['secrets', 'bus', 'deliveryQueue'])));
+        const { id } = await abandonedFirstAttempt(http, receiver.url());
+        await control('/clock/advance', { seconds: (DEFAULT_LEASE_MS + DEFAULT_SWEEP_GRACE_MS) / 1000 + 5 });
+        // An event committed while EventBridge was down: only the sweeper publishes it.
+        w.eventBridge.failing = true;
+        const vehicleId = w.sim.world.users().find((u) => u.vehicleIds.length > 0)?.vehicleIds[0];
+        await control(`/vehicles/${vehicleId}/alerts`, { severity: 'high' });
+        const worker = createPollWorkerHandler(lazy(() => w.runtime(['secrets', 'bus'])));
+        const planner = createPlannerHandler(lazy(() => w.runtime(['pollQueue'])));
+        await control('/clock/advance', { seconds: 60 });
+        await planner(schedulerEvent(), lambdaContext('planner'));
+        await worker(w.sqs.drainAsEvent(), lambdaContext('poll-worker'));
+        w.eventBridge.failing = false;
+        const published = w.eventBridge.entries.length;
+
+        // The event log's query fails (a DynamoDB outage on that index): deliveries are swept anyway.
+        const aws = w.runtime(WEBHOOK_NEEDS, WEBHOOK_UNBOUND);
+        const eventsDown: AwsRuntime = {
+          ...aws,
+          runtime: {
+            ...aws.runtime,
+            republishDeps: () => {
+              const deps = aws.runtime.republishDeps();
+              const events = Object.assign(Object.create(deps.events) as typeof deps.events, {
+                listUnpublished: () =>
+                  Promise.reject(
+                    Object.assign(new Error('Throughput exceeds the current capacity'), {
+                      name: 'ProvisionedThroughputExceededException',
+                    }),
+                  ),
+              });
+              return { ...deps, events };
+            },
+          },
+        };
+        const error = vi.spyOn(logger, 'error');
+        const first = await createSweeperHandler(lazy(() => eventsDown))(
+          schedulerEvent(),
+          lambdaContext('sweeper'),
+        ).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(first).toBeInstanceOf(SweeperError);
+        const failure = first as SweeperError;
+        expect(failure.kind).toBe('SweepFailed');
+        expect(failure.events).toEqual({
+          ok: false,
+          error: 'ProvisionedThroughputExceededException: Throughput exceeds the current capacity',
+        });
+        expect(failure.deliveries).toEqual({ ok: true, value: { requeued: 1 } });
+        expect(failure.message).toMatch(/^sweep failed \(events: ProvisionedThroughputExceededException/);
+        expect(w.sqs.sent.map((e) => JSON.parse(e.MessageBody ?? '{}'))).toEqual([{ deliveryId: id }]);
+        expect(w.eventBridge.entries).toHaveLength(published);
+        // Both parts in one log line.
+        expect(error.mock.calls.find((c) => c[0] === 'sweep failed')?.[1]).toMatchObject({
+          kind: 'SweepFailed',
+          events: { ok: false },
+          deliveries: { ok: true, value: { requeued: 1 } },
+        });
+        error.mockRestore();
+
+        // The key ring cannot be read: the webhook engine cannot be built, the events still go out.
+        const keyRingDown = createSweeperHandler(
+          lazy(() =>
+            w.runtime(WEBHOOK_NEEDS, WEBHOOK_UNBOUND, {
+              CARHOOK_TOKEN_KEY_RING_SECRET_ARN: `${SECRET_ARNS.keyRing.slice(0, -6)}Gone00`,
+            }),
+          ),
+        );
+        const second = await keyRingDown(schedulerEvent(), lambdaContext('sweeper')).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(second).toBeInstanceOf(SweeperError);
+        const secondFailure = second as SweeperError;
+        expect(secondFailure.deliveries.ok).toBe(false);
+        expect(secondFailure.message).toMatch(/^sweep failed \(deliveries: .*Gone00/);
+        expect(secondFailure.events.ok && secondFailure.events.value.published).toBeGreaterThanOrEqual(1);
+        const sent = w.eventBridge.entries.slice(published).map((e) => e.DetailType);
+        expect(sent).toContain('vehicle.alert.raised');
       } finally {
         await receiver.close();
       }

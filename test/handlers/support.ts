@@ -3,6 +3,8 @@
  * (manual clock), and fake EventBridge / SQS / Secrets Manager clients (`{ send }`) that record
  * every call. Events are built as AWS sends them.
  */
+
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type {
   PutEventsCommand,
   PutEventsCommandOutput,
@@ -188,10 +190,19 @@ export interface HandlerWorld {
   readonly sim: RunningSimulator;
   readonly eventBridge: FakeEventBridge;
   readonly sqs: FakeSqs;
+  /** The DynamoDB Local client every runtime of this world uses (tests reach the stores with it). */
+  readonly dynamodb: DynamoDBClient;
   readonly env: Record<string, string>;
   readonly metrics: ReturnType<typeof recordingSink>;
-  /** The runtime of one function; `unbound` drops variables its CDK function does not get. */
-  runtime(needs: readonly ConfigNeed[], unbound?: readonly string[]): AwsRuntime;
+  /**
+   * The runtime of one function; `unbound` drops variables its CDK function does not get, `overrides`
+   * replaces some (a secret that does not exist, say).
+   */
+  runtime(
+    needs: readonly ConfigNeed[],
+    unbound?: readonly string[],
+    overrides?: Readonly<Record<string, string>>,
+  ): AwsRuntime;
   close(): Promise<void>;
 }
 
@@ -226,11 +237,15 @@ export async function startHandlerWorld(options: { apiClientSecret?: string } = 
     sim,
     eventBridge,
     sqs,
+    dynamodb,
     env,
     metrics,
-    runtime: (needs, unbound = []) =>
+    runtime: (needs, unbound = [], overrides = {}) =>
       createAwsRuntime({
-        env: Object.fromEntries(Object.entries(env).filter(([k]) => !unbound.includes(k))),
+        env: {
+          ...Object.fromEntries(Object.entries(env).filter(([k]) => !unbound.includes(k))),
+          ...overrides,
+        },
         needs,
         clients: { dynamodb, eventBridge, sqs, secretsManager },
         metrics,

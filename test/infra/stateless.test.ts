@@ -176,7 +176,7 @@ describe('functions', () => {
       RUNTIME_ENV.tokenKeyRingSecretArn,
       RUNTIME_ENV.mapApiSecretArn,
     ],
-    Sweeper: [...common, ...bus],
+    Sweeper: [...common, ...bus, RUNTIME_ENV.tokenKeyRingSecretArn, RUNTIME_ENV.deliveryQueueUrl],
     FanOut: [...common, ...bus, RUNTIME_ENV.tokenKeyRingSecretArn, RUNTIME_ENV.deliveryQueueUrl],
     Delivery: [...common, ...bus, RUNTIME_ENV.tokenKeyRingSecretArn, RUNTIME_ENV.deliveryQueueUrl],
     HttpApi: [
@@ -209,7 +209,7 @@ describe('functions', () => {
     expect(variablesOf('Planner')[RUNTIME_ENV.pollQueueUrl]).toEqual({
       Ref: logicalId(carhook.queues.pollJobs.queue),
     });
-    for (const id of ['FanOut', 'Delivery', 'HttpApi']) {
+    for (const id of ['Sweeper', 'FanOut', 'Delivery', 'HttpApi']) {
       expect(variablesOf(id)[RUNTIME_ENV.deliveryQueueUrl], id).toEqual({
         Ref: logicalId(carhook.queues.deliveries.queue),
       });
@@ -371,12 +371,46 @@ describe('IAM: every statement of every role of the stateless stack', () => {
     });
   });
 
-  it('sweeper: table and bus only', () => {
+  it('sweeper: table, bus, key ring (the webhook engine), sends deliveries; consumes nothing, no API secret', () => {
     expect(grants(statementsOf('Sweeper'))).toEqual({
       ...base('Sweeper'),
       ...table('readWrite'),
       bus: ['events:PutEvents'],
+      'secret:keyRing': secret,
+      'queue:deliveries': sorted(send),
     });
+  });
+
+  it('sweeper: statement by statement, the key ring decrypted only through Secrets Manager', () => {
+    const label = labelOf();
+    const byJson = (xs: readonly Statement[]) =>
+      [...xs].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
+    const labelled = statementsOf('Sweeper').map((s) => ({ ...s, Resource: s.Resource.map(label) }));
+    const allow = (Action: string[], Resource: string[], Condition?: Record<string, unknown>): Statement => ({
+      Effect: 'Allow',
+      Action,
+      Resource,
+      ...(Condition ? { Condition } : {}),
+    });
+    const tableResources = ['table', ...indexNames.map((n) => `table/index/${n}`)];
+    expect(byJson(labelled)).toEqual(
+      byJson([
+        allow(sorted(XRAY_ACTIONS), ['*']),
+        allow(['logs:CreateLogStream', 'logs:PutLogEvents'], ['logs:Sweeper']),
+        allow(sorted([...tableActions.read, ...tableActions.write]), tableResources),
+        allow(['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'], ['key']),
+        allow(['events:PutEvents'], ['bus'], { StringEquals: { 'events:source': 'carhook' } }),
+        allow(secret, ['secret:keyRing']),
+        allow(['kms:Decrypt'], ['key'], {
+          StringEquals: {
+            'kms:ViaService': {
+              'Fn::Join': ['', [`secretsmanager.${env.region}.`, { Ref: 'AWS::URLSuffix' }]],
+            },
+          },
+        }),
+        allow(sorted(send), ['queue:deliveries']),
+      ]),
+    );
   });
 
   it('fan-out: table, bus, key ring, sends deliveries, consumes the fan-out queue; no API secret', () => {
@@ -483,10 +517,10 @@ describe('event sources, schedules and the fan-out rule', () => {
     }
   });
 
-  it('runs the planner every poll interval and the sweeper every 5 minutes, with retries and a DLQ', () => {
+  it('runs the planner every poll interval and the sweeper every minute, with retries and a DLQ', () => {
     const cases: Array<[CarhookScheduleLike, IConstruct, string]> = [
       [carhook.plannerSchedule, carhook.handlers.planner, 'rate(1 minute)'],
-      [carhook.sweeperSchedule, carhook.handlers.sweeper, 'rate(5 minutes)'],
+      [carhook.sweeperSchedule, carhook.handlers.sweeper, 'rate(1 minute)'],
     ];
     for (const [schedule, fn, expression] of cases) {
       template.hasResourceProperties('AWS::Scheduler::Schedule', {
@@ -674,7 +708,8 @@ describe('lib/README.md architecture diagram', () => {
       expect(diagram).toContain(`${count} receives`);
     }
     expect(diagram).toContain('detail-type not webhook.*');
-    expect(diagram).toContain('rate(5 minutes)');
+    expect(diagram).toContain('sweeperSchedule(["Scheduler rate(1 minute)"]) --> sweeper');
+    expect(diagram).toContain('sweeper -- expired claims --> deliveries');
   });
 });
 
