@@ -100,6 +100,8 @@ export interface ApiResponse {
   readonly status: number;
   // parsing boundary: the API's JSON, shown or picked from by the commands
   readonly body: unknown;
+  /** The server's clock (its `Date` header, ms), when it sent one: compared with its own timestamps. */
+  readonly serverTime?: number;
 }
 
 export async function request(
@@ -161,5 +163,6 @@ export async function request(
       parsed,
     );
   }
-  return { status: res.status, body: parsed };
+  const date = Date.parse(res.headers.get('date') ?? '');
+  return { status: res.status, body: parsed, ...(Number.isFinite(date) ? { serverTime: date } : {}) };
 }

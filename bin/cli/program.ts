@@ -9,6 +9,7 @@ import { parseDuration } from '../../functions/local/duration';
 import { CliError, request, resolveTarget, type TargetOptions } from './client';
 import { runDev } from './dev';
 import { parseContractsCsv, progressBar } from './progress';
+import { attemptLines, waitForReplay } from './replay-wait';
 import { parseSavedRequest, verifySaved } from './verify';
 
 interface GlobalOptions extends TargetOptions {
@@ -16,6 +17,9 @@ interface GlobalOptions extends TargetOptions {
 }
 
 type Json = Record<string, unknown>;
+
+/** How often `subscriptions replay` reads the attempt log while it waits. */
+const REPLAY_POLL_MS = 1000;
 
 const out = (text: string) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
 
@@ -320,28 +324,87 @@ export function buildProgram(): Command {
     });
   subs
     .command('replay')
-    .description('deliver past events again to a subscription (same event ids)')
+    .description(
+      'deliver past events again to a subscription (same event ids), and follow the deliveries until each has an outcome',
+    )
     .argument('<id>', 'subscription id')
     .requiredOption('--since <time>', 'ISO 8601 start, or a duration ago such as 1h')
     .option('--until <time>', 'ISO 8601 end (exclusive)')
     .option('--types <list>', 'only these event types')
-    .action(async (id: string, o: { since: string; until?: string; types?: string }, command: Command) => {
-      const ago = parseDuration('--since', o.since, { minMs: 1, maxMs: 400 * 86_400_000 });
-      const since = ago.ok ? new Date(Date.now() - ago.value).toISOString() : o.since;
-      const r = await call(command, 'POST', `/subscriptions/${encodeURIComponent(id)}/replay`, {
-        body: {
-          since,
-          ...(o.until ? { until: o.until } : {}),
-          ...(o.types ? { eventTypes: list(o.types) } : {}),
-        },
-      });
-      const b = r.body as Json;
-      show(
-        command,
-        b,
-        () => `replay ${str(b.replayId)}: ${str(b.events)} event(s) queued for delivery (same event ids)`,
-      );
-    });
+    .option('--no-wait', 'return once the replay is queued (deliveries go on in the background)')
+    .option('--timeout <duration>', 'stop waiting after this long, e.g. 30s, 10m (default 10m)', '10m')
+    .action(
+      async (
+        id: string,
+        o: { since: string; until?: string; types?: string; wait: boolean; timeout: string },
+        command: Command,
+      ) => {
+        const ago = parseDuration('--since', o.since, { minMs: 1, maxMs: 400 * 86_400_000 });
+        const since = ago.ok ? new Date(Date.now() - ago.value).toISOString() : o.since;
+        const timeout = parseDuration('--timeout', o.timeout, { minMs: 1, maxMs: 7 * 86_400_000 });
+        if (!timeout.ok) throw new CliError('Usage', timeout.message);
+        const path = `/subscriptions/${encodeURIComponent(id)}`;
+        const r = await call(command, 'POST', `${path}/replay`, {
+          body: {
+            since,
+            ...(o.until ? { until: o.until } : {}),
+            ...(o.types ? { eventTypes: list(o.types) } : {}),
+          },
+        });
+        const b = r.body as Json;
+        const replayId = str(b.replayId);
+        if (!o.wait) {
+          show(
+            command,
+            b,
+            () => `replay ${replayId}: ${str(b.events)} event(s) queued for delivery (same event ids)`,
+          );
+          return;
+        }
+        const eventIds = Array.isArray(b.eventIds)
+          ? (b.eventIds as unknown[]).filter((e): e is string => typeof e === 'string')
+          : [];
+        const json = globals(command).json === true;
+        // --json: stdout carries only the summary, stderr stays quiet too (scripts read both).
+        const bar = progressBar(eventIds.length, 'delivering', json ? { write: () => true } : process.stderr);
+        let shown = 0;
+        const result = await waitForReplay({
+          subscriptionId: id,
+          replayId,
+          eventIds,
+          ...(r.serverTime !== undefined ? { acceptedAt: r.serverTime } : {}),
+          timeoutMs: timeout.value,
+          intervalMs: REPLAY_POLL_MS,
+          listAttempts: async (cursor) => {
+            const page = await call(command, 'GET', `${path}/deliveries`, {
+              query: { limit: '100', ...(cursor ? { cursor } : {}) },
+            });
+            return {
+              ...attemptLines(page.body),
+              ...(page.serverTime !== undefined ? { serverTime: page.serverTime } : {}),
+            };
+          },
+          onProgress: (settled) => {
+            bar.tick(settled - shown);
+            shown = settled;
+          },
+        });
+        bar.done();
+        show(command, { replayId, events: eventIds.length, eventIds, ...result }, () =>
+          [
+            `replay ${replayId}: delivered ${result.delivered.length}, failed ${result.failed.length}` +
+              (result.pending.length > 0
+                ? `, still pending ${result.pending.length} after ${o.timeout} (they keep being retried in the background)`
+                : ''),
+            ...result.failed.map(
+              (f) =>
+                `  ${f.eventId}: ${f.decision === 'disabled' ? 'subscription disabled' : 'dead-lettered'} after ${f.outcome}${f.statusCode !== undefined ? ` (HTTP ${f.statusCode})` : ''}${f.error ? ` ${f.error}` : ''}`,
+            ),
+          ].join('\n'),
+        );
+        if (result.failed.length > 0 || result.pending.length > 0) process.exitCode = 1;
+      },
+    );
 
   program
     .command('events')

@@ -120,7 +120,7 @@ describe('carhook management commands against the local runtime', () => {
     expect(rotate.code, rotate.stderr).toBe(0);
     expect(rotate.stdout).toMatch(/^new secret whsec_\S+ {3}\(previous one valid until /);
 
-    const replay = await cli(['subscriptions', 'replay', id, '--since', '1h']);
+    const replay = await cli(['subscriptions', 'replay', id, '--since', '1h', '--no-wait']);
     expect(replay.code, replay.stderr).toBe(0);
     expect(replay.stdout).toMatch(
       /^replay rpl_\S+: \d+ event\(s\) queued for delivery \(same event ids\)\n$/,
@@ -133,6 +133,67 @@ describe('carhook management commands against the local runtime', () => {
     const gone = await cli(['subscriptions', 'test', id]);
     expect(gone.code).toBe(1);
     expect(gone.stderr).toMatch(/→ 404: no subscription/);
+  });
+
+  it('subscriptions replay waits until every replayed event is delivered', { timeout: 60_000 }, async () => {
+    const add = await cli(['subscriptions', 'add', '--url', receiver.url, '--json']);
+    expect(add.code, add.stderr).toBe(0);
+    const { id, secret } = jsonOf(add.stdout);
+    receiver.setSecret(secret);
+    try {
+      const human = await cli(['subscriptions', 'replay', id, '--since', '1h', '--timeout', '40s']);
+      expect(human.code, human.stderr).toBe(0);
+      const n = rt.sim?.world.vehicleCount ?? -1;
+      expect(human.stdout).toMatch(/^replay rpl_\S+: delivered (\d+), failed 0\n$/);
+      expect(Number(/delivered (\d+)/.exec(human.stdout)?.[1])).toBeGreaterThanOrEqual(n);
+      // Not a terminal: no progress bar drawn into a pipe.
+      expect(human.stderr).toBe('');
+      const json = await cli(['subscriptions', 'replay', id, '--since', '1h', '--timeout', '40s', '--json']);
+      expect(json.code, json.stderr).toBe(0);
+      const summary = jsonOf(json.stdout);
+      expect(summary).toMatchObject({
+        replayId: expect.stringMatching(/^rpl_/),
+        timedOut: false,
+        failed: [],
+        pending: [],
+      });
+      expect(summary.events).toBeGreaterThanOrEqual(n);
+      expect(summary.eventIds).toHaveLength(summary.events);
+      expect([...summary.delivered].sort()).toEqual([...summary.eventIds].sort());
+    } finally {
+      await cli(['subscriptions', 'remove', id]);
+    }
+  });
+
+  it('subscriptions replay to a failing endpoint stops at --timeout with the pending count, exit 1', {
+    timeout: 60_000,
+  }, async () => {
+    let hits = 0;
+    const failing = http.createServer((_req, res) => {
+      hits += 1;
+      res.writeHead(500).end('down');
+    });
+    await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(failing.address() as AddressInfo).port}/hook`;
+    const add = await cli(['subscriptions', 'add', '--url', url, '--json']);
+    expect(add.code, add.stderr).toBe(0);
+    const { id } = jsonOf(add.stdout);
+    try {
+      const r = await cli(['subscriptions', 'replay', id, '--since', '1h', '--timeout', '2s']);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toMatch(
+        /^replay rpl_\S+: delivered 0, failed 0, still pending (\d+) after 2s \(they keep being retried in the background\)\n$/,
+      );
+      const pending = Number(/still pending (\d+)/.exec(r.stdout)?.[1]);
+      expect(pending).toBeGreaterThan(0);
+      expect(hits).toBeGreaterThan(0);
+      const bad = await cli(['subscriptions', 'replay', id, '--since', '1h', '--timeout', 'soon']);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/^carhook: --timeout: /);
+    } finally {
+      await cli(['subscriptions', 'remove', id]);
+      await new Promise<void>((resolve) => failing.close(() => resolve()));
+    }
   });
 
   it('events tail --once prints the detected events, filtered by type', { timeout: 30_000 }, async () => {
