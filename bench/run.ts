@@ -15,12 +15,13 @@ import { writeFile } from 'node:fs/promises';
 import { cpus, freemem, loadavg, totalmem } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import * as delivery from './delivery';
 import * as detection from './detection';
 import * as pipeline from './pipeline';
 import * as sim from './sim';
 import * as webhooks from './webhooks';
 
-export const AREAS = ['sim', 'detection', 'webhooks', 'bundles', 'pipeline'] as const;
+export const AREAS = ['sim', 'detection', 'webhooks', 'delivery', 'bundles', 'pipeline'] as const;
 export type Area = (typeof AREAS)[number];
 
 export interface BenchArgs {
@@ -113,6 +114,7 @@ export function machine(): Machine {
 type SimResult = Awaited<ReturnType<typeof sim.run>>;
 type DetectionResult = ReturnType<typeof detection.run>;
 type WebhooksResult = Awaited<ReturnType<typeof webhooks.run>>;
+type DeliveryResult = delivery.DeliveryBenchResult;
 type PipelineResult = pipeline.PipelineBenchResult;
 
 export type AreaOutcome =
@@ -128,6 +130,12 @@ export type AreaOutcome =
       readonly ok: true;
       readonly seconds: number;
       readonly result: WebhooksResult;
+    }
+  | {
+      readonly area: 'delivery';
+      readonly ok: true;
+      readonly seconds: number;
+      readonly result: DeliveryResult;
     }
   | {
       readonly area: 'pipeline';
@@ -183,7 +191,8 @@ function webhooksSection(r: WebhooksResult): string {
 const TITLES: Record<Area, string> = {
   sim: 'Simulator (issue 2)',
   detection: 'Detection engine (issue 4)',
-  webhooks: 'Webhook delivery (issue 6)',
+  webhooks: 'Webhook sender (issue 6)',
+  delivery: 'Webhook delivery, bus → receiver (issue 6)',
   bundles: 'Lambda bundles (issue 7)',
   pipeline: 'Poll pipeline (issues 5 and 9)',
 };
@@ -239,6 +248,10 @@ export function renderReport(input: {
       case 'webhooks':
         lines.push(webhooksSection(o.result));
         break;
+      case 'delivery':
+        // Targets are marked per store inside the section.
+        lines.push(delivery.toMarkdown(o.result));
+        break;
       case 'pipeline':
         lines.push(pipeline.toMarkdown(o.result));
         break;
@@ -271,6 +284,14 @@ async function runArea(area: Area, quick: boolean, log: (line: string) => void):
       }
       case 'webhooks': {
         const result = await webhooks.run(quick ? { deliveries: 1000, latencySamples: 200 } : {});
+        return { area, ok: true, seconds: seconds(), result };
+      }
+      case 'delivery': {
+        const result = await delivery.run(
+          quick
+            ? { idleSamples: 100, fixedSeconds: 2, saturationSeconds: 2, ceilingSeconds: 1, log }
+            : { log },
+        );
         return { area, ok: true, seconds: seconds(), result };
       }
       case 'pipeline': {

@@ -1,0 +1,62 @@
+import { describe, expect, inject, it } from 'vitest';
+import { run, toMarkdown } from '../../bench/delivery';
+import { machine, renderReport } from '../../bench/run';
+
+/** Smoke test: the delivery bench runs end to end with tiny sizes. Nothing here is timed. */
+describe('delivery bench with tiny sizes', () => {
+  it('delivers every offered event through both stores and renders its section', async () => {
+    const r = await run({
+      idleSamples: 5,
+      offeredRate: 50,
+      fixedSeconds: 0.3,
+      saturationSeconds: 0.3,
+      window: 8,
+      ceilingSeconds: 0.2,
+      dynamodb: { endpoint: inject('dynamoEndpoint') },
+    });
+    expect(r.stores.map((s) => s.store)).toEqual(['memory', 'dynamodb']);
+    for (const s of r.stores) {
+      expect(s.problems).toBe(0);
+      expect(s.queued).toBe(0);
+      expect(s.idle.missed).toBe(0);
+      expect(s.idle.p50Ms).toBeGreaterThan(0);
+      expect(s.idle.bareP50Ms).toBeGreaterThan(0);
+      for (const phase of [s.fixed.carhook, s.fixed.bare, s.saturation.carhook, s.saturation.bare]) {
+        expect(phase.offered).toBeGreaterThan(0);
+        expect(phase.delivered).toBe(phase.offered);
+        expect(phase.deliveredPerSecond).toBeGreaterThan(0);
+        expect(phase.p99Ms).toBeGreaterThanOrEqual(phase.p50Ms);
+      }
+    }
+    const c = r.dynamoCeiling;
+    if (!c) throw new Error('the DynamoDB Local write rate was not measured');
+    expect(c.conditionalPutsPerSecond).toBeGreaterThan(0);
+    expect(c.transactionsPerSecond).toBeGreaterThan(0);
+    expect(c.deliveriesPerSecond).toBeLessThanOrEqual(
+      Math.min(c.conditionalPutsPerSecond, c.transactionsPerSecond),
+    );
+
+    const md = toMarkdown(r);
+    expect(md).toContain('| memory stores |');
+    expect(md).toContain('| DynamoDB stores on DynamoDB Local |');
+    expect(md).toMatch(/Targets \(issue 6\), memory stores: ≥ 500 deliveries\/s: \*\*(met|not met)\*\*/);
+    expect(md).toContain('What limits the DynamoDB Local figure');
+
+    const report = renderReport({
+      machine: machine(),
+      args: { quick: true, only: ['delivery'], out: '/dev/null' },
+      startedAt: new Date(0),
+      seconds: 1,
+      peakRssMiB: 1,
+      outcomes: [{ area: 'delivery', ok: true, seconds: 1, result: r }],
+    });
+    expect(report).toContain('## Webhook delivery, bus → receiver (issue 6)');
+    expect(report).toContain('npm run bench -- --quick --only delivery');
+  }, 120_000);
+
+  it('refuses a bad option, naming it', async () => {
+    await expect(run({ idleSamples: 0 })).rejects.toMatchObject({ kind: 'InvalidOption' });
+    await expect(run({ idleSamples: 0 })).rejects.toThrow(/idleSamples/);
+    await expect(run({ stores: [] })).rejects.toThrow(/stores/);
+  });
+});
