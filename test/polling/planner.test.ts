@@ -171,6 +171,120 @@ describe('planner', () => {
   });
 });
 
+describe('planner within a full budget', () => {
+  const fleet = (n: number, alerting = 0): VehicleRecord[] =>
+    Array.from({ length: n }, (_, i) =>
+      vehicle(`v${String(i).padStart(3, '0')}`, { hints: { activeAlerts: i < alerting, priority: 0 } }),
+    );
+  const alertsOf = (jobs: readonly unknown[]) =>
+    vehicleJobs(jobs)
+      .filter((j) => j.resources.includes('alerts'))
+      .map((j) => j.vehicleId);
+
+  it('leaves the follow-up reserve unbooked (2 % of the budget by default)', () => {
+    const p = plan({ vehicles: fleet(120), budget: 108, now: T0 });
+    expect(p.estimatedRequests).toBe(106);
+    expect(p.deferred).toHaveLength(14);
+    const none = plan({ vehicles: fleet(120), budget: 108, now: T0, config: { followUpReserveRatio: 0 } });
+    expect(none.estimatedRequests).toBe(108);
+  });
+
+  it('reads every vehicle’s events before any alert follow-up, and rotates the follow-ups that do not fit', () => {
+    const config = { activeAlertsEveryMs: MIN };
+    const vs = fleet(100, 30);
+    const seen = new Set<string>();
+    for (let c = 0; c < 10; c++) {
+      const p = plan({ vehicles: vs, budget: 108, now: T0 + c * MIN, config });
+      expect(p.deferred).toEqual([]);
+      expect(vehicleJobs(p.jobs).filter((j) => j.resources.includes('events'))).toHaveLength(100);
+      // 108 − 2 reserved − 100 events: 6 alert reads a cycle.
+      const alerts = alertsOf(p.jobs);
+      expect(alerts).toHaveLength(6);
+      expect(p.estimatedRequests).toBe(106);
+      for (const id of alerts) seen.add(id);
+    }
+    // 30 vehicles, 6 a cycle: every vehicle with active alerts had its turn within 10 cycles.
+    expect(seen.size).toBe(30);
+  });
+
+  it('follows every vehicle with active alerts each cycle when the budget allows', () => {
+    const p = plan({ vehicles: fleet(50, 20), budget: 108, now: T0, config: { activeAlertsEveryMs: MIN } });
+    expect(alertsOf(p.jobs)).toHaveLength(20);
+  });
+
+  it('lets a due daily read wait for spare budget, and reads it with the events once overdue', () => {
+    const due = (hours: number) =>
+      fleet(106).map((v, i) =>
+        i === 0
+          ? { ...v, resourcePolledAt: { ...v.resourcePolledAt, maintenance: iso(T0 - hours * 60 * MIN) } }
+          : v,
+      );
+    const first = (p: ReturnType<typeof plan>) => vehicleJobs(p.jobs).find((j) => j.vehicleId === 'v000');
+    // 106 events fill the budget less the reserve: the daily read waits.
+    expect(first(plan({ vehicles: due(25), budget: 108, now: T0 }))?.resources).toEqual(['events']);
+    expect(first(plan({ vehicles: due(25), budget: 120, now: T0 }))?.resources).toEqual([
+      'events',
+      'maintenance',
+    ]);
+    // Half a period late, it no longer waits (another vehicle's events are deferred instead).
+    const overdue = plan({ vehicles: due(37), budget: 108, now: T0 });
+    expect(first(overdue)?.resources).toEqual(['events', 'maintenance']);
+    expect(overdue.deferred).toHaveLength(1);
+  });
+
+  it('rotates the alert reads of every vehicle with active alerts when their turns outnumber the slots', () => {
+    const vs = fleet(40, 40);
+    const reads = new Map<string, number>();
+    for (let c = 0; c < 16; c++) {
+      // 40 events (no reserve under 50): 4 slots a cycle for 40 vehicles due once in 5 cycles (8 a
+      // cycle): more turns than slots, so every vehicle rotates (10 groups of 4).
+      const p = plan({ vehicles: vs, budget: 44, now: T0 + c * MIN });
+      const alerts = alertsOf(p.jobs);
+      expect(alerts).toHaveLength(4);
+      for (const id of alerts) reads.set(id, (reads.get(id) ?? 0) + 1);
+    }
+    // One turn each in every 10 cycles: none starved, none read more than twice in 16.
+    expect(reads.size).toBe(40);
+    expect(Math.max(...reads.values())).toBeLessThanOrEqual(2);
+  });
+
+  it('serves the 5-minute alert turns of an uneven cycle in the next ones when slots just suffice', () => {
+    const vs = fleet(20, 20);
+    const reads = new Map<string, number>();
+    for (let c = 0; c < 10; c++) {
+      // 20 events, 4 slots: exactly the 20 turns of 5 cycles, however the hash spreads them.
+      const alerts = alertsOf(plan({ vehicles: vs, budget: 24, now: T0 + c * MIN }).jobs);
+      for (const id of alerts) reads.set(id, (reads.get(id) ?? 0) + 1);
+    }
+    expect(reads.size).toBe(20);
+    expect(Math.max(...reads.values())).toBeLessThanOrEqual(3);
+  });
+
+  it('keeps reading active alerts (once per maxStalenessMs at least) when the events of the fleet do not fit', () => {
+    // 200 vehicles, 40 with active alerts, 106 requests to book: quiet vehicles give way.
+    const p = plan({ vehicles: fleet(200, 40), budget: 108, now: T0, config: { activeAlertsEveryMs: MIN } });
+    const alerts = alertsOf(p.jobs);
+    // 40 vehicles within 10 cycles: 4 a cycle at least.
+    expect(alerts.length).toBeGreaterThanOrEqual(4);
+    expect(p.estimatedRequests).toBeLessThanOrEqual(106);
+    expect(p.deferred.length).toBeGreaterThan(0);
+  });
+
+  it('never books more than the budget, whatever the mix', () => {
+    for (const budget of [0, 1, 7, 50, 108]) {
+      const vs = [
+        ...fleet(60, 25),
+        vehicle('fresh', { resourcePolledAt: {} }),
+        vehicle('old', { resourcePolledAt: { alerts: iso(T0 - 20 * 60 * MIN) } }),
+      ];
+      const p = plan({ vehicles: vs, budget, now: T0, config: { activeAlertsEveryMs: MIN } });
+      const booked = p.jobs.reduce((n, j) => n + (j.kind === 'poll-vehicle' ? j.resources.length : 1), 0);
+      expect(booked).toBe(p.estimatedRequests);
+      expect(booked).toBeLessThanOrEqual(budget);
+    }
+  });
+});
+
 describe('fleet batches', () => {
   const targets = (n: number): V1Target[] =>
     Array.from({ length: n }, (_, i) => ({ vin: `VIN${String(i).padStart(14, '0')}`, contract: `c${i}` }));

@@ -49,6 +49,12 @@ export const pollingConfigSchema = z.object({
     .int()
     .positive()
     .default(5 * MINUTE),
+  /**
+   * Share of each cycle's budget the planner leaves unbooked for the follow-ups polls discover
+   * (eco-driving after a trip, maintenance after a trip, announced collisions or trips): a cycle
+   * that books its whole budget has those follow-ups refused, and every poll after them stopped.
+   */
+  followUpReserveRatio: z.number().min(0).max(0.5).default(0.02),
   /** A complete alert list at least this often (catches what events did not reveal). */
   alertsReconcileMs: z
     .number()

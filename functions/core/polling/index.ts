@@ -37,11 +37,13 @@ export {
   type MeteredClientOptions,
 } from './metered-client';
 export {
+  alertTurns,
   byPriority,
   carhookResources,
   cycleBudget,
   FLEET_REQUESTS_PER_BATCH,
   followsAlertsNow,
+  followUpReserve,
   inCycle,
   isFleetVehicle,
   mapDue,
@@ -50,7 +52,9 @@ export {
   type PlannerDeps,
   type PlannerRun,
   plan,
+  rotateSlots,
   runPlanner,
+  splitResources,
 } from './planner';
 export { bulkWithSplit, type FleetDeps, type FleetPollSummary, pollFleet } from './poll-fleet';
 export { type MapPollSummary, pollMap } from './poll-map';

@@ -12,7 +12,10 @@
  *   and map daily;
  * - fleet contracts (v1, vehicles without a v2 id) in batches through the bulk POST lists.
  * Strategy `naive` (benchmark baseline): events, alerts, collisions and maintenance for every
- * vehicle every cycle.
+ * vehicle every cycle (the worker adds the eco-driving of the trips it sees).
+ *
+ * Each cycle leaves `followUpReserveRatio` of its budget unbooked for the follow-ups polls
+ * discover, and books every due vehicle's events before any routine read (see `plan`).
  *
  * When the budget is short: vehicles past their maximum staleness first, then those with active
  * alerts, then recently active ones, then the stalest.
@@ -57,23 +60,21 @@ export interface Plan {
 const olderThan = (at: string | undefined, ms: number, now: number): boolean =>
   at === undefined || now - Date.parse(at) >= ms;
 
-/** The resources a v2 vehicle needs this cycle under the `carhook` cadence. */
+/**
+ * Every resource a v2 vehicle is due for this cycle under the `carhook` cadence (what it reads when
+ * the budget allows; `plan` books them in the order described there).
+ */
 export function carhookResources(
   vehicle: VehicleRecord,
   now: number,
   config: PollingConfig,
 ): VehicleResource[] {
-  const polled = vehicle.resourcePolledAt;
-  const out: VehicleResource[] = ['events'];
-  if (
-    (vehicle.hints.activeAlerts && followsAlertsNow(vehicle.id, now, config)) ||
-    olderThan(polled.alerts, config.alertsReconcileMs, now)
-  ) {
-    out.push('alerts');
-  }
-  if (olderThan(polled.maintenance, config.dailyMs, now)) out.push('maintenance');
-  if (olderThan(polled.services, config.dailyMs, now)) out.push('services');
-  return out;
+  const split = splitResources(vehicle, now, config);
+  return inResourceOrder([
+    ...split.now,
+    ...(split.extras.followAlerts ? (['alerts'] as const) : []),
+    ...split.extras.periodic,
+  ]);
 }
 
 /**
@@ -145,15 +146,141 @@ interface Unit {
   readonly ids: readonly string[];
   /** Index of the unit's most urgent vehicle in priority order. */
   readonly rank: number;
+  /** carhook v2 vehicles: reads that wait for budget left after every vehicle's events. */
+  readonly extras?: VehicleExtras;
 }
 
-/** Pure planning: jobs for this cycle within `budget` requests. */
+/** The reads of a carhook v2 vehicle that are not urgent this cycle (see `splitResources`). */
+interface VehicleExtras {
+  /** Alerts of a vehicle with alerts known active, on its `activeAlertsEveryMs` turn. */
+  readonly followAlerts: boolean;
+  /** Alerts known active and no alert read planned otherwise: a candidate for `alertTurns`. */
+  readonly alerting: boolean;
+  /** Periodic reads due (reconciliation, daily), not yet overdue. */
+  readonly periodic: readonly VehicleResource[];
+}
+
+const RESOURCE_ORDER: readonly VehicleResource[] = [
+  'events',
+  'alerts',
+  'collisions',
+  'trips',
+  'maintenance',
+  'services',
+  'map',
+];
+const inResourceOrder = (rs: Iterable<VehicleResource>): VehicleResource[] => {
+  const set = new Set(rs);
+  return RESOURCE_ORDER.filter((r) => set.has(r));
+};
+
+/** A periodic read this late goes with the events, whatever the spare budget. */
+const OVERDUE_FACTOR = 1.5;
+
+/**
+ * Splits a carhook v2 vehicle's reads: `now` goes with its events (the events themselves, a
+ * baseline never read, a periodic read overdue by half its period); the rest are `extras`, booked
+ * only with the budget left once every due vehicle has its events read.
+ */
+export function splitResources(
+  vehicle: VehicleRecord,
+  now: number,
+  config: PollingConfig,
+): { now: VehicleResource[]; extras: VehicleExtras } {
+  const polled = vehicle.resourcePolledAt;
+  const urgent: VehicleResource[] = ['events'];
+  const periodic: VehicleResource[] = [];
+  const periodOf = (r: 'alerts' | 'maintenance' | 'services'): number =>
+    r === 'alerts' ? config.alertsReconcileMs : config.dailyMs;
+  for (const r of ['alerts', 'maintenance', 'services'] as const) {
+    const at = polled[r];
+    if (at === undefined || olderThan(at, periodOf(r) * OVERDUE_FACTOR, now)) urgent.push(r);
+    else if (olderThan(at, periodOf(r), now)) periodic.push(r);
+  }
+  const alerting = !urgent.includes('alerts') && !periodic.includes('alerts') && vehicle.hints.activeAlerts;
+  const followAlerts = alerting && followsAlertsNow(vehicle.id, now, config);
+  return { now: urgent, extras: { followAlerts, alerting, periodic } };
+}
+
+/** Requests of each cycle's budget left unbooked for follow-ups. */
+export function followUpReserve(budget: number, config: PollingConfig): number {
+  return Math.floor(Math.max(0, budget) * config.followUpReserveRatio);
+}
+
+const hashOf = (key: string): number => createHash('sha256').update(key).digest().readUInt32BE(0);
+
+/**
+ * Which of `candidates` get one of `slots` reads this cycle: all if they fit; else, in hash order,
+ * the candidates split into `ceil(n / slots)` groups (index modulo the group count) read one group a
+ * cycle, so each waits at most that many cycles while the candidates stay the same. The turn
+ * depends on the cycle number and the group count only, not on the exact slots (nothing is stored).
+ */
+export function rotateSlots<T extends { readonly id: string }>(
+  candidates: readonly T[],
+  slots: number,
+  now: number,
+  cycleMs: number,
+): T[] {
+  if (slots <= 0) return [];
+  if (candidates.length <= slots) return [...candidates];
+  const ring = [...candidates].sort((a, b) => hashOf(a.id) - hashOf(b.id) || (a.id < b.id ? -1 : 1));
+  const groups = Math.ceil(ring.length / slots);
+  const turn = Math.floor(now / cycleMs) % groups;
+  return ring.filter((_, i) => i % groups === turn);
+}
+
+/**
+ * Which vehicles with active alerts read them this cycle, with `slots` reads to give. Each has its
+ * turn once every `activeAlertsEveryMs` (staggered as `followsAlertsNow`); a turn that found no
+ * slot is not lost: it waits in a queue, served before the next turns. The queue is not stored: it
+ * is replayed over the last two periods with this cycle's candidates and slots (deterministic, no
+ * write). With one turn per cycle, or more turns per cycle than slots, every candidate rotates
+ * instead (`rotateSlots`), so none starves.
+ */
+export function alertTurns<T extends { readonly id: string }>(
+  candidates: readonly T[],
+  slots: number,
+  now: number,
+  config: Pick<PollingConfig, 'activeAlertsEveryMs' | 'cycleMs'>,
+): T[] {
+  if (slots <= 0 || candidates.length === 0) return [];
+  const every = Math.max(1, Math.round(config.activeAlertsEveryMs / config.cycleMs));
+  // More turns a cycle than slots: a queue would only grow (and serve the same ones): rotate.
+  if (every === 1 || Math.ceil(candidates.length / every) > slots) {
+    return rotateSlots(candidates, slots, now, config.cycleMs);
+  }
+  const ring = [...candidates]
+    .map((c) => ({ c, h: hashOf(c.id) }))
+    .sort((a, b) => a.h - b.h || (a.c.id < b.c.id ? -1 : 1));
+  const cycle = Math.floor(now / config.cycleMs);
+  let backlog: typeof ring = [];
+  let chosen: typeof ring = [];
+  for (let c = cycle - 2 * every + 1; c <= cycle; c++) {
+    const turn = ((c % every) + every) % every;
+    const waiting = new Set(backlog);
+    const queue = [...backlog, ...ring.filter((x) => x.h % every === turn && !waiting.has(x))];
+    chosen = queue.slice(0, slots);
+    backlog = queue.slice(slots);
+  }
+  return chosen.map((x) => x.c);
+}
+
+/**
+ * Pure planning: jobs for this cycle within `budget` requests.
+ *
+ * carhook, in three passes over the priority order, each within the budget less the follow-up
+ * reserve (`followUpReserveRatio`): (1) every due vehicle's events (plus a baseline never read or
+ * a periodic read overdue); (2) alerts of vehicles with active alerts on their turn (`alertTurns`:
+ * a turn without a slot waits for the next cycle's); (3) the periodic reads due, then map batches. So routine reads never push a
+ * vehicle's events out of a cycle, and follow-ups a poll discovers find budget left.
+ */
 export function plan(input: PlanInput): Plan {
   const config: PollingConfig = { ...DEFAULT_POLLING_CONFIG, ...input.config };
   const strategy = input.strategy ?? config.strategy;
   const { now } = input;
   const plannedAt = new Date(now).toISOString();
   const ordered = byPriority(input.vehicles, now, config);
+  const byId = new Map(ordered.map((v) => [v.id, v]));
   const units: Unit[] = [];
   const fleetGroups = new Map<'C' | 'P', { ids: string[]; rank: number }[]>();
   const mapIds: string[] = [];
@@ -172,13 +299,31 @@ export function plan(input: PlanInput): Plan {
       fleetGroups.set(brand, groups);
       return;
     }
-    const resources = strategy === 'naive' ? [...NAIVE_RESOURCES] : carhookResources(v, now, config);
-    if (strategy === 'carhook' && mapDue(v, now, config)) mapIds.push(v.id);
+    if (strategy === 'naive') {
+      const resources = [...NAIVE_RESOURCES];
+      units.push({
+        job: { kind: 'poll-vehicle', vehicleId: v.id, resources, strategy, rotate: false, plannedAt },
+        cost: resources.length,
+        ids: [v.id],
+        rank,
+      });
+      return;
+    }
+    if (mapDue(v, now, config)) mapIds.push(v.id);
+    const split = splitResources(v, now, config);
     units.push({
-      job: { kind: 'poll-vehicle', vehicleId: v.id, resources, strategy, rotate: false, plannedAt },
-      cost: resources.length,
+      job: {
+        kind: 'poll-vehicle',
+        vehicleId: v.id,
+        resources: split.now,
+        strategy,
+        rotate: false,
+        plannedAt,
+      },
+      cost: split.now.length,
       ids: [v.id],
       rank,
+      extras: split.extras,
     });
   });
   for (const [brand, groups] of fleetGroups) {
@@ -192,20 +337,13 @@ export function plan(input: PlanInput): Plan {
     }
   }
   units.sort((a, b) => a.rank - b.rank);
-  // Map reads are daily and never urgent: after every vehicle, one request per batch.
-  for (let i = 0; i < mapIds.length; i += config.mapBatchSize) {
-    const ids = mapIds.slice(i, i + config.mapBatchSize);
-    units.push({
-      job: { kind: 'poll-map', vehicleIds: ids, plannedAt },
-      cost: 1,
-      ids,
-      rank: ordered.length + i,
-    });
-  }
 
-  let left = Math.max(0, Math.floor(input.budget));
+  const budget = Math.max(0, Math.floor(input.budget));
+  const reserve = strategy === 'carhook' ? followUpReserve(budget, config) : 0;
+  let left = budget - reserve;
   const chosen: Unit[] = [];
   const deferred: string[] = [];
+  // Pass 1: what each vehicle needs now.
   for (const unit of units) {
     if (unit.cost <= left) {
       chosen.push(unit);
@@ -218,14 +356,69 @@ export function plan(input: PlanInput): Plan {
       left -= 1;
       continue;
     }
-    // A map batch that does not fit waits for a cycle with spare budget (its vehicles were polled).
-    if (unit.job.kind === 'poll-map') continue;
     deferred.push(...unit.ids);
   }
+
+  // Vehicles with active alerts read them at least once per `maxStalenessMs` (rounded down), even
+  // when the events of the whole fleet do not fit in a cycle: vehicles planned last (not past their
+  // maximum staleness, no active alert) give their events read back for that share.
+  const alertingCount = chosen.filter((u) => u.extras?.alerting).length;
+  const alertFloor = Math.floor((alertingCount * config.cycleMs) / config.maxStalenessMs);
+  for (let i = chosen.length - 1; i >= 0 && left < alertFloor; i--) {
+    const u = chosen[i] as Unit;
+    if (u.job.kind !== 'poll-vehicle' || !u.extras || u.extras.alerting || u.cost !== 1) continue;
+    const v = byId.get(u.job.vehicleId);
+    if (!v || tierOf(v, now, config) === 0) continue;
+    chosen.splice(i, 1);
+    deferred.push(...u.ids);
+    left += u.cost;
+  }
+
+  // Passes 2 and 3 add reads to the vehicles chosen above, with what is left.
+  const added = new Map<string, VehicleResource[]>();
+  const add = (id: string, r: VehicleResource): void => {
+    added.set(id, [...(added.get(id) ?? []), r]);
+    left -= 1;
+  };
+  const polled = chosen.filter(
+    (u): u is Unit & { job: PollVehicleJob; extras: VehicleExtras } =>
+      u.job.kind === 'poll-vehicle' && u.extras !== undefined,
+  );
+  const alerting = polled
+    .filter((u) => u.extras.alerting && !u.job.resources.includes('alerts'))
+    .map((u) => ({ id: u.job.vehicleId }));
+  for (const { id } of alertTurns(alerting, left, now, config)) add(id, 'alerts');
+  for (const u of polled) {
+    for (const r of u.extras.periodic) {
+      if (left < 1) break;
+      if (!u.job.resources.includes(r)) add(u.job.vehicleId, r);
+    }
+  }
+  // Map reads are daily and never urgent: one request per batch, with budget to spare.
+  const maps: Unit[] = [];
+  for (let i = 0; i < mapIds.length && left >= 1; i += config.mapBatchSize) {
+    const ids = mapIds.slice(i, i + config.mapBatchSize);
+    maps.push({
+      job: { kind: 'poll-map', vehicleIds: ids, plannedAt },
+      cost: 1,
+      ids,
+      rank: ordered.length + i,
+    });
+    left -= 1;
+  }
+
   const rotate = deferred.length > 0;
+  const jobs = [...chosen, ...maps].map((u) => {
+    let job = u.job;
+    if (job.kind === 'poll-vehicle') {
+      const more = added.get(job.vehicleId);
+      if (more) job = { ...job, resources: inResourceOrder([...job.resources, ...more]) };
+    }
+    return rotate && job.kind !== 'poll-map' ? { ...job, rotate } : job;
+  });
   return {
-    jobs: chosen.map((u) => (rotate && u.job.kind !== 'poll-map' ? { ...u.job, rotate } : u.job)),
-    estimatedRequests: chosen.reduce((n, u) => n + u.cost, 0),
+    jobs,
+    estimatedRequests: budget - reserve - left,
     deferred,
   };
 }

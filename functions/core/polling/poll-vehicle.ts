@@ -304,11 +304,15 @@ export async function pollVehicle(deps: PollDeps, job: PollVehicleJob): Promise<
   for (const resource of order) if (planned.has(resource)) await run(resource, read[resource]);
 
   // Follow-ups the reads revealed (carhook): an announced collision or trip not embedded in its
-  // event, eco-driving of trips waiting for it, maintenance after a trip.
-  if (job.strategy === 'carhook' && !stop) {
+  // event, eco-driving of trips waiting for it, maintenance after a trip. The naive baseline reads
+  // eco-driving too: without it every trip it sees waits `ecoDrivingWaitMs` for its event, which
+  // measures the timeout rather than the strategy.
+  if (!stop) {
+    const carhook = job.strategy === 'carhook';
     const mid = diff(previous?.ok ? previous.state : undefined, observations, context).next;
-    if (mid.collisions === 'now' && !done.has('collisions')) await run('collisions', read.collisions);
-    if (mid.trips === 'now' && !done.has('trips')) await run('trips', read.trips);
+    if (carhook && mid.collisions === 'now' && !done.has('collisions'))
+      await run('collisions', read.collisions);
+    if (carhook && mid.trips === 'now' && !done.has('trips')) await run('trips', read.trips);
     for (const tripId of mid.ecodrivingFor.slice(0, config.maxEcodrivingReads)) {
       await run(`ecodriving:${tripId}`, async () => {
         const r = await metered.client.v2.tripEcodriving(tripId);
@@ -327,8 +331,10 @@ export async function pollVehicle(deps: PollDeps, job: PollVehicleJob): Promise<
         return r.error.kind === 'NotFound' ? {} : { error: r.error };
       });
     }
-    const again = diff(previous?.ok ? previous.state : undefined, observations, context).next;
-    if (again.maintenance === 'now' && !done.has('maintenance')) await run('maintenance', read.maintenance);
+    if (carhook) {
+      const again = diff(previous?.ok ? previous.state : undefined, observations, context).next;
+      if (again.maintenance === 'now' && !done.has('maintenance')) await run('maintenance', read.maintenance);
+    }
   }
 
   const base = {

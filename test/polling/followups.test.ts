@@ -1,0 +1,58 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { JobResult, PollStrategy, PollSummary } from '../../functions/core/polling';
+import { type Pipeline, startPipeline, userWithVehicles } from './support';
+
+const summaries = (results: JobResult[]): PollSummary[] =>
+  results.flatMap((r) => (r.kind === 'poll-vehicle' ? [r.summary] : []));
+
+/** A completed trip on a warmed-up vehicle, then one cycle: what that cycle read and emitted. */
+async function tripThenOneCycle(
+  strategy: PollStrategy,
+): Promise<{ p: Pipeline; summary: PollSummary | undefined; tripId: string }> {
+  const p = await startPipeline({ config: { strategy } });
+  const user = userWithVehicles(p.sim, 1);
+  const r = await p.enroll(user);
+  if (r.kind !== 'Enrolled') throw new Error(r.kind);
+  const apiId = user.vehicleIds[0] as string;
+  for (let i = 0; i < 2; i++) {
+    await p.cycle();
+    await p.advance(60);
+  }
+  const trip = await p.control('POST', `/vehicles/${apiId}/trips`, { durationS: 600, distanceKm: 8 });
+  expect(trip.status).toBe(201);
+  await p.advance(60);
+  const summary = summaries(await p.cycle()).find((s) => s.vehicleId === `${r.enrollmentId}:${apiId}`);
+  return { p, summary, tripId: trip.body.trip.id as string };
+}
+
+describe('follow-up reads', () => {
+  let p: Pipeline | undefined;
+  afterEach(async () => {
+    await p?.close();
+    p = undefined;
+  });
+
+  it('the naive baseline reads the eco-driving of a trip it sees, so the trip is announced in the same cycle', async () => {
+    const run = await tripThenOneCycle('naive');
+    p = run.p;
+    expect(run.summary?.resources).toEqual([
+      'events',
+      'alerts',
+      'collisions',
+      'maintenance',
+      `ecodriving:${run.tripId}`,
+    ]);
+    expect(run.summary?.requests).toBe(5);
+    const completed = p.bus.received.filter(
+      (e) => e.type === 'vehicle.trip.completed' && e.data.tripId === run.tripId,
+    );
+    expect(completed).toHaveLength(1);
+  });
+
+  it('carhook reads eco-driving and maintenance after a trip, in the poll that saw it', async () => {
+    const run = await tripThenOneCycle('carhook');
+    p = run.p;
+    expect(run.summary?.resources).toEqual(['events', `ecodriving:${run.tripId}`, 'maintenance']);
+    expect(run.summary?.outcome).toBe('polled');
+  });
+});
