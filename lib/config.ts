@@ -1,6 +1,7 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { RUNTIME_ENV } from '../functions/runtime/config';
+import { CARHOOK_METRIC_NAMES } from '../functions/runtime/metric-names';
 
 /**
  * Every default of the CDK app in one place, so a reader sees what "secure by default" means
@@ -92,26 +93,8 @@ export const CARHOOK_DEFAULTS = {
  * dimension `service`; `EventsPublished` also has dimension `type`). Alarms and the dashboard are
  * built on exactly these names, so the runtime must not rename them.
  */
-export const CARHOOK_METRICS = {
-  /** Count: one per completed poll of a vehicle. */
-  pollsCompleted: 'PollsCompleted',
-  /** Count: requests sent to the connected-car API. */
-  apiRequests: 'ApiRequests',
-  /** Count: 429 answers from the API (spec 7). */
-  apiRateLimited: 'ApiRateLimited',
-  /** Count (gauge): `X-RateLimit-Remaining` as last seen (spec 8). */
-  quotaRemaining: 'QuotaRemaining',
-  /** Milliseconds: from `occurredAt` of a change to its `detectedAt`. */
-  detectionLagMs: 'DetectionLagMs',
-  /** Count, dimension `type`: events published to the bus. */
-  eventsPublished: 'EventsPublished',
-  /** Count: webhook deliveries answered 2xx. */
-  deliveriesSucceeded: 'DeliveriesSucceeded',
-  /** Count: webhook delivery attempts that failed (each attempt counts). */
-  deliveriesFailed: 'DeliveriesFailed',
-  /** Count: enrollments that moved to `reauthorization_required` (`invalid_grant`). */
-  reauthorizationRequired: 'ReauthorizationRequired',
-} as const;
+/** The metric names the runtime emits (functions/runtime/metric-names.ts): alarms and dashboard read them. */
+export const CARHOOK_METRICS = CARHOOK_METRIC_NAMES;
 
 export type CarhookMetricName = (typeof CARHOOK_METRICS)[keyof typeof CARHOOK_METRICS];
 

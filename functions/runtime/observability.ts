@@ -1,8 +1,6 @@
 /**
  * Logger, metrics and tracer, created once for the process (Powertools example app), and the
- * metric helpers. The names are exactly those of lib/config.ts `CARHOOK_METRICS` (the alarms and
- * dashboard read them; test/runtime/observability.test.ts keeps both lists equal). They are
- * repeated here because lib/ imports aws-cdk-lib, which must not end up in a Lambda bundle.
+ * metric helpers. Metric names: ./metric-names.ts (shared with the CDK alarms and dashboard).
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
@@ -10,27 +8,15 @@ import { Tracer } from '@aws-lambda-powertools/tracer';
 import type { EventEnvelope } from '../core/events/envelope';
 import type { JobResult } from '../core/polling/worker';
 import type { EventBus } from '../core/publishing/ports';
+import { CARHOOK_METRIC_NAMES, type CarhookMetric, METRICS_NAMESPACE } from './metric-names';
 
-export const METRICS_NAMESPACE = 'Carhook';
+export { CARHOOK_METRIC_NAMES, type CarhookMetric, METRICS_NAMESPACE };
+
 const SERVICE = process.env.POWERTOOLS_SERVICE_NAME || 'carhook';
 
 export const logger = new Logger({ serviceName: SERVICE });
 export const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE });
 export const tracer = new Tracer({ serviceName: SERVICE });
-
-export const CARHOOK_METRIC_NAMES = {
-  pollsCompleted: 'PollsCompleted',
-  apiRequests: 'ApiRequests',
-  apiRateLimited: 'ApiRateLimited',
-  quotaRemaining: 'QuotaRemaining',
-  detectionLagMs: 'DetectionLagMs',
-  eventsPublished: 'EventsPublished',
-  deliveriesSucceeded: 'DeliveriesSucceeded',
-  deliveriesFailed: 'DeliveriesFailed',
-  reauthorizationRequired: 'ReauthorizationRequired',
-} as const;
-
-export type CarhookMetric = (typeof CARHOOK_METRIC_NAMES)[keyof typeof CARHOOK_METRIC_NAMES];
 
 /** Where the runtime records metrics: Powertools on Lambda, a no-op or a log locally, a list in tests. */
 export interface MetricSink {

@@ -9,17 +9,12 @@ import {
   powertoolsMetricSink,
   recordJobResult,
 } from '../../functions/runtime/observability';
-import { CARHOOK_METRICS } from '../../lib/config';
 import { recordingSink } from './support';
 
 const event = (id: string, type: string, occurredAt: string, detectedAt: string) =>
   ({ id, type, occurredAt, detectedAt }) as unknown as EventEnvelope;
 
 describe('metrics the runtime emits', () => {
-  it('uses exactly the names the CDK alarms and dashboard read (lib/config.ts CARHOOK_METRICS)', () => {
-    expect(CARHOOK_METRIC_NAMES).toEqual(CARHOOK_METRICS);
-  });
-
   it('counts API requests, 429s and the remaining quota, and passes the invocation signal down', async () => {
     const sink = recordingSink();
     const controller = new AbortController();

@@ -1,0 +1,29 @@
+/**
+ * The metrics the runtime emits (namespace `Carhook`, dimension `service`), in one place: the
+ * Lambda code records them (./observability.ts) and the CDK alarms and dashboard read them
+ * (lib/config.ts, lib/monitoring.ts). No imports, so neither side drags the other into its bundle.
+ */
+export const METRICS_NAMESPACE = 'Carhook';
+
+export const CARHOOK_METRIC_NAMES = {
+  /** Count: one per completed poll of a vehicle. */
+  pollsCompleted: 'PollsCompleted',
+  /** Count: requests sent to the connected-car API. */
+  apiRequests: 'ApiRequests',
+  /** Count: 429 answers from the API (spec 7). */
+  apiRateLimited: 'ApiRateLimited',
+  /** Count (gauge): `X-RateLimit-Remaining` as last seen (spec 8). */
+  quotaRemaining: 'QuotaRemaining',
+  /** Milliseconds: from `occurredAt` of a change to its `detectedAt`. */
+  detectionLagMs: 'DetectionLagMs',
+  /** Count, dimension `type`: events published to the bus. */
+  eventsPublished: 'EventsPublished',
+  /** Count: webhook deliveries answered 2xx. */
+  deliveriesSucceeded: 'DeliveriesSucceeded',
+  /** Count: webhook delivery attempts that failed (each attempt counts). */
+  deliveriesFailed: 'DeliveriesFailed',
+  /** Count: enrollments that moved to `reauthorization_required` (`invalid_grant`). */
+  reauthorizationRequired: 'ReauthorizationRequired',
+} as const;
+
+export type CarhookMetric = (typeof CARHOOK_METRIC_NAMES)[keyof typeof CARHOOK_METRIC_NAMES];
