@@ -1,6 +1,8 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
   QueryCommand,
   type QueryCommandInput,
   type QueryCommandOutput,
@@ -213,4 +215,46 @@ export async function mapConcurrent<T, R>(
   });
   await Promise.all(runners);
   return results;
+}
+
+/**
+ * PutItem only where no item has this key yet: true when written, false when one already existed
+ * (ids are deterministic, so "already there" is an answer, not an error).
+ */
+export async function putIfAbsent(
+  ctx: Pick<TableContext, 'doc' | 'tableName'>,
+  item: Item,
+  operation: string,
+  context: Record<string, string>,
+): Promise<boolean> {
+  try {
+    await ctx.doc.send(
+      new PutCommand({
+        TableName: ctx.tableName,
+        Item: item,
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw storeFailure(ctx, operation, error, context);
+  }
+}
+
+/** A strongly consistent GetItem; undefined when there is no such item. */
+export async function getConsistent(
+  ctx: Pick<TableContext, 'doc' | 'tableName'>,
+  key: Item,
+  operation: string,
+  context: Record<string, string>,
+): Promise<Item | undefined> {
+  try {
+    const out = await ctx.doc.send(
+      new GetCommand({ TableName: ctx.tableName, Key: key, ConsistentRead: true }),
+    );
+    return out.Item;
+  } catch (error) {
+    throw storeFailure(ctx, operation, error, context);
+  }
 }

@@ -1,10 +1,4 @@
-import {
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventEnvelope } from '../../core/events/envelope';
 import { invalidInput } from '../../core/store/errors';
 import {
@@ -31,10 +25,12 @@ import {
 import {
   cancellationReasons,
   conditionFailedItem,
+  getConsistent,
   type Item,
   isConditionalCheckFailed,
   isTransactionCanceled,
   malformed,
+  putIfAbsent,
   queryRange,
   shardOf,
   storeFailure,
@@ -178,27 +174,15 @@ export function createDynamoDeliveryStore(ctx: TableContext): DeliveryStore {
   const store: DeliveryStore = {
     async create(d) {
       validateDelivery(d);
-      try {
-        await doc.send(
-          new PutCommand({ TableName, Item: toItem(d), ConditionExpression: 'attribute_not_exists(pk)' }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionalCheckFailed(error)) return false;
-        throw fail('PutItem delivery', error, d.id);
-      }
+      return putIfAbsent(ctx, toItem(d), 'PutItem delivery', { deliveryId: d.id });
     },
 
     async get(id) {
       requireId('id', id);
-      try {
-        const out = await doc.send(
-          new GetCommand({ TableName, Key: deliveryKeys.delivery(id), ConsistentRead: true }),
-        );
-        return out.Item ? fromItem(ctx, out.Item) : undefined;
-      } catch (error) {
-        throw fail('GetItem delivery', error, id);
-      }
+      const item = await getConsistent(ctx, deliveryKeys.delivery(id), 'GetItem delivery', {
+        deliveryId: id,
+      });
+      return item ? fromItem(ctx, item) : undefined;
     },
 
     async claim(id, now, leaseMs): Promise<ClaimResult> {

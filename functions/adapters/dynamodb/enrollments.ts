@@ -28,6 +28,7 @@ import {
 import {
   cancellationReasons,
   conditionFailedItem,
+  getConsistent,
   type Item,
   isConditionalCheckFailed,
   isTransactionCanceled,
@@ -95,14 +96,10 @@ export function createDynamoEnrollmentStore(ctx: TableContext): EnrollmentStore 
   const { tableName: TableName, doc } = ctx;
 
   const getEnrollment = async (enrollmentId: string): Promise<Enrollment | undefined> => {
-    try {
-      const { Item: item } = await doc.send(
-        new GetCommand({ TableName, Key: keys.enrollment(enrollmentId), ConsistentRead: true }),
-      );
-      return item ? enrollmentFromItem(ctx, item) : undefined;
-    } catch (error) {
-      throw storeFailure(ctx, 'GetItem enrollment', error, { enrollmentId });
-    }
+    const item = await getConsistent(ctx, keys.enrollment(enrollmentId), 'GetItem enrollment', {
+      enrollmentId,
+    });
+    return item ? enrollmentFromItem(ctx, item) : undefined;
   };
 
   const setStatus = (

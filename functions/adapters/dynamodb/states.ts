@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventEnvelope } from '../../core/events/envelope';
 import { invalidInput } from '../../core/store/errors';
 import {
@@ -15,6 +15,7 @@ import type { VehicleStateRecord } from '../../core/store/records';
 import {
   cancellationReasons,
   conditionFailedItem,
+  getConsistent,
   type Item,
   isConditionalCheckFailed,
   isTransactionCanceled,
@@ -199,14 +200,10 @@ export function createDynamoVehicleStateStore(ctx: TableContext): VehicleStateSt
   return {
     async getState(vehicleId) {
       requireId('vehicleId', vehicleId);
-      try {
-        const { Item: item } = await doc.send(
-          new GetCommand({ TableName, Key: keys.vehicleState(vehicleId), ConsistentRead: true }),
-        );
-        return item ? stateFromItem(ctx, item) : undefined;
-      } catch (error) {
-        throw storeFailure(ctx, 'GetItem vehicle state', error, { vehicleId });
-      }
+      const item = await getConsistent(ctx, keys.vehicleState(vehicleId), 'GetItem vehicle state', {
+        vehicleId,
+      });
+      return item ? stateFromItem(ctx, item) : undefined;
     },
 
     async getVehicleWithState(vehicleId) {

@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   decodeCursor,
   encodeCursor,
@@ -12,9 +12,11 @@ import type { SubscriptionChanges, SubscriptionRecord } from '../../core/subscri
 import type { SubscriptionHealth } from '../../core/webhooks/policy';
 import {
   conditionFailedItem,
+  getConsistent,
   type Item,
   isConditionalCheckFailed,
   malformed,
+  putIfAbsent,
   queryRange,
   storeFailure,
   type TableContext,
@@ -119,27 +121,15 @@ export function createDynamoSubscriptionStore(ctx: TableContext): SubscriptionSt
   return {
     async create(s) {
       validateSubscription(s);
-      try {
-        await doc.send(
-          new PutCommand({ TableName, Item: toItem(s), ConditionExpression: 'attribute_not_exists(pk)' }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionalCheckFailed(error)) return false;
-        throw fail('PutItem subscription', error, s.id);
-      }
+      return putIfAbsent(ctx, toItem(s), 'PutItem subscription', { subscriptionId: s.id });
     },
 
     async get(id) {
       requireId('id', id);
-      try {
-        const out = await doc.send(
-          new GetCommand({ TableName, Key: subscriptionKeys.subscription(id), ConsistentRead: true }),
-        );
-        return out.Item ? fromItem(ctx, out.Item) : undefined;
-      } catch (error) {
-        throw fail('GetItem subscription', error, id);
-      }
+      const item = await getConsistent(ctx, subscriptionKeys.subscription(id), 'GetItem subscription', {
+        subscriptionId: id,
+      });
+      return item ? fromItem(ctx, item) : undefined;
     },
 
     async list(request = {}) {

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   decodeCursor,
   encodeCursor,
@@ -21,10 +21,12 @@ import {
   type VehicleRecord,
 } from '../../core/store/records';
 import {
+  getConsistent,
   type Item,
   isConditionalCheckFailed,
   keys,
   malformed,
+  putIfAbsent,
   queryRange,
   shardOf,
   storeFailure,
@@ -156,27 +158,13 @@ export function createDynamoVehicleStore(ctx: TableContext): VehicleStore {
         gsi2pk: keys.dueShard(shardOf(vehicle.id, ctx.dueShards)),
         gsi2sk: dueSortKey(vehicle.nextPollAt, vehicle.id),
       };
-      try {
-        await doc.send(
-          new PutCommand({ TableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
-        );
-        return { created: true };
-      } catch (error) {
-        if (isConditionalCheckFailed(error)) return { created: false };
-        throw storeFailure(ctx, 'PutItem vehicle', error, { vehicleId: vehicle.id });
-      }
+      return { created: await putIfAbsent(ctx, item, 'PutItem vehicle', { vehicleId: vehicle.id }) };
     },
 
     async get(vehicleId) {
       requireId('vehicleId', vehicleId);
-      try {
-        const { Item: item } = await doc.send(
-          new GetCommand({ TableName, Key: keys.vehicle(vehicleId), ConsistentRead: true }),
-        );
-        return item ? vehicleFromItem(ctx, item) : undefined;
-      } catch (error) {
-        throw storeFailure(ctx, 'GetItem vehicle', error, { vehicleId });
-      }
+      const item = await getConsistent(ctx, keys.vehicle(vehicleId), 'GetItem vehicle', { vehicleId });
+      return item ? vehicleFromItem(ctx, item) : undefined;
     },
 
     async listByEnrollment(enrollmentId) {
