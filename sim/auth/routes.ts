@@ -233,6 +233,8 @@ export function createAuthRoutes(svc: SimServices): Hono {
       const scope = form.get('scope');
       if (scope !== null && scope !== 'public')
         return oauthError(c, 400, 'invalid_scope', "scope must be 'public'");
+      const owner = svc.tokens.ownerOf(token);
+      if (owner) svc.stats.recordUser(owner);
       outcome = svc.tokens.useRefresh(token, client.clientId, ttl);
     } else if (!grantType) {
       return oauthError(c, 400, 'invalid_request', 'grant_type is required');

@@ -140,6 +140,11 @@ export class TokenStore {
     };
   }
 
+  /** The user an access or refresh token was issued to, whether or not it is still valid. */
+  ownerOf(token: string): string | undefined {
+    return this.access.get(token)?.userId ?? this.refresh.get(token)?.userId;
+  }
+
   checkAccess(token: string): AccessCheck {
     const grant = this.access.get(token);
     if (!grant) return { ok: false, reason: 'unknown' };

@@ -421,6 +421,7 @@ export function createControlRoutes(svc: SimServices, hooks: { reset(): void }):
       byOperation: Object.fromEntries(s.byOperation),
       byClient: Object.fromEntries(s.byClient),
       byStatus: Object.fromEntries(s.byStatus),
+      byUser: Object.fromEntries(s.byUser),
       clients,
     });
   });

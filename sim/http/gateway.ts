@@ -61,6 +61,9 @@ export function gateway(svc: SimServices): MiddlewareHandler<SimEnv> {
       'X-RateLimit-Remaining': String(rate.remaining),
     });
     svc.stats.record(match?.op.id ?? 'unknown', clientKey, res.status);
+    const token = bearer(c.req.header('authorization'));
+    const owner = token ? svc.tokens.ownerOf(token) : undefined;
+    if (owner) svc.stats.recordUser(owner);
     // After next() Hono ignores a returned response: replace c.res, without merging the old headers.
     c.res = undefined;
     c.res = res;

@@ -6,6 +6,8 @@ export class Stats {
   byClient = new Map<string, number>();
   byStatus = new Map<number, number>();
   tooManyByClient = new Map<string, number>();
+  /** API requests and refresh grants per user whose token they carried (valid or not). */
+  byUser = new Map<string, number>();
 
   /** Unknown client ids are pooled, so random ids cannot grow memory without bound. */
   static readonly UNKNOWN_CLIENT = '(unknown)';
@@ -22,6 +24,11 @@ export class Stats {
     }
   }
 
+  /** Counts one request made with a token issued to `userId` (users are the world's: bounded). */
+  recordUser(userId: string): void {
+    inc(this.byUser, userId);
+  }
+
   clear(): void {
     this.total = 0;
     this.tooManyRequests = 0;
@@ -29,6 +36,7 @@ export class Stats {
     this.byClient.clear();
     this.byStatus.clear();
     this.tooManyByClient.clear();
+    this.byUser.clear();
   }
 }
 

@@ -236,6 +236,16 @@ describe('control API (/_sim)', () => {
       tooManyRequests: 0,
     });
     expect(stats.byStatus).toMatchObject({ 200: 3, 404: 1 });
+    expect(stats.byUser).toEqual({ [user.id]: 4 });
+  });
+
+  it('counts requests per user even with a revoked token (byUser), so a caller that stops can be told', async () => {
+    await t.control('POST', '/stats/reset');
+    await t.v2('/user', token);
+    await t.control('POST', `/users/${user.id}/revoke`);
+    expect((await t.v2('/user', token)).status).toBe(401);
+    const stats = (await t.control('GET', '/stats')).body;
+    expect(stats.byUser[user.id]).toBe(2);
   });
 
   it('advances the clock by ms or seconds and rejects bad bodies', async () => {
