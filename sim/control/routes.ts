@@ -391,7 +391,10 @@ export function createControlRoutes(svc: SimServices, hooks: { reset(): void }):
     ),
   );
 
-  app.get('/chaos', (c) => c.json({ ...svc.chaos.config.rates, slowMs: svc.chaos.config.slowMs }));
+  app.get('/chaos', (c) => {
+    const { rates, slowMs, seed } = svc.chaos.config;
+    return c.json({ ...rates, slowMs, ...(seed !== undefined ? { seed } : {}) });
+  });
 
   app.put('/chaos', async (c) => {
     const body = await readBody(c);
@@ -399,7 +402,8 @@ export function createControlRoutes(svc: SimServices, hooks: { reset(): void }):
     const parsed = parseChaosConfig(body);
     if (!parsed.ok) return invalidParam(c, parsed.field, parsed.message);
     svc.chaos.configure(parsed.value);
-    return c.json({ ...parsed.value.rates, slowMs: parsed.value.slowMs });
+    const { rates, slowMs, seed } = parsed.value;
+    return c.json({ ...rates, slowMs, ...(seed !== undefined ? { seed } : {}) });
   });
 
   app.get('/stats', (c) => {

@@ -22,6 +22,8 @@ export interface ChaosConfig {
   readonly rates: ChaosRates;
   /** Delay of `slow` responses, ms. */
   readonly slowMs: number;
+  /** Where the draws restart (default: from the world seed), so scripted phases need not repeat. */
+  readonly seed?: number;
 }
 
 export const DEFAULT_SLOW_MS = 2000;
@@ -50,7 +52,15 @@ export function parseChaosConfig(body: unknown): ChaosParse {
   }
   const rates: Record<string, number> = { ...noChaos().rates };
   let slowMs = DEFAULT_SLOW_MS;
+  let seed: number | undefined;
   for (const [key, value] of Object.entries(body)) {
+    if (key === 'seed') {
+      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+        return { ok: false, field: 'seed', message: 'must be a non-negative integer' };
+      }
+      seed = value;
+      continue;
+    }
     if (key === 'slowMs') {
       if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 120_000) {
         return {
@@ -74,7 +84,10 @@ export function parseChaosConfig(body: unknown): ChaosParse {
     }
     rates[key] = value;
   }
-  return { ok: true, value: { rates: rates as Record<ChaosMode, number>, slowMs } };
+  return {
+    ok: true,
+    value: { rates: rates as Record<ChaosMode, number>, slowMs, ...(seed !== undefined ? { seed } : {}) },
+  };
 }
 
 /**
@@ -93,8 +106,9 @@ export class Chaos {
 
   configure(config: ChaosConfig): void {
     this.config = config;
-    this.rng = new Rng(hash32(this.seed, 0xc4a0));
-    this.tokenRng = new Rng(hash32(this.seed, 0x70c));
+    const seed = config.seed ?? this.seed;
+    this.rng = new Rng(hash32(seed, 0xc4a0));
+    this.tokenRng = new Rng(hash32(seed, 0x70c));
   }
 
   get active(): boolean {

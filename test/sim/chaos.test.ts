@@ -33,6 +33,21 @@ describe('chaos modes (PUT /_sim/chaos)', () => {
     expect(res.headers.get('x-ratelimit-limit')).toBe('120');
   });
 
+  it('restarts the draws from the given seed: the same seed repeats, another does not', async () => {
+    const run = async (seed: number): Promise<number[]> => {
+      await t.control('PUT', '/chaos', { serverError: 0.5, seed });
+      const statuses: number[] = [];
+      for (let i = 0; i < 20; i++) statuses.push((await t.v2('/user', token)).status);
+      return statuses;
+    };
+    const a = await run(1);
+    expect(await run(1)).toEqual(a);
+    expect(await run(2)).not.toEqual(a);
+    expect((await t.control('GET', '/chaos')).body.seed).toBe(2);
+    expect((await t.control('PUT', '/chaos', { seed: -1 })).body.error.field).toBe('seed');
+    expect((await t.control('PUT', '/chaos', { seed: 1.5 })).body.error.field).toBe('seed');
+  });
+
   it('draws faults deterministically for a seed and request order', async () => {
     const run = async (sim: TestSim, tok: string): Promise<number[]> => {
       await sim.control('PUT', '/chaos', { serverError: 0.5 });
