@@ -7,6 +7,7 @@
  *   npm run bench -- --quick               smaller sizes
  *   npm run bench -- --only pipeline,sim   some areas
  *   npm run bench -- --out /tmp/b.md       write elsewhere (default: BENCHMARKS.md at the root)
+ *   npm run bench -- --faults              every area and the long fault-injection run (--only faults: alone)
  *
  * An area that fails is reported in the file (and the exit code is 1); the others still run.
  */
@@ -17,12 +18,15 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as delivery from './delivery';
 import * as detection from './detection';
+import * as faults from './faults';
 import * as pipeline from './pipeline';
 import * as sim from './sim';
 import * as webhooks from './webhooks';
 
-export const AREAS = ['sim', 'detection', 'webhooks', 'delivery', 'bundles', 'pipeline'] as const;
+export const AREAS = ['sim', 'detection', 'webhooks', 'delivery', 'bundles', 'pipeline', 'faults'] as const;
 export type Area = (typeof AREAS)[number];
+/** What a plain `npm run bench` runs: the fault suite's long run only with `--faults` (or `--only`). */
+export const DEFAULT_AREAS: readonly Area[] = AREAS.filter((a) => a !== 'faults');
 
 export interface BenchArgs {
   readonly quick: boolean;
@@ -44,31 +48,35 @@ export function parseBenchArgs(argv: readonly string[]): ArgsResult {
     field,
     message,
   });
-  if (argv.includes('--faults')) {
-    return bad(
-      '--faults',
-      'the fault-injection suite is not part of the benchmark yet (issue 9, a later step); run `npm run bench` without it',
-    );
-  }
   let parsed: ReturnType<
     typeof parseArgs<{
-      options: { quick: { type: 'boolean' }; only: { type: 'string' }; out: { type: 'string' } };
+      options: {
+        quick: { type: 'boolean' };
+        faults: { type: 'boolean' };
+        only: { type: 'string' };
+        out: { type: 'string' };
+      };
     }>
   >;
   try {
     parsed = parseArgs({
       args: [...argv],
-      options: { quick: { type: 'boolean' }, only: { type: 'string' }, out: { type: 'string' } },
+      options: {
+        quick: { type: 'boolean' },
+        faults: { type: 'boolean' },
+        only: { type: 'string' },
+        out: { type: 'string' },
+      },
       strict: true,
       allowPositionals: false,
     });
   } catch (error) {
     return bad(
       'argv',
-      `${error instanceof Error ? error.message : String(error)} (flags: --quick, --only <${AREAS.join(',')}>, --out <file>)`,
+      `${error instanceof Error ? error.message : String(error)} (flags: --quick, --faults, --only <${AREAS.join(',')}>, --out <file>)`,
     );
   }
-  let only: Area[] = [...AREAS];
+  let only: Area[] = [...DEFAULT_AREAS];
   if (parsed.values.only !== undefined) {
     const names = parsed.values.only
       .split(',')
@@ -83,6 +91,7 @@ export function parseBenchArgs(argv: readonly string[]): ArgsResult {
     }
     only = AREAS.filter((a) => names.includes(a));
   }
+  if (parsed.values.faults && !only.includes('faults')) only.push('faults');
   const out = parsed.values.out ?? DEFAULT_OUT;
   if (out.trim() === '') return bad('--out', 'must be a file path');
   return { ok: true, args: { quick: parsed.values.quick ?? false, only, out } };
@@ -116,6 +125,7 @@ type DetectionResult = ReturnType<typeof detection.run>;
 type WebhooksResult = Awaited<ReturnType<typeof webhooks.run>>;
 type DeliveryResult = delivery.DeliveryBenchResult;
 type PipelineResult = pipeline.PipelineBenchResult;
+type FaultsResult = faults.FaultReport & { readonly stores: string };
 
 export type AreaOutcome =
   | { readonly area: 'sim'; readonly ok: true; readonly seconds: number; readonly result: SimResult }
@@ -143,6 +153,7 @@ export type AreaOutcome =
       readonly seconds: number;
       readonly result: PipelineResult;
     }
+  | { readonly area: 'faults'; readonly ok: true; readonly seconds: number; readonly result: FaultsResult }
   /** bench/bundles.ts renders its own section (issue 7). */
   | { readonly area: 'bundles'; readonly ok: true; readonly seconds: number; readonly markdown: string }
   | { readonly area: Area; readonly ok: false; readonly seconds: number; readonly error: string };
@@ -195,7 +206,30 @@ const TITLES: Record<Area, string> = {
   delivery: 'Webhook delivery, bus → receiver (issue 6)',
   bundles: 'Lambda bundles (issue 7)',
   pipeline: 'Poll pipeline (issues 5 and 9)',
+  faults: 'Fault-injection suite, long run (issue 9)',
 };
+
+function faultsSection(r: FaultsResult): string {
+  return [
+    `${n(r.options.vehicles)} vehicles, ${n(r.options.changes)} scripted changes, seed ${r.options.seed}, ${r.stores}, default quota; bench/faults.ts (the CI-sized run, 30 vehicles and 200 changes on DynamoDB Local, is test/faults in \`npm test\`). Everything runs on the simulator's manual clock; worker kills, fault draws and changes are seeded.`,
+    '',
+    r.table,
+    '',
+    `Assertions (issue 9): every change exactly one event id, no event without a change, every signature verifies, the quota never exceeded, the revoked user one reauthorization event and no further request: ${met(r.violations.length === 0)}.`,
+  ].join('\n');
+}
+
+/** The command line that reproduces a run with these arguments. */
+export function benchCommand(args: Pick<BenchArgs, 'quick' | 'only'>): string {
+  const withoutFaults: readonly Area[] = args.only.filter((a) => a !== 'faults');
+  const allDefault =
+    withoutFaults.length === DEFAULT_AREAS.length && DEFAULT_AREAS.every((a) => withoutFaults.includes(a));
+  const flags: string[] = [];
+  if (args.quick) flags.push('--quick');
+  if (!allDefault) flags.push(`--only ${args.only.join(',')}`);
+  else if (args.only.includes('faults')) flags.push('--faults');
+  return `npm run bench${flags.length > 0 ? ` -- ${flags.join(' ')}` : ''}`;
+}
 
 export function renderReport(input: {
   readonly machine: Machine;
@@ -206,11 +240,7 @@ export function renderReport(input: {
   readonly outcomes: readonly AreaOutcome[];
 }): string {
   const m = input.machine;
-  const command = `npm run bench${input.args.quick ? ' -- --quick' : ''}${
-    input.args.only.length < AREAS.length
-      ? `${input.args.quick ? '' : ' --'} --only ${input.args.only.join(',')}`
-      : ''
-  }`;
+  const command = benchCommand(input.args);
   const lines: string[] = [
     '# Benchmarks',
     '',
@@ -255,6 +285,9 @@ export function renderReport(input: {
       case 'pipeline':
         lines.push(pipeline.toMarkdown(o.result));
         break;
+      case 'faults':
+        lines.push(faultsSection(o.result));
+        break;
       case 'bundles':
         // Its own "## …" heading is replaced by ours.
         lines.push(o.markdown.replace(/^## [^\n]*\n+/, '').trimEnd());
@@ -297,6 +330,11 @@ async function runArea(area: Area, quick: boolean, log: (line: string) => void):
       case 'pipeline': {
         const result = await pipeline.run({ quick, log });
         return { area, ok: true, seconds: seconds(), result };
+      }
+      case 'faults': {
+        const size = quick ? faults.CI_SIZE : faults.LONG_SIZE;
+        const report = await faults.runFaultScenario({ ...size, log });
+        return { area, ok: true, seconds: seconds(), result: { ...report, stores: 'memory stores' } };
       }
       case 'bundles': {
         // Loaded here so that a problem in it (CDK synthesis, esbuild) fails this area only.

@@ -24,6 +24,12 @@ export interface MadeChange {
   /** Simulated epoch ms the change became visible at the API. */
   readonly changedAt: number;
   readonly matches: (e: EventEnvelope) => boolean;
+  /**
+   * Other changes made on the way, each told by its own event: the trip driven before a
+   * maintenance change, and `due` when a countdown goes straight from fine to overdue (detection
+   * README: due then overdue).
+   */
+  readonly companions?: readonly MadeChange[];
   /** Simulated epoch ms the bus accepted the matching event; undefined while not seen. */
   detectedAt?: number;
 }
@@ -54,6 +60,11 @@ export interface ScriptState {
   readonly startedAt: number;
   /** Vehicles that already had their maintenance change. */
   readonly maintained: Set<string>;
+  /**
+   * Alerts raised during the run that may be fixed too (their raise was already seen on the bus);
+   * by default only alerts from before the run are fixed.
+   */
+  readonly fixable?: (alertId: string) => boolean;
 }
 
 const MINUTE = 60_000;
@@ -132,7 +143,9 @@ export async function makeChange(
         const v = vehicles[(planned.vehicle + i) % vehicles.length] as SimVehicle;
         // An alert from before the run: one the script raised may not have been seen yet, and a
         // raise undone before any poll is invisible to every poller.
-        const active = p.sim.world.alerts(v.id).find((a) => a.active && a.createdAt < script.startedAt);
+        const active = p.sim.world
+          .alerts(v.id)
+          .find((a) => a.active && (a.createdAt < script.startedAt || script.fixable?.(a.id) === true));
         if (!active) continue;
         const r = await p.control('POST', `/vehicles/${v.id}/alerts/${active.id}/fix`);
         ok(r.status, 'fix an alert');
@@ -180,23 +193,36 @@ export async function makeChange(
       script.maintained.add(vehicle.id);
       const trip = await driveTrip(p, vehicle, parked.durationS, now);
       ok(trip.status, 'add a trip before a maintenance change');
+      const tripDriven: MadeChange = {
+        kind: 'trip',
+        vin: vehicle.vin,
+        changedAt: now,
+        matches: (e) => e.type === 'vehicle.trip.completed' && dataOf(e, 'tripId') === trip.id,
+      };
       const current = p.sim.world.maintenance(vehicle.id);
       const overdue = current !== undefined && (current.days < 0 || current.mileage < 0);
+      // Detection's default thresholds (functions/core/detection/README.md "Levels").
+      const due = current !== undefined && (current.days <= 30 || current.mileage <= 1000);
       const r = await p.control(
         'PUT',
         `/vehicles/${vehicle.id}/maintenance`,
         overdue ? { days: 365, mileage: 20_000 } : { days: -2, mileage: -150 },
       );
       ok(r.status, 'change maintenance');
+      const onVehicle = (e: EventEnvelope, type: string): boolean =>
+        e.vehicle?.vin === vehicle.vin && e.type === type && Date.parse(e.detectedAt) >= now;
+      const becameDue: MadeChange = {
+        kind: 'maintenance',
+        vin: vehicle.vin,
+        changedAt: now,
+        matches: (e) => onVehicle(e, 'vehicle.maintenance.due'),
+      };
       return {
         kind: planned.kind,
         vin: vehicle.vin,
         changedAt: now,
-        matches: (e) =>
-          e.vehicle?.vin === vehicle.vin &&
-          (overdue
-            ? e.type === 'vehicle.maintenance.reset'
-            : e.type === 'vehicle.maintenance.due' || e.type === 'vehicle.maintenance.overdue'),
+        companions: overdue || due ? [tripDriven] : [tripDriven, becameDue],
+        matches: (e) => onVehicle(e, overdue ? 'vehicle.maintenance.reset' : 'vehicle.maintenance.overdue'),
       };
     }
   }

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createTokenEndpoint, type TokenEndpoint } from '../../functions/core/api';
-import { createKeyRing, createTokenCipher } from '../../functions/core/crypto/token-cipher';
+import { createKeyRing, createTokenCipher, type TokenCipher } from '../../functions/core/crypto/token-cipher';
 import {
   type CompleteAuthorizationResult,
   completeAuthorization,
@@ -14,6 +14,7 @@ import {
 } from '../../functions/core/enrollment';
 import type { EventEnvelope } from '../../functions/core/events/envelope';
 import {
+  type ApiAccess,
   type JobResult,
   type PlannerRun,
   type PollDeps,
@@ -53,15 +54,32 @@ export interface Published {
   readonly at: number;
 }
 
-/** An in-memory bus that stamps every accepted event with the simulator's clock. */
+/**
+ * An in-memory bus that stamps every accepted event with the simulator's clock. `subscribe` adds a
+ * rule target (the fault suite's fan-out queue), called with every accepted batch.
+ */
 export class RecordingBus implements EventBus {
   readonly received: Published[] = [];
+  readonly #targets: ((events: readonly EventEnvelope[]) => void)[] = [];
   constructor(private readonly now: () => number) {}
+  subscribe(target: (events: readonly EventEnvelope[]) => void): void {
+    this.#targets.push(target);
+  }
   async publish(events: readonly EventEnvelope[]): Promise<PublishResult> {
     const at = this.now();
     for (const envelope of events) this.received.push({ envelope, at });
+    for (const target of this.#targets) target(events);
     return { published: events.map((e) => e.id), failed: [] };
   }
+}
+
+/** What a worker's ports may be replaced with (the fault suite's killable wrappers). */
+export interface WorkerPorts {
+  readonly stores?: Stores;
+  readonly budget?: RateBudget;
+  readonly bus?: EventBus;
+  /** Every request of the worker: API and token endpoint. */
+  readonly fetch?: typeof fetch;
 }
 
 /** An in-memory FIFO job queue (dedup on `dedupId` while pending, as SQS FIFO does). */
@@ -98,7 +116,12 @@ export interface BenchPipeline {
   readonly stores: Stores;
   readonly bus: RecordingBus;
   readonly rate: RateBudgetConfig;
+  readonly budget: RateBudget;
+  readonly cipher: TokenCipher;
+  readonly config: Partial<PollingConfig>;
   now(): number;
+  /** A worker of its own (own token manager), over the shared ports or replacements of them. */
+  workerDeps(ports?: WorkerPorts): PollDeps;
   /** The control API over HTTP: JSON in and out. */
   control(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
   advance(ms: number): Promise<void>;
@@ -118,6 +141,8 @@ export async function startBenchPipeline(
     rate?: RateBudgetConfig;
     /** Other store and budget implementations (DynamoDB Local); memory by default. */
     backend?: { stores: Stores; budget: RateBudget };
+    /** API and token endpoint timeout (real ms; the client's default otherwise). */
+    timeoutMs?: number;
   } = {},
 ): Promise<BenchPipeline> {
   const sim = await startSimulator({ port: 0, clock: 'manual', vehicles: 20, seed: 1, ...options.sim });
@@ -128,26 +153,55 @@ export async function startBenchPipeline(
   const rate = options.rate ?? DEFAULT_RATE_BUDGET;
   const budget = options.backend?.budget ?? createMemoryRateBudget(rate);
   const cipher = createTokenCipher(createKeyRing('k1', new Map([['k1', randomBytes(32)]])));
-  const access = {
+  const access: ApiAccess = {
     baseUrl: sim.baseUrl,
     authUrl: sim.authUrl,
     clientId: sim.clientId,
     clientSecret: sim.clientSecret,
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
   };
-  const endpoints = new Map<string, TokenEndpoint>();
-  const endpointFor = (brand: string): TokenEndpoint => {
-    let e = endpoints.get(brand);
-    if (!e) {
-      e = createTokenEndpoint({ ...access, brand, now, retry: { maxAttempts: 1 } });
-      endpoints.set(brand, e);
-    }
-    return e;
+  const endpointsFor = (fetcher?: typeof fetch): ((brand: string) => TokenEndpoint) => {
+    const endpoints = new Map<string, TokenEndpoint>();
+    return (brand) => {
+      let e = endpoints.get(brand);
+      if (!e) {
+        e = createTokenEndpoint({
+          ...access,
+          brand,
+          now,
+          retry: { maxAttempts: 1 },
+          ...(fetcher ? { fetch: fetcher } : {}),
+        });
+        endpoints.set(brand, e);
+      }
+      return e;
+    };
   };
+  const endpointFor = endpointsFor();
   const fastSleep = (): Promise<void> => new Promise((r) => setImmediate(r));
   const config: Partial<PollingConfig> = options.config ?? {};
-  const tokens = createTokenManager({ ...stores, cipher, endpointFor, now, sleep: fastSleep });
   const publish = { sleep: async () => {}, maxAttempts: 2 };
-  const pollDeps: PollDeps = { stores, budget, bus, access, tokens, now, config, publish };
+  const workerDeps = (ports: WorkerPorts = {}): PollDeps => {
+    const workerStores = ports.stores ?? stores;
+    const tokens = createTokenManager({
+      ...workerStores,
+      cipher,
+      endpointFor: ports.fetch ? endpointsFor(ports.fetch) : endpointFor,
+      now,
+      sleep: fastSleep,
+    });
+    return {
+      stores: workerStores,
+      budget: ports.budget ?? budget,
+      bus: ports.bus ?? bus,
+      access: ports.fetch ? { ...access, fetch: ports.fetch } : access,
+      tokens,
+      now,
+      config,
+      publish,
+    };
+  };
+  const pollDeps = workerDeps();
   const enrollDeps: OAuthEnrollmentDeps = {
     stores,
     cipher,
@@ -205,7 +259,11 @@ export async function startBenchPipeline(
     stores,
     bus,
     rate,
+    budget,
+    cipher,
+    config,
     now,
+    workerDeps,
     control,
     advance,
     stats: async () => (await control('GET', '/stats')).body as SimStats,

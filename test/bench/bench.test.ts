@@ -1,20 +1,31 @@
 import { describe, expect, inject, it } from 'vitest';
 import { FRESHNESS_VARIANTS, run as runPipeline, toMarkdown } from '../../bench/pipeline';
-import { AREAS, machine, parseBenchArgs, renderReport } from '../../bench/run';
+import { AREAS, benchCommand, DEFAULT_AREAS, machine, parseBenchArgs, renderReport } from '../../bench/run';
 import { planChanges } from '../../bench/support/changes';
 import { percentile } from '../../bench/support/stats';
 
 /** Smoke tests: the bench modules run with tiny sizes and give sane figures. Nothing here is timed. */
 describe('bench/run.ts arguments', () => {
-  it('runs every area by default and takes --quick and --only', () => {
+  it('runs every default area by default and takes --quick and --only', () => {
     const all = parseBenchArgs([]);
-    expect(all.ok && all.args.only).toEqual([...AREAS]);
+    expect(all.ok && all.args.only).toEqual([...DEFAULT_AREAS]);
     const some = parseBenchArgs(['--quick', '--only', 'pipeline, sim']);
     expect(some.ok && some.args).toMatchObject({ quick: true, only: ['sim', 'pipeline'] });
   });
 
-  it('rejects --faults, unknown areas and unknown flags, naming the flag', () => {
-    expect(parseBenchArgs(['--faults'])).toMatchObject({ ok: false, field: '--faults' });
+  it('adds the long fault run with --faults, runs it alone with --only faults, and names the command', () => {
+    const plain = parseBenchArgs([]);
+    expect(plain.ok && plain.args.only).not.toContain('faults');
+    const withFaults = parseBenchArgs(['--faults']);
+    expect(withFaults.ok && withFaults.args.only).toEqual([...AREAS]);
+    expect(withFaults.ok && benchCommand(withFaults.args)).toBe('npm run bench -- --faults');
+    const alone = parseBenchArgs(['--only', 'faults', '--quick']);
+    expect(alone.ok && alone.args.only).toEqual(['faults']);
+    expect(alone.ok && benchCommand(alone.args)).toBe('npm run bench -- --quick --only faults');
+    expect(plain.ok && benchCommand(plain.args)).toBe('npm run bench');
+  });
+
+  it('rejects unknown areas and unknown flags, naming the flag', () => {
     const unknown = parseBenchArgs(['--only', 'pipeline,gpu']);
     expect(unknown).toMatchObject({ ok: false, field: '--only' });
     expect(!unknown.ok && unknown.message).toContain("'gpu'");
