@@ -88,6 +88,8 @@ export interface FaultCounts {
   /** Poll results that reported a malformed body. */
   readonly malformed: number;
   readonly receiverRefused: number;
+  /** Refresh requests the workers sent to the token endpoint. */
+  readonly tokenRefreshes: number;
   readonly reauthorizationEvents: number;
   readonly revokedUserRequestsAfter: number;
   readonly maxInWindow: number;
@@ -146,6 +148,7 @@ const RECEIVER_DOWN = { at: 0.35, minutes: 4 } as const;
 const REVOKE_AT = 0.5;
 
 interface Tally {
+  tokenRequests: number;
   serverErrors: number;
   tooManyRequests: number;
   notFound: number;
@@ -159,6 +162,8 @@ interface Tally {
 /** Counts what the API answered Carhook's workers (statuses and timeouts), around the real fetch. */
 function countingFetch(tally: Tally): typeof fetch {
   return async (input, init) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    if (url.includes('/oauth2/token')) tally.tokenRequests++;
     try {
       const res = await globalThis.fetch(input, init);
       if (res.status === 500) tally.serverErrors++;
@@ -214,6 +219,7 @@ export async function runFaultScenario(options: FaultOptions): Promise<FaultRepo
   });
   const receiver = await startFaultReceiver();
   const tally: Tally = {
+    tokenRequests: 0,
     serverErrors: 0,
     tooManyRequests: 0,
     notFound: 0,
@@ -275,6 +281,8 @@ export async function runFaultScenario(options: FaultOptions): Promise<FaultRepo
     return new WorkerLife(1 + Math.floor(random() * KILL_STEPS), random() < 0.5 ? 'before' : 'after');
   };
 
+  /** Vehicles with a completed first poll (the warm-up waits for all of them). */
+  const polled = new Set<string>();
   const runPollJobs = async (faults: boolean): Promise<void> => {
     const messages = pollQueue.receive(Number.MAX_SAFE_INTEGER);
     await pool(messages, workers, async (message: QueuedMessage<PollJob>) => {
@@ -290,6 +298,9 @@ export async function runFaultScenario(options: FaultOptions): Promise<FaultRepo
         const result = await runPollJob(deps, message.body);
         if (!life.dead) {
           tallyResult(tally, result);
+          if (result.kind === 'poll-vehicle' && result.summary.outcome === 'polled') {
+            if (result.summary.failures.length === 0) polled.add(result.summary.vehicleId);
+          }
           pollQueue.delete(message);
         }
       } catch {
@@ -357,9 +368,17 @@ export async function runFaultScenario(options: FaultOptions): Promise<FaultRepo
     // (first polls tell current conditions once, `initial: true`), everything delivered.
     const enrolled = await p.enrollAll();
     log(`faults: ${enrolled} users enrolled (${options.vehicles} vehicles)`);
-    for (let i = 0; i < 6; i++) {
+    // A change made before a vehicle's first poll is history to it (detection README, "First poll").
+    const fleet = p.sim.world.vehicles().length;
+    for (let i = 0; i < 6 || (polled.size < fleet && i < 120); i++) {
       await step(false);
       await p.advance(CYCLE_MS);
+    }
+    if (polled.size < fleet) {
+      throw new BenchError(
+        'warm-up',
+        `${fleet - polled.size} of ${fleet} vehicles never polled in 120 cycles`,
+      );
     }
 
     // The revoked user is one with a single vehicle (its vehicles get no scripted change).
@@ -552,6 +571,7 @@ export async function runFaultScenario(options: FaultOptions): Promise<FaultRepo
       timeouts: tally.timeouts,
       malformed: tally.malformed,
       receiverRefused: receiver.refused(),
+      tokenRefreshes: tally.tokenRequests,
       reauthorizationEvents: reauth.length,
       revokedUserRequestsAfter: after,
       maxInWindow: client.maxInWindow,
@@ -619,6 +639,11 @@ export function renderTable(c: FaultCounts, violations: readonly string[]): stri
     ['malformed bodies reported', n(c.malformed), 'the resource is read again next cycle'],
     ['connections refused by the receiver while down', n(c.receiverRefused), 'retried on the schedule'],
     [
+      'token refreshes by the workers',
+      n(c.tokenRefreshes),
+      'access tokens live 15 simulated minutes; a refresh is killed before it is sent, never after its answer',
+    ],
+    [
       'quota: most requests in one window / limit',
       `${n(c.maxInWindow)} / ${n(c.quotaLimit)}`,
       c.maxInWindow <= c.quotaLimit ? 'ok' : '**violation**',
@@ -639,8 +664,9 @@ export function renderTable(c: FaultCounts, violations: readonly string[]): stri
   return lines.join('\n');
 }
 
-export const CI_SIZE = { vehicles: 30, changes: 200 } as const;
-export const LONG_SIZE = { vehicles: 200, changes: 2000, minutes: 200 } as const;
+/** Access tokens live 15 simulated minutes, so refreshes happen under faults too. */
+export const CI_SIZE = { vehicles: 30, changes: 200, accessTokenTtlSeconds: 900 } as const;
+export const LONG_SIZE = { vehicles: 200, changes: 2000, minutes: 200, accessTokenTtlSeconds: 900 } as const;
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const long = process.argv.includes('--long');
