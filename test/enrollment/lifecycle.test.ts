@@ -7,6 +7,7 @@ import {
   validateFleetInput,
 } from '../../functions/core/enrollment';
 import type { EventEnvelope } from '../../functions/core/events/envelope';
+import { runPollJob } from '../../functions/core/polling';
 import { createMemoryStores } from '../../functions/core/store/memory';
 import { MemoryBus, type Pipeline, startPipeline } from '../polling/support';
 
@@ -164,6 +165,32 @@ describe('vehicle discovery', () => {
 describe('unenroll', () => {
   let p: Pipeline;
   afterEach(() => p.close());
+
+  it('a fleet vehicle left unpaused by a worker that died mid-unenrollment is paused by its next job, without a request', async () => {
+    p = await startPipeline();
+    const v = p.sim.world.vehicles().find((x) => x.brand === 'C');
+    if (!v) throw new Error('no brand C vehicle');
+    const r = await enrollFleetContract(p, { vin: v.vin, contract: v.contract, brand: 'C' });
+    if (r.kind !== 'Enrolled') throw new Error(r.kind);
+    // The status transition happened; the worker died before pausing the vehicles.
+    expect(await p.stores.enrollments.unenroll(r.enrollmentId, p.now())).toBe(true);
+    const [vehicle] = await p.stores.vehicles.listByEnrollment(r.enrollmentId);
+    if (!vehicle) throw new Error('no vehicle');
+    expect(vehicle.paused).toBe(false);
+    const before = (await p.stats()).total;
+    const result = await runPollJob(p.pollDeps, {
+      kind: 'poll-fleet',
+      brand: 'C',
+      vehicleIds: [vehicle.id],
+      plannedAt: new Date(p.now()).toISOString(),
+    });
+    expect(result).toMatchObject({ kind: 'poll-fleet', summary: { polled: 0 } });
+    expect((await p.stats()).total).toBe(before);
+    expect(await p.stores.vehicles.get(vehicle.id)).toMatchObject({
+      paused: true,
+      pauseReason: 'unenrolled',
+    });
+  });
 
   it('stops polling, deletes the tokens and keeps the event log', async () => {
     p = await startPipeline();

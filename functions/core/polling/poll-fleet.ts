@@ -90,7 +90,12 @@ export async function pollFleet(deps: FleetDeps, job: PollFleetJob): Promise<Fle
     const { vehicle, state } = await stores.states.getVehicleWithState(id);
     if (!vehicle || vehicle.paused) continue;
     const enrollment = await stores.enrollments.get(vehicle.enrollmentId);
-    if (enrollment?.kind !== 'fleet-contract' || enrollment.status !== 'active') continue;
+    if (enrollment?.kind === 'fleet-contract' && enrollment.status !== 'active') {
+      // Left unpaused by a worker that died mid-unenrollment: repaired on sight (see poll-vehicle.ts).
+      await stores.vehicles.pause(id, enrollment.status, deps.now());
+      continue;
+    }
+    if (enrollment?.kind !== 'fleet-contract') continue;
     members.push({ vehicle, state, enrollment });
   }
   const batches: Record<string, number> = {};

@@ -227,6 +227,10 @@ export async function pollVehicle(deps: PollDeps, job: PollVehicleJob): Promise<
     );
   }
   if (enrollment.status !== 'active') {
+    // A worker that died between the status transition and the last vehicle pause left this one
+    // unpaused (store/lifecycle.ts pauses after the transition): repaired here, so the planner
+    // stops booking it. The pause is conditional and idempotent.
+    await stores.vehicles.pause(job.vehicleId, enrollment.status, deps.now());
     return emptySummary(job.vehicleId, 'skipped', `enrollment ${enrollment.id} is ${enrollment.status}`);
   }
 

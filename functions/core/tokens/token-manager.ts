@@ -11,8 +11,16 @@
  * - `invalid_grant` marks the enrollment `reauthorization_required` with its
  *   `enrollment.reauthorization_required` event in the same write (emitted once), pauses its
  *   vehicles, and surfaces as a typed `InvalidGrant` error so the poll stops at once.
+ * - A worker killed after the token endpoint answered a refresh and before the new tokens were
+ *   stored took the only copy of the rotated refresh token with it; the next refresh presents the
+ *   spent one and gets `invalid_grant`. No client can close that window (spec 5.2 does not show the
+ *   refresh flow, so a server-side reuse grace period cannot be assumed). What the manager does is
+ *   say so: before spending a refresh token it records the attempt (a lease named after a hash of
+ *   the token, cleared once the answer is stored), and an `invalid_grant` for a token whose attempt
+ *   is still recorded by another worker is reported as a lost refresh answer, not a revocation
+ *   (test/polling/kill.test.ts pins the whole behaviour).
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { CarhookApiError, type InvalidGrantError, type TokenEndpoint, type TokenProvider } from '../api';
 import { createTokenSet, type TokenCipher, type TokenSet } from '../crypto/token-cipher';
 import { buildEvent } from '../events/catalogue';
@@ -31,6 +39,11 @@ export interface TokenManagerConfig {
   readonly leaseWaitMs: number;
   /** Re-reads before giving up on a refresh held by another worker (default 40, i.e. ~10 s). */
   readonly leaseWaitAttempts: number;
+  /**
+   * How long an unfinished refresh attempt stays recorded (default 24 h): the next refresh with the
+   * same token (a redelivered job, the next cycle) must still find it.
+   */
+  readonly refreshAttemptTtlMs: number;
 }
 
 export const DEFAULT_TOKEN_MANAGER_CONFIG: TokenManagerConfig = {
@@ -38,6 +51,7 @@ export const DEFAULT_TOKEN_MANAGER_CONFIG: TokenManagerConfig = {
   leaseTtlMs: 30_000,
   leaseWaitMs: 250,
   leaseWaitAttempts: 40,
+  refreshAttemptTtlMs: 24 * 3_600_000,
 };
 
 export interface TokenManagerDeps {
@@ -87,6 +101,17 @@ export interface TokenManager {
 
 /** The lease that makes refresh single-flight per enrollment across workers. */
 export const refreshLeaseName = (enrollmentId: string): string => `token-refresh:${enrollmentId}`;
+
+/**
+ * The record of one refresh attempt: held from before the refresh token is sent until its answer
+ * is stored. Named after a hash of the token (never the token itself).
+ */
+export const refreshAttemptName = (enrollmentId: string, refreshToken: string): string =>
+  `token-refresh-attempt:${enrollmentId}:${createHash('sha256').update(refreshToken).digest('base64url').slice(0, 22)}`;
+
+/** The `invalid_grant` description when the refresh token was spent by a refresh whose answer was lost. */
+export const LOST_REFRESH_ANSWER =
+  'the refresh token was spent by an earlier refresh whose answer was never stored (a worker stopped between the token endpoint answer and the token write): the user must authorize again';
 
 /**
  * The `enrollment.reauthorization_required` event. Its id is keyed on the enrollment's last token
@@ -209,10 +234,24 @@ export function createTokenManager(deps: TokenManagerDeps): TokenManager {
               const refreshToken = stored.refreshToken;
               if (!refreshToken)
                 return await invalidGrant('no refresh token stored: the user must authorize again');
+              // Recorded before the token is spent: if this worker dies before storing the answer,
+              // the next refresh finds the record held by another owner.
+              const attempt = refreshAttemptName(enrollmentId, refreshToken);
+              const interrupted = !(await deps.leases.acquire(
+                attempt,
+                workerId,
+                config.refreshAttemptTtlMs,
+                deps.now(),
+              ));
               refreshCount++;
               const r = await deps.endpointFor(enrollment?.brand ?? '').refresh(refreshToken);
               if (!r.ok) {
-                if (r.error.kind === 'InvalidGrant') return await invalidGrant(r.error.message);
+                if (r.error.kind === 'InvalidGrant') {
+                  return await invalidGrant(
+                    interrupted ? `${LOST_REFRESH_ANSWER} (${r.error.message})` : r.error.message,
+                  );
+                }
+                // The record stays: the request may have reached the server and spent the token.
                 throw new CarhookApiError(r.error);
               }
               // Scope and token type are not stored (fixed by spec 5.2; keeps the ciphertext small).
@@ -239,6 +278,8 @@ export function createTokenManager(deps: TokenManagerDeps): TokenManager {
               tokens = next;
               tokensOf = ciphertext;
               enrollment = undefined; // re-read on the next load: updatedAt moved
+              // The answer is stored: the attempt is over (left to expire if this write fails).
+              await deps.leases.release(attempt, workerId).catch(() => false);
               return next.accessToken;
             } finally {
               await deps.leases.release(lease, workerId).catch(() => false);
