@@ -468,9 +468,11 @@ export function createCarClient(options: CarClientOptions): CarClient {
     }
     const parsed = schema.safeParse(body);
     if (parsed.success) return ok(parsed.data, requests);
+    // Paths hold the body's own keys (record keys, `_embedded` names): redacted like the excerpt,
+    // and bounded, so neither a secret nor a megabyte key reaches a log through an issue.
     const issues = parsed.error.issues
       .slice(0, 5)
-      .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+      .map((i) => excerpt(transport.redact(`${i.path.join('.') || '(root)'}: ${i.message}`), [], 300));
     return fail(
       {
         kind: 'Malformed',

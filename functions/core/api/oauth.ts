@@ -77,6 +77,9 @@ export const pkce = {
   state: (): string => oauth.generateRandomState(),
 };
 
+/** The largest epoch ms a Date holds (ECMA-262 21.4.1.1). */
+const MAX_DATE_MS = 8.64e15;
+
 function authBase(authUrl: string, brand: string): string {
   return `${authUrl.replace(/\/+$/, '')}/accounts/signin/v1/${encodeURIComponent(brand)}/oauth2`;
 }
@@ -191,6 +194,19 @@ export function createTokenEndpoint(options: OAuthOptions): TokenEndpoint {
       const t = await process(response);
       secrets.add(t.access_token);
       if (t.refresh_token) secrets.add(t.refresh_token);
+      // A lifetime no Date can hold (`expires_in: 1e308`) would give an Invalid Date: the provider
+      // would then never refresh, and storing it (`toISOString`) throws.
+      if (t.expires_in !== undefined && !(now() + t.expires_in * 1000 <= MAX_DATE_MS)) {
+        return fail(
+          {
+            kind: 'Malformed',
+            operation,
+            message: `invalid token response: expires_in ${t.expires_in} seconds is beyond any date`,
+            excerpt: '',
+          },
+          1,
+        );
+      }
       return ok(
         {
           accessToken: t.access_token,

@@ -106,6 +106,9 @@ const defaultSleep: Sleep = (ms, signal) =>
     signal?.addEventListener('abort', done, { once: true });
   });
 
+/** The largest epoch ms a Date holds (ECMA-262 21.4.1.1). */
+const MAX_DATE_MS = 8.64e15;
+
 function headerNumber(headers: Headers, name: string): number | undefined {
   const raw = headers.get(name);
   if (raw === null || raw.trim() === '') return undefined;
@@ -289,12 +292,15 @@ export class Transport {
       headerNumber(response.headers, 'x-ratelimit-reset') ??
       (response.status === 429 ? headerNumber(response.headers, 'retry-after') : undefined);
     const now = this.#now();
-    const resetAt =
+    const resetMs =
       resetS === undefined
         ? undefined
         : resetS > 1_000_000_000
-          ? new Date(Math.max(now, resetS * 1000))
-          : new Date(now + Math.max(0, resetS) * 1000);
+          ? Math.max(now, resetS * 1000)
+          : now + Math.max(0, resetS) * 1000;
+    // A reset beyond what a Date holds (`1e300`) is no reset time: it would make an Invalid Date
+    // whose toISOString throws. The 429 is then backed off like one without the header.
+    const resetAt = resetMs !== undefined && resetMs <= MAX_DATE_MS ? new Date(resetMs) : undefined;
     try {
       this.#o.rateObserver?.observe({
         clientId: this.#o.clientId,

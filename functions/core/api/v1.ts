@@ -188,12 +188,24 @@ export interface V1EcoEvaluation extends V1Record {
   readonly labels: Readonly<Record<string, V1Label>>;
 }
 
+const LABEL_FIELDS = ['evaluation', 'advice', 'category', 'label', 'groupLabel'] as const;
+
+/** The text fields of a label object; anything else (a number, a nested object) is dropped. */
+function label(value: Record<string, unknown>): V1Label {
+  const out: Record<string, string> = {};
+  for (const field of LABEL_FIELDS) {
+    const v = value[field];
+    if (typeof v === 'string') out[field] = v;
+  }
+  return out;
+}
+
 function scores(group: unknown, labels: Record<string, V1Label>): Record<string, number> {
   const out: Record<string, number> = {};
   if (typeof group !== 'object' || group === null) return out;
   for (const [key, value] of Object.entries(group)) {
     if (key.endsWith('Label') && typeof value === 'object' && value !== null) {
-      labels[key.slice(0, -'Label'.length)] = value as V1Label;
+      labels[key.slice(0, -'Label'.length)] = label(value as Record<string, unknown>);
       continue;
     }
     const n = wNumber.safeParse(value);

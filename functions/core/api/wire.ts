@@ -25,13 +25,24 @@ import type {
 
 // ---- Primitives ----
 
+/** Epoch ms of 0000-01-01 and 9999-12-31T23:59:59.999Z: the dates `IsoDate` can spell (model.ts). */
+const MIN_ISO_MS = Date.parse('0000-01-01T00:00:00.000Z');
+const MAX_ISO_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/**
+ * An `IsoDate` for epoch ms, or undefined outside years 0000-9999: `toISOString` throws beyond
+ * ±8.64e15 ms and writes `+275760-…` for far years, which no longer compares as a string.
+ */
+export function isoFromMs(ms: number): string | undefined {
+  return Number.isFinite(ms) && ms >= MIN_ISO_MS && ms <= MAX_ISO_MS ? new Date(ms).toISOString() : undefined;
+}
+
 /** Parses both date forms of spec 2.1 (`+0000` and `Z`), ISO with colon offsets, and epoch ms. */
 export function toIsoDate(value: unknown): string | undefined {
-  if (typeof value === 'number' && Number.isFinite(value)) return new Date(value).toISOString();
+  if (typeof value === 'number') return isoFromMs(value);
   if (typeof value !== 'string' || value.trim() === '') return undefined;
   const text = value.trim().replace(/([+-]\d{2})(\d{2})$/, '$1:$2');
-  const ms = Date.parse(text);
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+  return isoFromMs(Date.parse(text));
 }
 
 /** An optional date: a value that is not a date becomes `undefined` rather than failing the record. */
@@ -40,14 +51,18 @@ export const wDate = z
   .optional()
   .transform((v) => toIsoDate(v));
 
-/** spec 2.9: numbers arrive as numeric strings (`duration: "1234"`). */
+/**
+ * spec 2.9: numbers arrive as numeric strings (`duration: "1234"`). A string beyond the double
+ * range (`"1e999"`) is refused like a JSON `1e999`: Infinity would become `null` once stored.
+ */
 export const wNumber = z.union([
   z.number(),
   z
     .string()
     .trim()
     .regex(/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/, 'expected a number or a numeric string')
-    .transform(Number),
+    .transform(Number)
+    .pipe(z.number()),
 ]);
 export const wOptNumber = wNumber.optional().catch(undefined);
 
@@ -180,8 +195,10 @@ export function toIsoFromCompact(value: unknown): string | undefined {
     const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})?$/.exec(text.trim());
     if (m) {
       const [, y, mo, d, h, mi, s] = m;
-      const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s ?? '0'));
-      return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+      const iso = `${y}-${mo}-${d}T${h}:${mi}:${s ?? '00'}.000Z`;
+      // Date.UTC would roll month 13 or hour 99 over into another date: only a real date counts.
+      const out = isoFromMs(Date.parse(iso));
+      return out === iso ? out : undefined;
     }
   }
   return typeof value === 'number' ? undefined : toIsoDate(value);
@@ -458,7 +475,11 @@ export function wHalList<T>(embeddedNames: string | readonly string[], item: z.Z
   const names = typeof embeddedNames === 'string' ? [embeddedNames] : embeddedNames;
   return z
     .looseObject({
-      total: wNumber.optional().catch(undefined),
+      // A count: anything but a non-negative safe integer (`-1`, `1.5`, `1e308`) is a total not known.
+      total: wNumber
+        .pipe(z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER))
+        .optional()
+        .catch(undefined),
       _embedded: z.record(z.string(), z.unknown()).optional(),
     })
     .transform((body, ctx): WireListPage<T> => {

@@ -192,8 +192,8 @@ const applyObservation = (w: Work, o: Observation, index: number): void => {
       }
       return;
     case 'v2.maintenance':
-      for (const m of o.items) {
-        if (isObject(m)) {
+      for (const [i, m] of o.items.entries()) {
+        if (isObject(m) && countdownsUsable(i, m.days, m.mileage, bad)) {
           applyMaintenance(
             w,
             { days: m.days, mileageKm: m.mileage, updatedAt: m.updatedAt ?? m.createdAt },
@@ -204,8 +204,8 @@ const applyObservation = (w: Work, o: Observation, index: number): void => {
       }
       return;
     case 'v1.maintenance':
-      for (const m of o.items) {
-        if (isObject(m))
+      for (const [i, m] of o.items.entries()) {
+        if (isObject(m) && countdownsUsable(i, m.days, m.mileage, bad))
           applyMaintenance(w, { days: m.days, mileageKm: m.mileage, updatedAt: m.lastUpdate }, o, source);
       }
       return;
@@ -259,6 +259,25 @@ const byTimeThenId =
   };
 
 const isObject = (v: unknown): v is object => typeof v === 'object' && v !== null;
+
+/**
+ * Maintenance countdowns become integers in events (days, km): a value beyond ±2^53 (`1e308`) has
+ * no integer form, so the reading is refused instead of producing an event its schema rejects.
+ */
+const countdownsUsable = (
+  i: number,
+  days: unknown,
+  mileage: unknown,
+  bad: (i: number, field: string, reason: string) => void,
+): boolean => {
+  const usable = (v: unknown) =>
+    v === undefined ||
+    (typeof v === 'number' && Number.isFinite(v) && Math.abs(v) <= Number.MAX_SAFE_INTEGER);
+  if (!usable(days)) bad(i, 'days', 'must be a finite number of days within ±2^53');
+  else if (!usable(mileage)) bad(i, 'mileage', 'must be a finite number of km within ±2^53');
+  else return true;
+  return false;
+};
 
 const hints = (w: Work, s: VehicleState): PollHints => {
   const { config, nowMs } = w;
