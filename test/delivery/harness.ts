@@ -112,6 +112,8 @@ export function harness(options: HarnessOptions = {}) {
       now: clock.now,
       random: () => 0.5,
       subscriptionCacheMs: 0,
+      // A held endpoint is written claimed after 200 ms (not 1 s): tests that hold one stay quick.
+      directHoldMs: 200,
       onProblem: (p) => problems.push(`${p.kind}: ${p.message}`),
       ...options.engine,
       ...extra,

@@ -1,4 +1,4 @@
-import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventEnvelope } from '../../core/events/envelope';
 import { invalidInput } from '../../core/store/errors';
 import {
@@ -14,8 +14,9 @@ import {
   dueSortKey,
   validateDelivery,
   validateFinish,
+  validateRecordedAttempt,
 } from '../../core/subscriptions/logic';
-import type { ClaimResult, DeliveryStore } from '../../core/subscriptions/ports';
+import type { ClaimResult, DeliveryStore, RecordedAttempt } from '../../core/subscriptions/ports';
 import {
   type AttemptRecord,
   type DeliveryRecord,
@@ -44,6 +45,9 @@ import { INDEX } from './table';
  *   (parked deliveries to resume, dead letters); gsi2, only while pending,
  *   `DLVDUE#<shard>` / `<nextAttemptAt>#<id>` (the recovery sweep; sharded like the due index).
  * - attempt `SUBATT#<subscriptionId>` / `<startedAt>#<deliveryId>#<nnn>`, read newest first.
+ * A first attempt that ended before the fan-out's hold is recorded by `recordAttempts`: both items
+ * put whole in BatchWriteItem (no condition: nothing was written before the attempt); everything
+ * else (write-first records, claims, `finish`) stays conditional.
  */
 export const DELIVERY_DUE_SHARDS = 4;
 
@@ -119,13 +123,94 @@ function fromItem(ctx: TableContext, item: Item): DeliveryRecord {
   return out as unknown as DeliveryRecord;
 }
 
+function attemptItem(a: AttemptRecord, now: number): Item {
+  return {
+    pk: deliveryKeys.attempts(a.subscriptionId),
+    sk: attemptSortKey(a),
+    entity: 'DeliveryAttempt',
+    ...a,
+    expiresAt: ttl(now),
+  };
+}
+
+/** The delivery item as `recordAttempts` writes it whole: as `toItem`, with the TTL `finish` sets. */
+function recordedItem(d: DeliveryRecord): Item {
+  return {
+    ...toItem(d),
+    ...(d.status === 'succeeded' ? { expiresAt: ttl(Date.parse(d.updatedAt)) } : {}),
+  };
+}
+
+/** BatchWriteItem takes at most 25 requests; a recorded attempt is 2 (delivery + attempt line). */
+const BATCH_ITEMS = 25;
+
+export interface DeliveryStoreOptions {
+  /**
+   * BatchWriteItem rounds for one chunk (the first included) while items come back unprocessed or
+   * the request is throttled; between rounds an exponential, jittered backoff from `batchBackoffMs`
+   * (default 8 rounds from 25 ms: about 3 s in all, capped at 1 s a wait).
+   */
+  readonly batchRounds?: number;
+  readonly batchBackoffMs?: number;
+  /** Injectable for tests (no sleeping): how the store waits between rounds. */
+  readonly sleep?: (ms: number) => Promise<void>;
+  readonly random?: () => number;
+}
+
+/** Errors that mean "not now" for the whole request (the SDK has already retried a few times). */
+const THROTTLED = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+]);
+
 function attemptFromItem(item: Item): AttemptRecord {
   const { pk: _pk, sk: _sk, entity: _e, expiresAt: _x, ...rest } = item;
   return rest as unknown as AttemptRecord;
 }
 
-export function createDynamoDeliveryStore(ctx: TableContext): DeliveryStore {
+export function createDynamoDeliveryStore(
+  ctx: TableContext,
+  options: DeliveryStoreOptions = {},
+): DeliveryStore {
   const { doc, tableName: TableName } = ctx;
+  const rounds = options.batchRounds ?? 8;
+  const backoffMs = options.batchBackoffMs ?? 25;
+  if (!Number.isInteger(rounds) || rounds < 1) throw invalidInput('batchRounds', 'must be an integer ≥ 1');
+  if (!Number.isFinite(backoffMs) || backoffMs < 0)
+    throw invalidInput('batchBackoffMs', 'must be a number ≥ 0');
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const random = options.random ?? Math.random;
+
+  const keyOf = (item: Item) => `${String(item.pk)}\u0000${String(item.sk)}`;
+
+  /**
+   * One BatchWriteItem chunk (≤ 25 puts), retried until every put landed or the rounds run out.
+   * Returns the keys still unwritten. Puts are whole items on fixed keys: repeating one that had
+   * landed writes the same thing again, so a retry never needs to know which ones did.
+   */
+  async function writeChunk(puts: readonly Item[], ids: readonly string[]): Promise<Set<string>> {
+    let left: Item[] = [...puts];
+    for (let round = 0; round < rounds && left.length > 0; round++) {
+      if (round > 0) await sleep(Math.min(1000, backoffMs * 2 ** (round - 1)) * (0.5 + random() / 2));
+      try {
+        const out = await doc.send(
+          new BatchWriteCommand({
+            RequestItems: { [TableName]: left.map((Item) => ({ PutRequest: { Item } })) },
+          }),
+        );
+        left = (out.UnprocessedItems?.[TableName] ?? []).flatMap((r) =>
+          r.PutRequest?.Item ? [r.PutRequest.Item as Item] : [],
+        );
+      } catch (error) {
+        const name = error instanceof Error ? error.name : '';
+        if (!THROTTLED.has(name)) throw fail('BatchWriteItem recorded attempts', error, ids.join(','));
+      }
+    }
+    return new Set(left.map(keyOf));
+  }
   const fail = (op: string, error: unknown, id: string) => storeFailure(ctx, op, error, { deliveryId: id });
 
   async function transition(
@@ -281,16 +366,7 @@ export function createDynamoDeliveryStore(ctx: TableContext): DeliveryStore {
                 },
               },
               {
-                Put: {
-                  TableName,
-                  Item: {
-                    pk: deliveryKeys.attempts(a.subscriptionId),
-                    sk: attemptSortKey(a),
-                    entity: 'DeliveryAttempt',
-                    ...a,
-                    expiresAt: ttl(input.now),
-                  },
-                },
+                Put: { TableName, Item: attemptItem(a, input.now) },
               },
             ],
           }),
@@ -301,6 +377,30 @@ export function createDynamoDeliveryStore(ctx: TableContext): DeliveryStore {
           return false;
         throw fail('TransactWriteItems delivery finish', error, input.deliveryId);
       }
+    },
+
+    async recordAttempts(entries: readonly RecordedAttempt[]) {
+      for (const e of entries) validateRecordedAttempt(e);
+      // By key: one request may not put the same key twice (the last write of a key wins).
+      const puts = new Map<string, { id: string; item: Item }>();
+      for (const { delivery, attempt } of entries) {
+        for (const item of [recordedItem(delivery), attemptItem(attempt, Date.parse(delivery.updatedAt))])
+          puts.set(keyOf(item), { id: delivery.id, item });
+      }
+      const all = [...puts.values()];
+      const chunks: (typeof all)[] = [];
+      for (let i = 0; i < all.length; i += BATCH_ITEMS) chunks.push(all.slice(i, i + BATCH_ITEMS));
+      const failed = new Set<string>();
+      await Promise.all(
+        chunks.map(async (chunk) => {
+          const left = await writeChunk(
+            chunk.map((p) => p.item),
+            [...new Set(chunk.map((p) => p.id))],
+          );
+          for (const p of chunk) if (left.has(keyOf(p.item))) failed.add(p.id);
+        }),
+      );
+      return { failed: [...failed] };
     },
 
     async release(id, attemptNumber, now) {

@@ -2,7 +2,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { invalidInput } from '../store/errors';
 import { requireId, requireIsoDate } from '../store/logic';
 import type { FinishInput } from './ports';
-import { type DeliveryRecord, deliveryStatuses, type SubscriptionRecord } from './records';
+import {
+  type AttemptRecord,
+  type DeliveryRecord,
+  deliveryStatuses,
+  type SubscriptionRecord,
+} from './records';
 
 /** Rules shared by the memory and DynamoDB stores, so both validate and order the same way. */
 
@@ -77,6 +82,18 @@ export function validateFinish(input: FinishInput): FinishInput {
   if (input.attempt.deliveryId !== input.deliveryId)
     throw invalidInput('attempt.deliveryId', 'must equal deliveryId');
   return input;
+}
+
+/** What `recordAttempts` accepts: a delivery after its attempt and that attempt's line, consistent. */
+export function validateRecordedAttempt(entry: { delivery: DeliveryRecord; attempt: AttemptRecord }): void {
+  validateDelivery(entry.delivery);
+  const a = entry.attempt;
+  requireIsoDate('attempt.startedAt', a.startedAt);
+  if (a.deliveryId !== entry.delivery.id) throw invalidInput('attempt.deliveryId', 'must equal delivery.id');
+  if (a.subscriptionId !== entry.delivery.subscriptionId)
+    throw invalidInput('attempt.subscriptionId', 'must equal delivery.subscriptionId');
+  if (!Number.isInteger(a.attemptNumber) || a.attemptNumber < 1)
+    throw invalidInput('attempt.attemptNumber', 'must be a positive integer');
 }
 
 export const iso = (ms: number): string => new Date(ms).toISOString();

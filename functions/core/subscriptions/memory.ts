@@ -7,6 +7,7 @@ import {
   iso,
   validateDelivery,
   validateFinish,
+  validateRecordedAttempt,
   validateSubscription,
 } from './logic';
 import type { DeliveryStore, SubscriptionStore } from './ports';
@@ -189,6 +190,19 @@ export function createMemorySubscriptionStores(): {
         ...(a.error !== undefined ? { lastError: a.error } : {}),
       });
       return true;
+    },
+    async recordAttempts(entries) {
+      for (const e of entries) validateRecordedAttempt(e);
+      for (const { delivery, attempt } of entries) {
+        dlvs.set(delivery.id, clone(delivery));
+        // Same key as a line already written (a repeated write of the same attempt) replaces it.
+        const list = (attempts.get(delivery.subscriptionId) ?? []).filter(
+          (a) => attemptSortKey(a) !== attemptSortKey(attempt),
+        );
+        list.push(clone(attempt));
+        attempts.set(delivery.subscriptionId, list);
+      }
+      return { failed: [] };
     },
     async release(id, attemptNumber, now) {
       requireId('id', id);

@@ -57,6 +57,16 @@ export interface FinishInput {
   readonly now: number;
 }
 
+/**
+ * A direct first attempt's outcome (README of functions/core/delivery, "Writes per delivery"): the
+ * delivery in its state after the attempt and the attempt's log line. Nothing about the delivery was
+ * written before the attempt (the fan-out message was its record), so these writes are unconditional.
+ */
+export interface RecordedAttempt {
+  readonly delivery: DeliveryRecord;
+  readonly attempt: AttemptRecord;
+}
+
 export interface DeliveryStore {
   /** Idempotent by id: false (nothing written) when the delivery exists already. */
   create(delivery: DeliveryRecord): Promise<boolean>;
@@ -69,6 +79,12 @@ export interface DeliveryStore {
   claim(id: string, now: number, leaseMs: number): Promise<ClaimResult>;
   /** Ends the attempt `attemptNumber`: the attempt log line and the new state, together. */
   finish(input: FinishInput): Promise<boolean>;
+  /**
+   * Writes each delivery (its whole record: a repeat replaces it) and its attempt line, batched
+   * (DynamoDB: BatchWriteItem, retried with backoff while items come back unprocessed or throttled).
+   * Returns the ids whose writes did not all land; the caller must not acknowledge their fan-out.
+   */
+  recordAttempts(entries: readonly RecordedAttempt[]): Promise<{ readonly failed: readonly string[] }>;
   /**
    * Gives a claim back without an attempt (it waited too long for a concurrency slot): attempts − 1,
    * due now. False when the claim is stale.
