@@ -3,11 +3,14 @@
  * Manager, configured from the environment the CDK stack sets. Lambda handlers call
  * `createAwsRuntime` once per container (lazily, on the first invocation); tests pass their own
  * clients (DynamoDB Local, fake EventBridge/SQS/Secrets Manager `{ send }`).
+ *
+ * Only the DynamoDB client package is imported statically (every function reads the table on
+ * every invocation, and the DynamoDB adapters import it anyway). The EventBridge, SQS and Secrets
+ * Manager packages are loaded, and their clients created, on a function's first call to that
+ * service (their adapters load the command classes the same way): a function or an invocation
+ * that never calls a service does not load it (issue 7: cold start).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { createDynamoStores, createDynamoSubscriptionStores } from '../adapters/dynamodb';
 import { createEventBridgeBus, type PutEventsClient } from '../adapters/eventbridge/bus';
 import {
@@ -98,14 +101,40 @@ const noBus: EventBus = {
   }),
 };
 
+/**
+ * A `{ send }` that creates the real client on its first call (the package is imported then) and
+ * sends through it from then on. A failed creation is not kept: the next call tries again.
+ */
+export function onFirstSend<C extends { send(command: never): Promise<unknown> }>(
+  create: () => Promise<C>,
+): C {
+  let client: Promise<C> | undefined;
+  const send = async (command: never) => {
+    client ??= create().catch((error: unknown) => {
+      client = undefined;
+      throw error;
+    });
+    return (await client).send(command);
+  };
+  return { send } as unknown as C; // only `send` is part of the port types (PutEventsClient, SqsClientLike…)
+}
+
+const lazyClients = {
+  eventBridge: (): PutEventsClient =>
+    onFirstSend(async () => new (await import('@aws-sdk/client-eventbridge')).EventBridgeClient({})),
+  sqs: (): SqsClientLike => onFirstSend(async () => new (await import('@aws-sdk/client-sqs')).SQSClient({})),
+  secretsManager: (): SecretsManagerClientLike =>
+    onFirstSend(async () => new (await import('@aws-sdk/client-secrets-manager')).SecretsManagerClient({})),
+};
+
 export function createAwsRuntime(options: AwsRuntimeOptions): AwsRuntime {
   const env = options.env ?? process.env;
   const config = loadRuntimeConfig(env, ['table', 'api', ...options.needs]);
   const clients: AwsClients = {
     dynamodb: options.clients?.dynamodb ?? new DynamoDBClient({}),
-    eventBridge: options.clients?.eventBridge ?? new EventBridgeClient({}),
-    sqs: options.clients?.sqs ?? new SQSClient({}),
-    secretsManager: options.clients?.secretsManager ?? new SecretsManagerClient({}),
+    eventBridge: options.clients?.eventBridge ?? lazyClients.eventBridge(),
+    sqs: options.clients?.sqs ?? lazyClients.sqs(),
+    secretsManager: options.clients?.secretsManager ?? lazyClients.secretsManager(),
   };
   const { rateBudget, ...stores } = createDynamoStores({
     client: clients.dynamodb,

@@ -9,7 +9,9 @@
  */
 import { createHmac } from 'node:crypto';
 import type { ApiClientCredentials, CarhookSecrets, MapApiCredentials } from '../adapters/secrets/types';
-import { createTokenEndpoint, type TokenEndpoint } from '../core/api';
+// The token endpoint alone: importing the API module's index would keep the whole client and its
+// wire schemas (module-level zod calls esbuild cannot drop) in functions that never call the API.
+import { createTokenEndpoint, type TokenEndpoint } from '../core/api/oauth';
 import { createTokenCipher, type KeyRing, type TokenCipher } from '../core/crypto/token-cipher';
 import type { OAuthEnrollmentDeps } from '../core/enrollment';
 import type { PublishTuning, RepublishDeps } from '../core/polling/commit';

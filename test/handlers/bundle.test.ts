@@ -1,84 +1,69 @@
+/**
+ * What each handler's bundle is made of (issue 7). Sizes and import times against the targets are
+ * bench/bundles.ts's job (no timed assertions here); test/infra/bundles.test.ts builds the bundles as
+ * `cdk synth` does. This one builds each handler with esbuild and the options CarhookFunction uses,
+ * and checks the composition the cold start depends on.
+ */
 import { readdirSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type BuildOptions, build, type Plugin } from 'esbuild';
+import { build, type Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '../..');
 const HANDLERS_DIR = join(ROOT, 'functions/handlers');
 const handlers = readdirSync(HANDLERS_DIR).filter((f) => f.endsWith('.ts'));
-// issue 7: every bundle < 500 KB minified.
-const MAX_BYTES = 500 * 1024;
-// Until the two core changes below land, the bundles as they are stay under this guard.
-const AS_IS_GUARD_BYTES = 1024 * 1024;
 
-/** What CarhookFunction (NodejsFunction) bundles with: node22, ESM, minified, SDK v3 from the runtime. */
-const options = (
-  file: string,
-  plugins: Plugin[] = [],
-  external: string[] = [],
-): BuildOptions & { write: false } => ({
-  entryPoints: [join(HANDLERS_DIR, file)],
-  bundle: true,
-  platform: 'node',
-  target: 'node22',
-  format: 'esm',
-  minify: true,
-  treeShaking: true,
-  external: ['@aws-sdk/*', ...external],
-  write: false,
-  logLevel: 'silent',
-  // CommonJS dependencies call require(): the same banner NodejsFunction adds for ESM output.
-  banner: { js: "import{createRequire}from'module';const require=createRequire(import.meta.url);" },
-  plugins,
-});
-
-/**
- * Two core changes stand between the bundles and the 500 KB target (reported to the lead):
- * - `import { z } from 'zod'` keeps all of zod 4 (every locale, ~450 KB): esbuild cannot tree-shake a
- *   namespace re-exported by name; `import * as z from 'zod'` (zod's documented form) keeps ~100 KB.
- *   This plugin applies exactly that one-line change to every module at build time.
- * - functions/core/events/validate.ts compiles JSON Schemas with ajv (~120 KB with fast-uri) in
- *   every function that publishes; validating with the zod schemas the events already have would
- *   drop it. Measured here by leaving ajv out of the bundle (that build would not run).
- * So the test checks the budget the rest of the code (runtime, adapters, handlers, Powertools)
- * keeps, and prints the as-is size next to it.
- */
-const zodNamespaceImport: Plugin = {
-  name: 'zod-namespace-import',
-  setup(b) {
-    b.onLoad({ filter: /functions\/.*\.ts$/ }, async (args) => ({
-      contents: (await readFile(args.path, 'utf8')).replace(
-        /^import \{ z \} from 'zod';$/gm,
-        "import * as z from 'zod';",
-      ),
-      loader: 'ts',
-    }));
-  },
+/** lib/constructs/carhook-function.ts: node22, ESM, minified, ESM entry points first, SDK v3 from the runtime. */
+const bundle = async (file: string) => {
+  const result = await build({
+    entryPoints: [join(HANDLERS_DIR, file)],
+    bundle: true,
+    platform: 'node',
+    target: 'node22',
+    format: 'esm',
+    minify: true,
+    mainFields: ['module', 'main'],
+    external: ['@aws-sdk/*'],
+    write: false,
+    outfile: 'index.mjs',
+    metafile: true,
+    logLevel: 'silent',
+    banner: { js: "import{createRequire}from'node:module';const require=createRequire(import.meta.url);" },
+  });
+  expect(result.errors).toEqual([]);
+  const output = Object.values(result.metafile.outputs)[0] as Metafile['outputs'][string];
+  return { inputs: Object.keys(result.metafile.inputs), imports: output.imports };
 };
 
-const sizeOf = (r: { outputFiles: { contents: Uint8Array }[] }) =>
-  r.outputFiles.reduce((sum, f) => sum + f.contents.byteLength, 0);
+/** The DynamoDB packages: every function reads the table on every invocation (and the adapters import them). */
+const STATIC_SDK = ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/util-dynamodb'];
 
-describe('Lambda bundles (esbuild: node22, esm, minified, @aws-sdk/* external)', () => {
+describe('Lambda bundles (esbuild as CarhookFunction bundles)', () => {
   it('has handlers to bundle', () => {
     expect(handlers).toEqual(
       expect.arrayContaining(['planner.ts', 'poll-worker.ts', 'sweeper.ts', 'http-api.ts']),
     );
   });
 
+  it.each(handlers)('%s carries no JSON Schema validator: events are checked with zod', async (file) => {
+    const { inputs } = await bundle(file);
+    expect(inputs.filter((i) => /node_modules\/(ajv|ajv-draft-04|fast-uri)\//.test(i))).toEqual([]);
+  });
+
   it.each(handlers)(
-    'bundles %s (under 500 KB once zod is a namespace import and ajv is gone)',
+    '%s imports only the DynamoDB SDK packages at load; EventBridge, SQS and Secrets Manager at first use',
     async (file) => {
-      const asIs = await build(options(file));
-      expect(asIs.errors).toEqual([]);
-      const fixed = await build(options(file, [zodNamespaceImport], ['ajv', 'ajv-draft-04']));
-      expect(fixed.errors).toEqual([]);
-      console.log(
-        `bundle ${file}: ${(sizeOf(asIs) / 1024).toFixed(1)} KB as is; ${(sizeOf(fixed) / 1024).toFixed(1)} KB with zod as a namespace import and no ajv`,
-      );
-      expect(sizeOf(asIs)).toBeLessThan(AS_IS_GUARD_BYTES);
-      expect(sizeOf(fixed)).toBeLessThan(MAX_BYTES);
+      const { imports } = await bundle(file);
+      const sdk = imports.filter((i) => i.path.startsWith('@aws-sdk/'));
+      const atLoad = [...new Set(sdk.filter((i) => i.kind === 'import-statement').map((i) => i.path))];
+      const atFirstUse = [...new Set(sdk.filter((i) => i.kind === 'dynamic-import').map((i) => i.path))];
+      expect(
+        atLoad.every((p) => STATIC_SDK.includes(p)),
+        `${file} loads ${atLoad.join(', ')}`,
+      ).toBe(true);
+      expect(atLoad).toContain('@aws-sdk/lib-dynamodb');
+      for (const deferred of atFirstUse) expect(atLoad).not.toContain(deferred);
+      expect(atFirstUse).toEqual(expect.arrayContaining(['@aws-sdk/client-sqs']));
     },
   );
 });

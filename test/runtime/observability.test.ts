@@ -3,7 +3,6 @@ import { describe, expect, it, vi } from 'vitest';
 import type { EventEnvelope } from '../../functions/core/events/envelope';
 import type { EventBus } from '../../functions/core/publishing/ports';
 import {
-  CARHOOK_METRIC_NAMES,
   meteredBus,
   observingFetch,
   powertoolsMetricSink,

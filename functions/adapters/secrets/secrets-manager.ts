@@ -1,4 +1,4 @@
-import { GetSecretValueCommand, type GetSecretValueCommandOutput } from '@aws-sdk/client-secrets-manager';
+import type { GetSecretValueCommand, GetSecretValueCommandOutput } from '@aws-sdk/client-secrets-manager';
 import { type KeyRing, keyRingFromJson, TokenCipherError } from '../../core/crypto/token-cipher';
 import {
   type ApiClientCredentials,
@@ -90,9 +90,19 @@ export function parseKeyRing(secret: string, text: string | undefined): KeyRing 
   }
 }
 
+type SecretsManagerSdk = typeof import('@aws-sdk/client-secrets-manager');
+let sdk: Promise<SecretsManagerSdk> | undefined;
+/** Loaded on the first read, not at import (issue 7: cold start); a failed load is tried again. */
+const loadSdk = (): Promise<SecretsManagerSdk> =>
+  (sdk ??= import('@aws-sdk/client-secrets-manager').catch((error: unknown) => {
+    sdk = undefined;
+    throw error;
+  }));
+
 async function readSecret(client: SecretsManagerClientLike, arn: string): Promise<string | undefined> {
   let output: GetSecretValueCommandOutput;
   try {
+    const { GetSecretValueCommand } = await loadSdk();
     output = await client.send(new GetSecretValueCommand({ SecretId: arn }));
   } catch (error) {
     const name = (error as { name?: unknown })?.name;

@@ -1,15 +1,15 @@
-import {
+import type {
   ChangeMessageVisibilityCommand,
-  type ChangeMessageVisibilityCommandOutput,
+  ChangeMessageVisibilityCommandOutput,
   DeleteMessageCommand,
-  type DeleteMessageCommandOutput,
-  type Message,
-  type MessageAttributeValue,
+  DeleteMessageCommandOutput,
+  Message,
+  MessageAttributeValue,
   ReceiveMessageCommand,
-  type ReceiveMessageCommandOutput,
+  ReceiveMessageCommandOutput,
   SendMessageBatchCommand,
-  type SendMessageBatchCommandOutput,
-  type SendMessageBatchRequestEntry,
+  SendMessageBatchCommandOutput,
+  SendMessageBatchRequestEntry,
 } from '@aws-sdk/client-sqs';
 import { planBatches } from '../../core/publishing/limits';
 import { checkVisibility, QUEUE_LIMITS, splitDelay, validateOutgoing } from '../../core/queue/limits';
@@ -40,6 +40,18 @@ export interface SqsClientLike {
     | ChangeMessageVisibilityCommandOutput
   >;
 }
+
+type SqsSdk = typeof import('@aws-sdk/client-sqs');
+let sdk: Promise<SqsSdk> | undefined;
+/**
+ * The client package is loaded on the first call, not at import: a consumer Lambda only calls SQS
+ * to re-time a message, most invocations never (issue 7: cold start). A failed load is tried again.
+ */
+const loadSdk = (): Promise<SqsSdk> =>
+  (sdk ??= import('@aws-sdk/client-sqs').catch((error: unknown) => {
+    sdk = undefined;
+    throw error;
+  }));
 
 /** Message attribute carrying a due time beyond the 900 s queue delay (see `splitDelay`). */
 export const NOT_BEFORE_ATTRIBUTE = 'carhookNotBefore';
@@ -139,6 +151,7 @@ export class SqsQueue<T> implements JobQueue<T>, QueueConsumer<T> {
       for (const batch of batches) {
         const byId = new Map(batch.map((e) => [e.entry.Id, e]));
         try {
+          const { SendMessageBatchCommand } = await loadSdk();
           const output = (await client.send(
             new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch.map((e) => e.entry) }),
           )) as SendMessageBatchCommandOutput;
@@ -186,6 +199,7 @@ export class SqsQueue<T> implements JobQueue<T>, QueueConsumer<T> {
     }
     const invalid = checkVisibility(visibilityTimeoutSeconds);
     if (invalid) throw new RangeError(`receive: ${invalid}`);
+    const { ReceiveMessageCommand } = await loadSdk();
     const output = (await this.options.client.send(
       new ReceiveMessageCommand({
         QueueUrl: this.options.queueUrl,
@@ -200,6 +214,7 @@ export class SqsQueue<T> implements JobQueue<T>, QueueConsumer<T> {
   }
 
   async delete(receipt: string): Promise<boolean> {
+    const { DeleteMessageCommand } = await loadSdk();
     try {
       await this.options.client.send(
         new DeleteMessageCommand({ QueueUrl: this.options.queueUrl, ReceiptHandle: receipt }),
@@ -224,6 +239,7 @@ export const changeSqsVisibility = async (
   receipt: string,
   seconds: number,
 ): Promise<boolean> => {
+  const { ChangeMessageVisibilityCommand } = await loadSdk();
   try {
     await client.send(
       new ChangeMessageVisibilityCommand({
