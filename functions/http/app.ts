@@ -8,7 +8,9 @@
  * what is really broken (and it is logged).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { type Context, Hono, type MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
+// The smallest router preset (same API): the HttpApi bundle stays under its size target.
+import { Hono } from 'hono/tiny';
 import { SecretError } from '../adapters/secrets/types';
 import type { ApiError } from '../core/api';
 import type { SubscriptionService } from '../core/delivery/management';

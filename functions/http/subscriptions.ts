@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
-import { Hono } from 'hono';
+// The smallest router preset (same API): the HttpApi bundle stays under its size target.
+import { Hono } from 'hono/tiny';
 import type { ServiceError, SubscriptionService } from '../core/delivery/management';
 import type { Result } from '../core/webhooks/result';
 

@@ -117,7 +117,8 @@ describe('buildCarhookApp (bin/app.ts)', () => {
     expect(
       Annotations.fromStack(clean.stack).findWarning('*', Match.stringLikeRegexp('placeholder')),
     ).toEqual([]);
-  });
+    // Two synths with bundling: slow on a loaded machine (nothing here is timed).
+  }, 90_000);
 
   it('maps context to the stacks: destroy, existing bus, existing alarm topic', () => {
     const { dataStack, stack } = buildCarhookApp(

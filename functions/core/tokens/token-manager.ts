@@ -21,7 +21,9 @@
  *   (test/polling/kill.test.ts pins the whole behaviour).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { CarhookApiError, type InvalidGrantError, type TokenEndpoint, type TokenProvider } from '../api';
+import type { InvalidGrantError, TokenEndpoint, TokenProvider } from '../api';
+// From its module, not the index: the Lambdas that only refresh tokens do not carry the client.
+import { CarhookApiError } from '../api/errors';
 import { createTokenSet, type TokenCipher, type TokenSet } from '../crypto/token-cipher';
 import { buildEvent } from '../events/catalogue';
 import type { EventEnvelope } from '../events/envelope';
