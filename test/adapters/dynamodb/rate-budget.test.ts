@@ -63,3 +63,33 @@ describe('DynamoDB rate budget under concurrency', () => {
     expect(after.granted || after.retryAt === T0 + 2 * W).toBe(true);
   });
 });
+
+describe('DynamoDB rate budget corrections', () => {
+  it('sends no write for a correction its own takes already cover, and still applies a higher one', async () => {
+    const client = localDynamoClient();
+    const tableName = uniqueTableName();
+    await createTable(client, tableName);
+    const doc = documentClient(client);
+    const sent: string[] = [];
+    const send = doc.send.bind(doc);
+    doc.send = ((command: { constructor: { name: string } }) => {
+      sent.push(command.constructor.name);
+      return send(command as never);
+    }) as typeof doc.send;
+    const budget = createDynamoRateBudget({ doc, tableName });
+    const limit = DEFAULT_RATE_BUDGET.limit;
+    for (let i = 0; i < 3; i += 1) expect((await budget.tryTake('client-1', 1, T0)).granted).toBe(true);
+    sent.length = 0;
+    // The server counted what we counted (or less): nothing to correct, nothing sent.
+    await budget.observe('client-1', { limit, remaining: limit - 3, observedAt: T0 + 1 });
+    await budget.observe('client-1', { limit, remaining: limit - 1, observedAt: T0 + 2 });
+    expect(sent).toEqual([]);
+    // Another client of the same id used 50 more: the correction is written and takes effect.
+    await budget.observe('client-1', { limit, remaining: limit - 53, observedAt: T0 + 3 });
+    expect(sent).toEqual(['UpdateCommand']);
+    const capacity = capacityOf(DEFAULT_RATE_BUDGET);
+    let granted = 0;
+    while ((await budget.tryTake('client-1', 1, T0 + 4)).granted) granted += 1;
+    expect(granted).toBe(capacity - 53);
+  });
+});
