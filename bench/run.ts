@@ -21,9 +21,19 @@ import * as detection from './detection';
 import * as faults from './faults';
 import * as pipeline from './pipeline';
 import * as sim from './sim';
+import * as throughput from './throughput';
 import * as webhooks from './webhooks';
 
-export const AREAS = ['sim', 'detection', 'webhooks', 'delivery', 'bundles', 'pipeline', 'faults'] as const;
+export const AREAS = [
+  'sim',
+  'detection',
+  'webhooks',
+  'delivery',
+  'bundles',
+  'pipeline',
+  'throughput',
+  'faults',
+] as const;
 export type Area = (typeof AREAS)[number];
 /** What a plain `npm run bench` runs: the fault suite's long run only with `--faults` (or `--only`). */
 export const DEFAULT_AREAS: readonly Area[] = AREAS.filter((a) => a !== 'faults');
@@ -126,6 +136,7 @@ type WebhooksResult = Awaited<ReturnType<typeof webhooks.run>>;
 type DeliveryResult = delivery.DeliveryBenchResult;
 type PipelineResult = pipeline.PipelineBenchResult;
 type FaultsResult = faults.FaultReport & { readonly stores: string };
+type ThroughputResult = throughput.ThroughputBenchResult;
 
 export type AreaOutcome =
   | { readonly area: 'sim'; readonly ok: true; readonly seconds: number; readonly result: SimResult }
@@ -154,6 +165,12 @@ export type AreaOutcome =
       readonly result: PipelineResult;
     }
   | { readonly area: 'faults'; readonly ok: true; readonly seconds: number; readonly result: FaultsResult }
+  | {
+      readonly area: 'throughput';
+      readonly ok: true;
+      readonly seconds: number;
+      readonly result: ThroughputResult;
+    }
   /** bench/bundles.ts renders its own section (issue 7). */
   | { readonly area: 'bundles'; readonly ok: true; readonly seconds: number; readonly markdown: string }
   | { readonly area: Area; readonly ok: false; readonly seconds: number; readonly error: string };
@@ -206,6 +223,7 @@ const TITLES: Record<Area, string> = {
   delivery: 'Webhook delivery, bus → receiver (issue 6)',
   bundles: 'Lambda bundles (issue 7)',
   pipeline: 'Poll pipeline (issues 5 and 9)',
+  throughput: 'Throughput with the quota lifted (issue 9)',
   faults: 'Fault-injection suite, long run (issue 9)',
 };
 
@@ -288,6 +306,9 @@ export function renderReport(input: {
       case 'faults':
         lines.push(faultsSection(o.result));
         break;
+      case 'throughput':
+        lines.push(throughput.toMarkdown(o.result));
+        break;
       case 'bundles':
         // Its own "## …" heading is replaced by ours.
         lines.push(o.markdown.replace(/^## [^\n]*\n+/, '').trimEnd());
@@ -329,6 +350,11 @@ async function runArea(area: Area, quick: boolean, log: (line: string) => void):
       }
       case 'pipeline': {
         const result = await pipeline.run({ quick, log });
+        return { area, ok: true, seconds: seconds(), result };
+      }
+      case 'throughput': {
+        // Full: 1k to 10k vehicles within a 10 min budget (sizes past it are reported as not run).
+        const result = await throughput.run(quick ? { quick, log } : { log, budgetSeconds: 600 });
         return { area, ok: true, seconds: seconds(), result };
       }
       case 'faults': {
