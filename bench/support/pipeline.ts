@@ -1,7 +1,7 @@
 /**
  * A whole poll pipeline on one simulator (manual clock): enrollment through the real OAuth flow,
- * planner, an in-memory queue, workers and a bus that records the simulated time of every publish.
- * Adapted from test/polling/support.ts (bench/ never imports test files).
+ * planner, an in-memory queue, workers and a bus. The one harness of the pipeline bench, the fault
+ * suite and the poll tests (test/polling/support.ts adapts it; bench/ never imports test files).
  */
 import { randomBytes } from 'node:crypto';
 import { createTokenEndpoint, type TokenEndpoint } from '../../functions/core/api';
@@ -33,10 +33,12 @@ import { createTokenManager } from '../../functions/core/tokens';
 import { BRANDS, type RunningSimulator, type SimulatorOptions, startSimulator } from '../../sim';
 import type { SimUser } from '../../sim/world/types';
 
-const REDIRECT_URI = 'http://127.0.0.1:9/callback';
-const STATE_KEY = 'bench-state-key-0123456789abcdef-0123456789';
+/** Where the simulated browser is sent back to (nothing listens: the harness reads the redirect). */
+export const REDIRECT_URI = 'http://127.0.0.1:9/callback';
+/** The key that signs OAuth `state` values (a test may sign or tamper with one itself). */
+export const STATE_KEY = 'test-state-key-0123456789abcdef-0123456789';
 
-/** A bench step that went wrong, with what a reader needs to find out why. */
+/** A harness step that went wrong, with what a reader needs to find out why. */
 export class BenchError extends Error {
   override readonly name = 'BenchError';
   readonly kind = 'BenchFailed';
@@ -82,7 +84,11 @@ export interface WorkerPorts {
   readonly fetch?: typeof fetch;
 }
 
-/** An in-memory FIFO job queue (dedup on `dedupId` while pending, as SQS FIFO does). */
+/**
+ * An in-memory FIFO job queue that drops a message whose `dedupId` it has already taken, as SQS
+ * FIFO does within its deduplication interval (here: the queue's life, which outlasts every run).
+ * The planner's ids name the cycle, so only a second run within one cycle is deduplicated.
+ */
 export class MemoryQueue<T> implements JobQueue<T> {
   readonly pending: T[] = [];
   readonly #dedup = new Set<string>();
@@ -96,7 +102,6 @@ export class MemoryQueue<T> implements JobQueue<T> {
     }
   }
   drain(): T[] {
-    this.#dedup.clear();
     return this.pending.splice(0, this.pending.length);
   }
 }
@@ -105,50 +110,69 @@ export class MemoryQueue<T> implements JobQueue<T> {
 export interface SimStats {
   readonly total: number;
   readonly tooManyRequests: number;
+  readonly byOperation: Record<string, number>;
   readonly clients: Record<
     string,
     { requests: number; tooManyRequests: number; maxInWindow: number; limit: number; windowSeconds: number }
   >;
 }
 
-export interface BenchPipeline {
+export interface PollPipelineOptions {
+  /** Simulator options; a manual clock, 20 vehicles and seed 1 unless given. */
+  readonly sim?: SimulatorOptions;
+  readonly config?: Partial<PollingConfig>;
+  readonly rate?: RateBudgetConfig;
+  /** Other store and budget implementations (DynamoDB Local); memory by default. */
+  readonly backend?: { stores: Stores; budget: RateBudget };
+  /** API and token endpoint timeout (real ms; the client's default otherwise). */
+  readonly timeoutMs?: number;
+}
+
+export interface PollPipeline<B extends EventBus> {
   readonly sim: RunningSimulator;
   readonly stores: Stores;
-  readonly bus: RecordingBus;
+  /** The bus of every worker and of enrollment. */
+  readonly bus: B;
+  /** The planner's queue: `cycle` drains it, a test may too. */
+  readonly queue: MemoryQueue<PollJob>;
   readonly rate: RateBudgetConfig;
   readonly budget: RateBudget;
   readonly cipher: TokenCipher;
+  readonly access: ApiAccess;
   readonly config: Partial<PollingConfig>;
+  /** The worker `cycle` runs every job with (its own token manager). */
+  readonly pollDeps: PollDeps;
+  readonly enrollDeps: OAuthEnrollmentDeps;
   now(): number;
   /** A worker of its own (own token manager), over the shared ports or replacements of them. */
   workerDeps(ports?: WorkerPorts): PollDeps;
   /** The control API over HTTP: JSON in and out. */
   control(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+  /** Moves the simulator's clock `ms` forward (nothing for ms ≤ 0). */
   advance(ms: number): Promise<void>;
   stats(): Promise<SimStats>;
+  /** Browser steps of spec 5.2 against the simulator: returns the callback's `code` and `state`. */
+  authorizeInBrowser(user: SimUser): Promise<{ code: string; state: string }>;
   enroll(user: SimUser): Promise<CompleteAuthorizationResult>;
   /** Enrolls every user of the world, pacing the vehicle-list reads within the budget. */
   enrollAll(): Promise<number>;
-  /** One planner run and every job it enqueued, run one after the other. */
+  /** One planner run and every job it enqueued, run one after the other by `pollDeps`. */
   cycle(): Promise<{ planner: PlannerRun; results: JobResult[] }>;
   close(): Promise<void>;
 }
 
-export async function startBenchPipeline(
-  options: {
-    sim?: SimulatorOptions;
-    config?: Partial<PollingConfig>;
-    rate?: RateBudgetConfig;
-    /** Other store and budget implementations (DynamoDB Local); memory by default. */
-    backend?: { stores: Stores; budget: RateBudget };
-    /** API and token endpoint timeout (real ms; the client's default otherwise). */
-    timeoutMs?: number;
-  } = {},
-): Promise<BenchPipeline> {
+/** The bench's pipeline: its bus stamps every event with the simulated time it was accepted. */
+export type BenchPipeline = PollPipeline<RecordingBus>;
+
+/** A pipeline whose bus `makeBus` builds on the simulator's clock. */
+export async function startPollPipeline<B extends EventBus>(
+  options: PollPipelineOptions,
+  makeBus: (now: () => number) => B,
+): Promise<PollPipeline<B>> {
   const sim = await startSimulator({ port: 0, clock: 'manual', vehicles: 20, seed: 1, ...options.sim });
   const now = (): number => sim.world.now();
   const stores = options.backend?.stores ?? createMemoryStores();
-  const bus = new RecordingBus(now);
+  const bus = makeBus(now);
   const queue = new MemoryQueue<PollJob>();
   const rate = options.rate ?? DEFAULT_RATE_BUDGET;
   const budget = options.backend?.budget ?? createMemoryRateBudget(rate);
@@ -214,7 +238,7 @@ export async function startBenchPipeline(
     publish,
   };
 
-  const control: BenchPipeline['control'] = async (method, path, body) => {
+  const control: PollPipeline<B>['control'] = async (method, path, body) => {
     const res = await fetch(`${sim.url}/_sim${path}`, {
       method,
       ...(body !== undefined
@@ -231,15 +255,16 @@ export async function startBenchPipeline(
     if (r.status !== 200) throw new BenchError('advance the simulator clock', `status ${r.status}`);
   };
 
-  const enroll = async (user: SimUser): Promise<CompleteAuthorizationResult> => {
+  const authorizeInBrowser = async (user: SimUser): Promise<{ code: string; state: string }> => {
     const started = startAuthorization(enrollDeps, {
       brand: BRANDS[user.brand].authSegment,
       redirectUri: REDIRECT_URI,
     });
     if (started.kind !== 'Started') throw new BenchError('start authorization', started.message);
     const page = await fetch(started.url);
-    await page.arrayBuffer();
+    const html = await page.text();
     if (page.status !== 200) throw new BenchError('authorize page', `status ${page.status}`);
+    if (!html.includes(user.id)) throw new BenchError('authorize page', `user ${user.id} is not offered`);
     const post = await fetch(started.url, {
       method: 'POST',
       body: new URLSearchParams({ user: user.id }),
@@ -248,25 +273,30 @@ export async function startBenchPipeline(
     await post.arrayBuffer();
     if (post.status !== 302) throw new BenchError('authorize POST', `status ${post.status}`);
     const location = new URL(post.headers.get('location') ?? '', REDIRECT_URI);
-    return completeAuthorization(enrollDeps, {
-      state: location.searchParams.get('state') ?? '',
-      code: location.searchParams.get('code') ?? '',
-    });
+    return { code: location.searchParams.get('code') ?? '', state: location.searchParams.get('state') ?? '' };
   };
+
+  const enroll = async (user: SimUser): Promise<CompleteAuthorizationResult> =>
+    completeAuthorization(enrollDeps, await authorizeInBrowser(user));
 
   return {
     sim,
     stores,
     bus,
+    queue,
     rate,
     budget,
     cipher,
+    access,
     config,
+    pollDeps,
+    enrollDeps,
     now,
     workerDeps,
     control,
     advance,
     stats: async () => (await control('GET', '/stats')).body as SimStats,
+    authorizeInBrowser,
     enroll,
     enrollAll: async () => {
       // One vehicle-list read per user: at most half the window's budget per simulated minute.
@@ -290,6 +320,11 @@ export async function startBenchPipeline(
     },
     close: () => sim.close(),
   };
+}
+
+/** The bench's pipeline (20 vehicles, seed 1 unless given), on a RecordingBus. */
+export function startBenchPipeline(options: PollPipelineOptions = {}): Promise<BenchPipeline> {
+  return startPollPipeline(options, (now) => new RecordingBus(now));
 }
 
 /** Requests the poll jobs of one cycle sent (discovery included). */
