@@ -1,5 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { JobResult, PollStrategy, PollSummary } from '../../functions/core/polling';
+import {
+  type JobResult,
+  type PollStrategy,
+  type PollSummary,
+  pollVehicle,
+} from '../../functions/core/polling';
 import { type Pipeline, startPipeline, userWithVehicles } from './support';
 
 const summaries = (results: JobResult[]): PollSummary[] =>
@@ -47,6 +52,28 @@ describe('follow-up reads', () => {
       (e) => e.type === 'vehicle.trip.completed' && e.data.tripId === run.tripId,
     );
     expect(completed).toHaveLength(1);
+  });
+
+  it('a routine job (followUps: false) reads only its resources; the events poll makes the follow-ups', async () => {
+    p = await startPipeline();
+    const user = userWithVehicles(p.sim, 1);
+    const r = await p.enroll(user);
+    if (r.kind !== 'Enrolled') throw new Error(r.kind);
+    const vehicleId = `${r.enrollmentId}:${user.vehicleIds[0] as string}`;
+    const job = {
+      kind: 'poll-vehicle' as const,
+      vehicleId,
+      resources: ['alerts' as const],
+      strategy: 'carhook' as const,
+      rotate: false,
+      plannedAt: new Date(p.now()).toISOString(),
+    };
+    // Maintenance never read is a follow-up of any carhook poll, except a routine one.
+    const routine = await pollVehicle(p.pollDeps, { ...job, followUps: false });
+    expect(routine.resources).toEqual(['alerts']);
+    expect(routine.requests).toBe(1);
+    const full = await pollVehicle(p.pollDeps, job);
+    expect(full.resources).toEqual(['alerts', 'maintenance']);
   });
 
   it('carhook reads eco-driving and maintenance after a trip, in the poll that saw it', async () => {

@@ -207,6 +207,85 @@ describe('planner within a full budget', () => {
     expect(seen.size).toBe(30);
   });
 
+  it('in a full cycle, queues the alert turns and periodic reads after every events poll, as routine jobs without follow-ups', () => {
+    const vs = fleet(100, 12).map((v, i) =>
+      i === 99
+        ? { ...v, resourcePolledAt: { ...v.resourcePolledAt, maintenance: iso(T0 - 25 * 60 * MIN) } }
+        : v,
+    );
+    // 115 − 2 reserved − 100 events: 13 routine reads (12 alert turns, then the daily maintenance).
+    const p = plan({ vehicles: vs, budget: 115, now: T0, config: { activeAlertsEveryMs: MIN } });
+    const jobs = vehicleJobs(p.jobs);
+    const lastEvents = jobs.findLastIndex((j) => j.resources.includes('events'));
+    const firstRoutine = jobs.findIndex((j) => j.followUps === false);
+    // Every vehicle's events poll first (with follow-ups), then the routine reads the budget allows.
+    expect(lastEvents).toBe(99);
+    expect(firstRoutine).toBe(100);
+    expect(
+      jobs.slice(0, 100).every((j) => j.followUps === undefined && j.resources.join() === 'events'),
+    ).toBe(true);
+    const routine = jobs.slice(100);
+    expect(routine.every((j) => j.followUps === false && !j.resources.includes('events') && !j.rotate)).toBe(
+      true,
+    );
+    expect(routine.flatMap((j) => j.resources)).toHaveLength(13);
+    expect(routine.at(-1)).toMatchObject({ vehicleId: 'v099', resources: ['maintenance'] });
+    expect(p.estimatedRequests).toBe(113);
+    // With budget to spare, the same reads stay in each vehicle's job: one poll per vehicle.
+    const spare = vehicleJobs(
+      plan({ vehicles: vs, budget: 130, now: T0, config: { activeAlertsEveryMs: MIN } }).jobs,
+    );
+    expect(spare).toHaveLength(100);
+    expect(spare.filter((j) => j.resources.includes('alerts'))).toHaveLength(12);
+    expect(spare.every((j) => j.followUps === undefined)).toBe(true);
+  });
+
+  it('gives routine jobs their own queue dedup id, so they are not dropped as duplicates of the events poll', async () => {
+    const stores = createMemoryStores();
+    const at = iso(T0);
+    await stores.enrollments.create({
+      kind: 'oauth-user',
+      id: 'enr_1',
+      brand: 'cielo',
+      status: 'active',
+      createdAt: at,
+      updatedAt: at,
+    });
+    await stores.vehicles.put(
+      {
+        id: 'enr_1:a',
+        enrollmentId: 'enr_1',
+        vin: 'VC2BS85NADMNYAMM1',
+        apiVehicleId: 'a',
+        nextPollAt: at,
+        hints: { activeAlerts: true },
+      },
+      T0,
+    );
+    const queue = new MemoryQueue<unknown>();
+    // A cycle of 3 requests, one for the discovery (every cycle): events and the alert turn fill it.
+    const config = { activeAlertsEveryMs: MIN, discoveryIntervalMs: MIN };
+    const rateBudget = { limit: 3, windowMs: MIN, safetyMargin: 0 };
+    await runPlanner({ ...stores, queue, now: () => T0, config, rateBudget });
+    const polls = vehicleJobs(queue.drain().filter((j) => (j as { kind: string }).kind === 'poll-vehicle'));
+    // Never read: alerts go with the events; the periodic reads of a new vehicle are all urgent.
+    expect(polls.map((j) => j.vehicleId)).toEqual(['enr_1:a']);
+    await stores.vehicles.touchSchedule(
+      'enr_1:a',
+      {
+        nextPollAt: at,
+        resourcePolledAt: { alerts: at, maintenance: at, services: at, map: at },
+      },
+      T0,
+    );
+    await runPlanner({ ...stores, queue, now: () => T0 + MIN, config, rateBudget });
+    const next = vehicleJobs(queue.drain().filter((j) => (j as { kind: string }).kind === 'poll-vehicle'));
+    expect(next.map((j) => [j.resources, j.followUps])).toEqual([
+      [['events'], undefined],
+      [['alerts'], false],
+    ]);
+  });
+
   it('follows every vehicle with active alerts each cycle when the budget allows', () => {
     const p = plan({ vehicles: fleet(50, 20), budget: 108, now: T0, config: { activeAlertsEveryMs: MIN } });
     expect(alertsOf(p.jobs)).toHaveLength(20);
@@ -222,6 +301,7 @@ describe('planner within a full budget', () => {
     const first = (p: ReturnType<typeof plan>) => vehicleJobs(p.jobs).find((j) => j.vehicleId === 'v000');
     // 106 events fill the budget less the reserve: the daily read waits.
     expect(first(plan({ vehicles: due(25), budget: 108, now: T0 }))?.resources).toEqual(['events']);
+    // With budget to spare, it goes in the vehicle's own job.
     expect(first(plan({ vehicles: due(25), budget: 120, now: T0 }))?.resources).toEqual([
       'events',
       'maintenance',

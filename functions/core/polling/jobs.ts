@@ -17,6 +17,12 @@ export const pollVehicleJobSchema = z.object({
   strategy: z.enum(['carhook', 'naive']),
   /** The budget was short when planned: record the poll time so the stalest go first next time. */
   rotate: z.boolean().default(false),
+  /**
+   * `false`: a routine read (an active-alert turn, a periodic read) queued after every poll of the
+   * cycle: it reads only `resources`, so the budget left at the end of a cycle is never spent on
+   * follow-ups the vehicle's own events poll already made (absent = true).
+   */
+  followUps: z.boolean().optional(),
   plannedAt: isoDate,
 });
 

@@ -15,7 +15,8 @@
  * vehicle every cycle (the worker adds the eco-driving of the trips it sees).
  *
  * Each cycle leaves `followUpReserveRatio` of its budget unbooked for the follow-ups polls
- * discover, and books every due vehicle's events before any routine read (see `plan`).
+ * discover, and books every due vehicle's events before any routine read (see `plan`); in a full
+ * cycle the routine reads are queued after every events poll, so follow-ups are sent before them.
  *
  * When the budget is short: vehicles past their maximum staleness first, then those with active
  * alerts, then recently active ones, then the stalest.
@@ -272,7 +273,10 @@ export function alertTurns<T extends { readonly id: string }>(
  * reserve (`followUpReserveRatio`): (1) every due vehicle's events (plus a baseline never read or
  * a periodic read overdue); (2) alerts of vehicles with active alerts on their turn (`alertTurns`:
  * a turn without a slot waits for the next cycle's); (3) the periodic reads due, then map batches. So routine reads never push a
- * vehicle's events out of a cycle, and follow-ups a poll discovers find budget left.
+ * vehicle's events out of a cycle, and follow-ups a poll discovers find budget left. In a full cycle
+ * (less than the reserve left unbooked), the reads of passes 2 and 3 are routine jobs
+ * (`followUps: false`) queued after every events poll: follow-ups beyond the reserve are refused
+ * only after them, at the tail of the cycle.
  */
 export function plan(input: PlanInput): Plan {
   const config: PollingConfig = { ...DEFAULT_POLLING_CONFIG, ...input.config };
@@ -407,15 +411,40 @@ export function plan(input: PlanInput): Plan {
     left -= 1;
   }
 
+  // A full cycle (the routine reads took what the events left, bar the reserve): the reads of passes
+  // 2 and 3 go in jobs of their own, queued after every vehicle's events poll. When the follow-ups
+  // those polls reveal (eco-driving and maintenance after a trip, an announced collision or trip)
+  // need more than the reserve, the budget then refuses these routine reads at the end of the cycle,
+  // not a follow-up in the middle (which would stop that poll and every poll after it). With budget
+  // to spare, they stay in the vehicle's job (one poll per vehicle per cycle).
+  const full = strategy === 'carhook' && left < Math.max(1, reserve);
+  const later: PollVehicleJob[] = [];
+  for (const u of full ? polled : []) {
+    const more = added.get(u.job.vehicleId);
+    if (!more) continue;
+    later.push({
+      kind: 'poll-vehicle',
+      vehicleId: u.job.vehicleId,
+      resources: inResourceOrder(more),
+      strategy,
+      rotate: false,
+      followUps: false,
+      plannedAt,
+    });
+  }
   const rotate = deferred.length > 0;
-  const jobs = [...chosen, ...maps].map((u) => {
-    let job = u.job;
-    if (job.kind === 'poll-vehicle') {
-      const more = added.get(job.vehicleId);
-      if (more) job = { ...job, resources: inResourceOrder([...job.resources, ...more]) };
-    }
-    return rotate && job.kind !== 'poll-map' ? { ...job, rotate } : job;
-  });
+  const jobs = [
+    ...chosen.map((u) => {
+      let job = u.job;
+      const more = full || job.kind !== 'poll-vehicle' ? undefined : added.get(job.vehicleId);
+      if (more && job.kind === 'poll-vehicle') {
+        job = { ...job, resources: inResourceOrder([...job.resources, ...more]) };
+      }
+      return rotate ? { ...job, rotate } : job;
+    }),
+    ...later,
+    ...maps.map((u) => u.job),
+  ];
   return {
     jobs,
     estimatedRequests: budget - reserve - left,
@@ -505,7 +534,7 @@ export async function runPlanner(deps: PlannerDeps): Promise<PlannerRun> {
       body: job,
       dedupId: dedupIdOf(
         job.kind === 'poll-vehicle'
-          ? `poll#${job.vehicleId}#${cycleStart}`
+          ? `poll#${job.vehicleId}#${cycleStart}${job.followUps === false ? '#later' : ''}`
           : `${job.kind}#${job.vehicleIds[0]}#${cycleStart}`,
       ),
     })),

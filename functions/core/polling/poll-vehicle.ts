@@ -311,7 +311,7 @@ export async function pollVehicle(deps: PollDeps, job: PollVehicleJob): Promise<
   // event, eco-driving of trips waiting for it, maintenance after a trip. The naive baseline reads
   // eco-driving too: without it every trip it sees waits `ecoDrivingWaitMs` for its event, which
   // measures the timeout rather than the strategy.
-  if (!stop) {
+  if (!stop && job.followUps !== false) {
     const carhook = job.strategy === 'carhook';
     const mid = diff(previous?.ok ? previous.state : undefined, observations, context).next;
     if (carhook && mid.collisions === 'now' && !done.has('collisions'))
