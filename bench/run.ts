@@ -19,6 +19,7 @@ import { parseArgs } from 'node:util';
 import * as delivery from './delivery';
 import * as detection from './detection';
 import * as faults from './faults';
+import * as fleet from './fleet';
 import * as pipeline from './pipeline';
 import * as sim from './sim';
 import * as throughput from './throughput';
@@ -31,6 +32,7 @@ export const AREAS = [
   'delivery',
   'bundles',
   'pipeline',
+  'fleet',
   'throughput',
   'faults',
 ] as const;
@@ -137,6 +139,7 @@ type DeliveryResult = delivery.DeliveryBenchResult;
 type PipelineResult = pipeline.PipelineBenchResult;
 type FaultsResult = faults.FaultReport & { readonly stores: string };
 type ThroughputResult = throughput.ThroughputBenchResult;
+type FleetResult = fleet.FleetBenchResult;
 
 export type AreaOutcome =
   | { readonly area: 'sim'; readonly ok: true; readonly seconds: number; readonly result: SimResult }
@@ -165,6 +168,7 @@ export type AreaOutcome =
       readonly result: PipelineResult;
     }
   | { readonly area: 'faults'; readonly ok: true; readonly seconds: number; readonly result: FaultsResult }
+  | { readonly area: 'fleet'; readonly ok: true; readonly seconds: number; readonly result: FleetResult }
   | {
       readonly area: 'throughput';
       readonly ok: true;
@@ -223,6 +227,7 @@ const TITLES: Record<Area, string> = {
   delivery: 'Webhook delivery, bus → receiver (issue 6)',
   bundles: 'Lambda bundles (issue 7)',
   pipeline: 'Poll pipeline (issues 5 and 9)',
+  fleet: 'Fleet contracts, v1 bulk lists (issue 9)',
   throughput: 'Throughput with the quota lifted (issue 9)',
   faults: 'Fault-injection suite, long run (issue 9)',
 };
@@ -309,6 +314,9 @@ export function renderReport(input: {
       case 'throughput':
         lines.push(throughput.toMarkdown(o.result));
         break;
+      case 'fleet':
+        lines.push(fleet.toMarkdown(o.result));
+        break;
       case 'bundles':
         // Its own "## …" heading is replaced by ours.
         lines.push(o.markdown.replace(/^## [^\n]*\n+/, '').trimEnd());
@@ -350,6 +358,10 @@ async function runArea(area: Area, quick: boolean, log: (line: string) => void):
       }
       case 'pipeline': {
         const result = await pipeline.run({ quick, log });
+        return { area, ok: true, seconds: seconds(), result };
+      }
+      case 'fleet': {
+        const result = await fleet.run({ quick, log });
         return { area, ok: true, seconds: seconds(), result };
       }
       case 'throughput': {
