@@ -16,7 +16,7 @@ import { enrollFleetContract } from '../functions/core/enrollment';
 import { DEFAULT_POLLING_CONFIG } from '../functions/core/polling';
 import type { SimVehicle } from '../sim/world/types';
 import type { ChangeKind, MadeChange } from './support/changes';
-import { matchDetections } from './support/changes';
+import { runScriptedPhase } from './support/changes';
 import { fleetChangeKinds, makeFleetChange, planFleetChanges } from './support/fleet-changes';
 import { BenchError, type BenchPipeline, requestsOf, startBenchPipeline } from './support/pipeline';
 import { fmtSeconds, percentile, round } from './support/stats';
@@ -178,42 +178,28 @@ export async function fleetRun(s: RunSettings): Promise<FleetRow> {
     const warm = await warmUp(p, 60);
     const vehicles: readonly SimVehicle[] = p.sim.world.vehicles();
     const plan = planFleetChanges(s.changes, s.minutes * MINUTE, vehicles.length, s.seed + s.vehicles);
-    const start = p.now();
-    const state = { startedAt: start, touched: new Set<string>() };
-    const changes: MadeChange[] = [];
-    let seen = p.bus.received.length;
+    const state = { startedAt: p.now(), touched: new Set<string>() };
     let requests = 0;
     let jobs = 0;
     let deferred = 0;
     let batches = 0;
     let fleetJobs = 0;
-    let next = 0;
-    let minute = 0;
-    for (; minute < s.minutes + s.drainMinutes; minute++) {
-      const { planner, results } = await p.cycle();
-      requests += requestsOf(results);
-      jobs += planner.jobs;
-      deferred += planner.deferred;
-      for (const r of results) {
-        if (r.kind !== 'poll-fleet') continue;
-        fleetJobs++;
-        for (const n of Object.values(r.summary.batches)) batches += n;
-      }
-      seen = matchDetections(changes, p.bus.received, seen);
-      const end = start + (minute + 1) * MINUTE;
-      while (next < plan.length && start + (plan[next]?.offsetMs ?? 0) < end) {
-        const change = plan[next++];
-        if (!change) break;
-        await p.advance(start + change.offsetMs - p.now());
-        const made = await makeFleetChange(p, change, vehicles, state);
-        if (made) changes.push(made);
-      }
-      await p.advance(end - p.now());
-      if (minute >= s.minutes && changes.every((c) => c.detectedAt !== undefined)) {
-        minute++;
-        break;
-      }
-    }
+    const phase = await runScriptedPhase(p, plan, (c) => makeFleetChange(p, c, vehicles, state), {
+      minutes: s.minutes,
+      drainMinutes: s.drainMinutes,
+      onCycle: ({ planner, results }) => {
+        requests += requestsOf(results);
+        jobs += planner.jobs;
+        deferred += planner.deferred;
+        for (const r of results) {
+          if (r.kind !== 'poll-fleet') continue;
+          fleetJobs++;
+          for (const n of Object.values(r.summary.batches)) batches += n;
+        }
+      },
+    });
+    const { changes } = phase;
+    const minute = phase.minutes;
     const cycles = Math.max(1, minute);
     const stats = (await p.stats()).clients[p.sim.clientId];
     if (!stats) throw new BenchError('read simulator stats', `no counters for client ${p.sim.clientId}`);

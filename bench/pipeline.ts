@@ -24,8 +24,8 @@ import {
   changeKinds,
   type MadeChange,
   makeChange,
-  matchDetections,
   planChanges,
+  runScriptedPhase,
   type ScriptState,
 } from './support/changes';
 import {
@@ -278,37 +278,22 @@ async function scripted(
   let deferred = 0;
   let stopped = 0;
   const plan = planChanges(plannedCount, minutes * MINUTE, vehicles.length, seed);
-  const start = p.now();
-  const script: ScriptState = { startedAt: start, maintained: new Set() };
-  const changes: MadeChange[] = [];
-  let seen = p.bus.received.length;
+  const script: ScriptState = { startedAt: p.now(), maintained: new Set() };
   let requests = 0;
-  let next = 0;
-  let minute = 0;
-  const total = minutes + drainMinutes;
-  for (; minute < total; minute++) {
-    const { planner, results } = await p.cycle();
-    requests += requestsOf(results);
-    planned += planner.estimatedRequests;
-    deferred += planner.deferred;
-    for (const r of results) {
-      if (r.kind === 'poll-vehicle' && r.summary.outcome === 'budget_exhausted') stopped++;
-    }
-    seen = matchDetections(changes, p.bus.received, seen);
-    const end = start + (minute + 1) * MINUTE;
-    while (next < plan.length && start + (plan[next]?.offsetMs ?? 0) < end) {
-      const change = plan[next++];
-      if (!change) break;
-      await p.advance(start + change.offsetMs - p.now());
-      const made = await makeChange(p, change, vehicles, script);
-      if (made) changes.push(made);
-    }
-    await p.advance(end - p.now());
-    if (minute >= minutes && changes.every((c) => c.detectedAt !== undefined)) {
-      minute++;
-      break;
-    }
-  }
+  const phase = await runScriptedPhase(p, plan, (c) => makeChange(p, c, vehicles, script), {
+    minutes,
+    drainMinutes,
+    onCycle: ({ planner, results }) => {
+      requests += requestsOf(results);
+      planned += planner.estimatedRequests;
+      deferred += planner.deferred;
+      for (const r of results) {
+        if (r.kind === 'poll-vehicle' && r.summary.outcome === 'budget_exhausted') stopped++;
+      }
+    },
+  });
+  const { changes } = phase;
+  const minute = phase.minutes;
   const cycles = Math.max(1, minute);
   return {
     changes,

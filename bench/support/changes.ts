@@ -246,3 +246,47 @@ export function matchDetections(
   }
   return next;
 }
+
+/** One planner cycle of a scripted phase, for the caller's counters. */
+export type CycleOutcome = Awaited<ReturnType<BenchPipeline['cycle']>>;
+
+/**
+ * A scripted phase: a planner cycle every simulated minute, the planned changes made at their
+ * simulated times (by `make`), detections matched on the bus after each cycle. Runs `minutes`,
+ * then up to `drainMinutes` more until every change was seen. Returns the changes made and the
+ * minutes run.
+ */
+export async function runScriptedPhase<T extends { readonly offsetMs: number }>(
+  p: BenchPipeline,
+  plan: readonly T[],
+  make: (planned: T) => Promise<MadeChange | undefined>,
+  o: {
+    readonly minutes: number;
+    readonly drainMinutes: number;
+    readonly onCycle?: (c: CycleOutcome) => void;
+  },
+): Promise<{ readonly changes: MadeChange[]; readonly minutes: number; readonly startedAt: number }> {
+  const start = p.now();
+  const changes: MadeChange[] = [];
+  let seen = p.bus.received.length;
+  let next = 0;
+  let minute = 0;
+  for (; minute < o.minutes + o.drainMinutes; minute++) {
+    o.onCycle?.(await p.cycle());
+    seen = matchDetections(changes, p.bus.received, seen);
+    const end = start + (minute + 1) * MINUTE;
+    while (next < plan.length && start + (plan[next]?.offsetMs ?? 0) < end) {
+      const planned = plan[next++];
+      if (!planned) break;
+      await p.advance(start + planned.offsetMs - p.now());
+      const made = await make(planned);
+      if (made) changes.push(made);
+    }
+    await p.advance(end - p.now());
+    if (minute >= o.minutes && changes.every((c) => c.detectedAt !== undefined)) {
+      minute++;
+      break;
+    }
+  }
+  return { changes, minutes: minute, startedAt: start };
+}
