@@ -15,11 +15,11 @@ import { pathToFileURL } from 'node:url';
 import { enrollFleetContract } from '../functions/core/enrollment';
 import { DEFAULT_POLLING_CONFIG } from '../functions/core/polling';
 import type { SimVehicle } from '../sim/world/types';
-import type { ChangeKind, MadeChange } from './support/changes';
-import { runScriptedPhase } from './support/changes';
+import type { ChangeKind } from './support/changes';
+import { type LagFigures, lagMs, lagOf, runScriptedPhase } from './support/changes';
 import { fleetChangeKinds, makeFleetChange, planFleetChanges } from './support/fleet-changes';
 import { BenchError, type BenchPipeline, requestsOf, startBenchPipeline } from './support/pipeline';
-import { fmtSeconds, percentile, round } from './support/stats';
+import { fmtSeconds, round } from './support/stats';
 
 const MINUTE = 60_000;
 /** Issue 9: the fleet size that must stay under 60 s p95. */
@@ -53,12 +53,7 @@ export interface FleetBenchOptions {
   readonly log?: (line: string) => void;
 }
 
-export interface LagFigures {
-  readonly p50S: number;
-  readonly p95S: number;
-  readonly p99S: number;
-  readonly maxS: number;
-}
+export type { LagFigures } from './support/changes';
 
 export interface FleetRow extends LagFigures {
   readonly vehicles: number;
@@ -104,19 +99,6 @@ export interface FleetBenchResult {
   readonly met: boolean;
   readonly wallSeconds: number;
 }
-
-const lagOf = (lags: readonly number[]): LagFigures => {
-  const s = lags.map((ms) => ms / 1000).sort((a, b) => a - b);
-  return {
-    p50S: round(percentile(s, 50), 1),
-    p95S: round(percentile(s, 95), 1),
-    p99S: round(percentile(s, 99), 1),
-    maxS: round(s.at(-1) ?? Number.NaN, 1),
-  };
-};
-
-const lagMs = (c: MadeChange): number =>
-  c.detectedAt === undefined ? Number.POSITIVE_INFINITY : c.detectedAt - c.changedAt;
 
 /** Every simulated vehicle enrolled as a fleet contract of its own brand (v1 serves C and P alike). */
 async function enrollFleet(p: BenchPipeline): Promise<Record<string, number>> {

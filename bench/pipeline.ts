@@ -22,6 +22,9 @@ import type { SimVehicle } from '../sim/world/types';
 import {
   type ChangeKind,
   changeKinds,
+  type LagFigures,
+  lagMs,
+  lagOf,
   type MadeChange,
   makeChange,
   planChanges,
@@ -35,7 +38,7 @@ import {
   type SimStats,
   startBenchPipeline,
 } from './support/pipeline';
-import { fmtSeconds, percentile, round } from './support/stats';
+import { fmtSeconds, round } from './support/stats';
 
 const MINUTE = 60_000;
 const STRATEGIES: readonly PollStrategy[] = ['carhook', 'naive'];
@@ -115,13 +118,7 @@ export interface EfficiencyFigures {
   readonly met: boolean;
 }
 
-export interface LagFigures {
-  readonly n: number;
-  readonly p50S: number;
-  readonly p95S: number;
-  readonly p99S: number;
-  readonly maxS: number;
-}
+export type { LagFigures } from './support/changes';
 
 /** Where the budget went during a scripted phase (averages per cycle). */
 export interface BudgetFigures {
@@ -203,20 +200,6 @@ export interface PipelineBenchResult {
   readonly dynamodb: DynamoFigures | { readonly skipped: string };
   readonly wallSeconds: number;
 }
-
-const lagOf = (lagsMs: readonly number[]): LagFigures => {
-  const s = [...lagsMs].sort((a, b) => a - b).map((ms) => ms / 1000);
-  return {
-    n: s.length,
-    p50S: round(percentile(s, 50), 1),
-    p95S: round(percentile(s, 95), 1),
-    p99S: round(percentile(s, 99), 1),
-    maxS: round(s.at(-1) ?? Number.NaN, 1),
-  };
-};
-
-const lagMs = (c: MadeChange): number =>
-  c.detectedAt === undefined ? Number.POSITIVE_INFINITY : c.detectedAt - c.changedAt;
 
 function quotaOf(stats: SimStats, clientId: string) {
   const c = stats.clients[clientId];

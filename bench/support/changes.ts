@@ -5,7 +5,7 @@
 import type { EventEnvelope } from '../../functions/core/events/envelope';
 import type { SimVehicle } from '../../sim/world/types';
 import { BenchError, type BenchPipeline, type Published } from './pipeline';
-import { rng } from './stats';
+import { percentile, rng, round } from './stats';
 
 export const changeKinds = ['alert-raised', 'alert-fixed', 'collision', 'trip', 'maintenance'] as const;
 export type ChangeKind = (typeof changeKinds)[number];
@@ -289,4 +289,28 @@ export async function runScriptedPhase<T extends { readonly offsetMs: number }>(
     }
   }
   return { changes, minutes: minute, startedAt: start };
+}
+
+/** Detection lag figures of a set of changes, in seconds (never seen = infinite). */
+export interface LagFigures {
+  readonly n: number;
+  readonly p50S: number;
+  readonly p95S: number;
+  readonly p99S: number;
+  readonly maxS: number;
+}
+
+/** Lag of one change in ms: bus acceptance − change time; infinite when not seen. */
+export const lagMs = (c: MadeChange): number =>
+  c.detectedAt === undefined ? Number.POSITIVE_INFINITY : c.detectedAt - c.changedAt;
+
+export function lagOf(lagsMs: readonly number[]): LagFigures {
+  const s = [...lagsMs].sort((a, b) => a - b).map((ms) => ms / 1000);
+  return {
+    n: s.length,
+    p50S: round(percentile(s, 50), 1),
+    p95S: round(percentile(s, 95), 1),
+    p99S: round(percentile(s, 99), 1),
+    maxS: round(s.at(-1) ?? Number.NaN, 1),
+  };
 }
