@@ -23,14 +23,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createDynamoSubscriptionStores, createTable, type DynamoDb } from '../functions/adapters/dynamodb';
 import {
   BatchWriteCommand,
-  DynamoDBDocumentClient,
+  DocumentClient,
   PutCommand,
   TransactWriteCommand,
-} from '@aws-sdk/lib-dynamodb';
-import { createDynamoSubscriptionStores, createTable } from '../functions/adapters/dynamodb';
+} from '../functions/adapters/dynamodb/document';
 import { LocalBus } from '../functions/adapters/local/bus';
 import { startDynamoDbLocal } from '../functions/adapters/local/dynamodb-local';
 import { createKeyRing, createTokenCipher } from '../functions/core/crypto/token-cipher';
@@ -49,6 +48,7 @@ import { createMemorySubscriptionStores } from '../functions/core/subscriptions/
 import type { DeliveryStore, SubscriptionStore } from '../functions/core/subscriptions/ports';
 import { createSender } from '../functions/core/webhooks/sender';
 import { compileAllowList } from '../functions/core/webhooks/ssrf';
+import { countRequests, localDynamoDb } from './support/dynamo';
 import { percentile, round } from './support/stats';
 
 export type DeliveryStoreKind = 'memory' | 'dynamodb';
@@ -364,13 +364,7 @@ async function saturate(
   return figures(t, t0, offerSeconds);
 }
 
-const WRITE_COMMANDS = [
-  'PutItemCommand',
-  'UpdateItemCommand',
-  'DeleteItemCommand',
-  'TransactWriteItemsCommand',
-  'BatchWriteItemCommand',
-];
+const WRITE_COMMANDS = ['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems', 'BatchWriteItem'];
 
 interface Stores {
   readonly subscriptions: SubscriptionStore;
@@ -549,13 +543,13 @@ async function measureStore(
 
 /** DynamoDB Local's own write rate, with the shapes a delivery writes, at `parallel` in flight. */
 async function dynamoCeiling(
-  client: DynamoDBClient,
+  client: DynamoDb,
   tableName: string,
   seconds: number,
-  // The SDK client's default socket pool (50): the most requests the stores have in flight.
+  // The client's default socket pool (50): the most requests the stores have in flight.
   parallel = 50,
 ): Promise<DynamoCeiling> {
-  const doc = DynamoDBDocumentClient.from(client);
+  const doc = new DocumentClient(client);
   const body = 'x'.repeat(900); // about a delivery record with its envelope
   const rate = async (write: (i: number) => Promise<unknown>) => {
     let next = 0;
@@ -655,23 +649,11 @@ export async function run(options: DeliveryBenchOptions = {}): Promise<DeliveryB
       try {
         const endpoint = options.dynamodb?.endpoint ?? (local?.endpoint as string);
         o.log(`delivery: DynamoDB Local at ${endpoint}`);
-        const client = new DynamoDBClient({
-          endpoint,
-          region: 'local',
-          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-        });
+        const client = localDynamoDb(endpoint);
         const tableName = `carhook-bench-delivery-${randomBytes(4).toString('hex')}`;
         await createTable(client, tableName);
         const stores = createDynamoSubscriptionStores({ client, tableName });
-        const requests: Record<string, number> = {};
-        client.middlewareStack.add(
-          (next, context) => async (args) => {
-            const name = context.commandName ?? 'unknown';
-            requests[name] = (requests[name] ?? 0) + 1;
-            return next(args);
-          },
-          { step: 'initialize', name: 'benchRequestCount' },
-        );
+        const requests = countRequests(client);
         results.push(await measureStore(kind, stores, receiver, o, requests));
         o.log(`delivery: DynamoDB Local write rate, ${o.ceilingSeconds} s per shape`);
         ceiling = await dynamoCeiling(client, tableName, o.ceilingSeconds);
@@ -762,7 +744,7 @@ export function toMarkdown(r: DeliveryBenchResult): string {
   if (counted?.dynamoRequests) {
     const parts = Object.entries(counted.dynamoRequests)
       .sort(([a], [b]) => (a < b ? -1 : 1))
-      .map(([name, count]) => `${name.replace(/Command$/, '')} ${n(count)}`);
+      .map(([name, count]) => `${name} ${n(count)}`);
     lines.push(
       '',
       `DynamoDB requests over the whole DynamoDB run (every phase): ${parts.join(', ')}; **${counted.writeRequestsPerDelivery} write requests per delivery**. A first attempt that ends within the hold is recorded afterwards with BatchWriteItem, many deliveries per request (delivery + attempt line each); only an attempt whose endpoint keeps it past the hold (1 s), or that waited 10 holds for a slot, is written claimed (conditional PutItem, then \`finish\`).`,

@@ -13,7 +13,6 @@
  */
 
 import { pathToFileURL } from 'node:url';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDynamoStores, createTable } from '../functions/adapters/dynamodb';
 import { startDynamoDbLocal } from '../functions/adapters/local/dynamodb-local';
 import type { PollingConfig, PollStrategy } from '../functions/core/polling';
@@ -31,6 +30,7 @@ import {
   runScriptedPhase,
   type ScriptState,
 } from './support/changes';
+import { countRequests, localDynamoDb } from './support/dynamo';
 import {
   BenchError,
   type BenchPipeline,
@@ -423,17 +423,17 @@ async function freshnessRun(
   }
 }
 
-const WRITE_COMMANDS = new Set([
-  'PutItemCommand',
-  'UpdateItemCommand',
-  'DeleteItemCommand',
-  'TransactWriteItemsCommand',
-  'BatchWriteItemCommand',
+const WRITE_OPERATIONS = new Set([
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'TransactWriteItems',
+  'BatchWriteItem',
 ]);
 
 /** The partition key a write request names (`RATE#…`, `VEH#…`), marshalled or not; '' for batches. */
 function keyOf(input: unknown): string {
-  // The input may be seen before (plain) or after (AttributeValue) lib-dynamodb marshals it.
+  // The request body as sent (AttributeValues); a plain string is accepted too.
   const pk =
     (input as { Key?: { pk?: unknown }; Item?: { pk?: unknown } }).Key?.pk ??
     (input as { Item?: { pk?: unknown } }).Item?.pk;
@@ -444,11 +444,11 @@ function keyOf(input: unknown): string {
 
 const isBudgetWrite = (input: unknown): boolean => keyOf(input).startsWith('RATE#');
 
-/** `UpdateItemCommand VEH#` style label: the command and the key prefix it wrote. */
+/** `UpdateItem VEH#` style label: the operation and the key prefix it wrote. */
 function writeLabel(name: string, input: unknown): string {
   const key = keyOf(input);
   const prefix = key.includes('#') ? key.slice(0, key.indexOf('#') + 1) : key;
-  return prefix ? `${name.replace(/Command$/, '')} ${prefix}` : name.replace(/Command$/, '');
+  return prefix ? `${name} ${prefix}` : name;
 }
 
 async function dynamoWrites(
@@ -457,27 +457,24 @@ async function dynamoWrites(
 ): Promise<DynamoFigures> {
   const local = o.endpoint === undefined ? await startDynamoDbLocal() : undefined;
   const endpoint = o.endpoint ?? (local?.endpoint as string);
-  const client = new DynamoDBClient({
-    endpoint,
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  const client = localDynamoDb(endpoint);
   let counting = false;
   const counts = new Map<string, number>();
   let budgetWrites = 0;
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const name = context.commandName ?? 'unknown';
-      if (counting && WRITE_COMMANDS.has(name)) {
-        if (isBudgetWrite(args.input)) budgetWrites++;
+  countRequests(
+    client,
+    {},
+    {
+      when: () => counting,
+      inspect: (name, body) => {
+        if (!WRITE_OPERATIONS.has(name)) return;
+        if (isBudgetWrite(body)) budgetWrites++;
         else {
-          const label = writeLabel(name, args.input);
+          const label = writeLabel(name, body);
           counts.set(label, (counts.get(label) ?? 0) + 1);
         }
-      }
-      return next(args);
+      },
     },
-    { step: 'initialize', name: 'benchWriteCounter' },
   );
   try {
     log(`pipeline: DynamoDB Local at ${endpoint}`);

@@ -1,10 +1,10 @@
 import { CreateTableCommand, DescribeTableCommand, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { localDynamoClient, uniqueTableName } from './support/dynamodb';
+import { localSdkClient, uniqueTableName } from './support/dynamodb';
 
 describe('DynamoDB Local test harness', () => {
   it('answers on the endpoint the global setup provides and can create a table', async () => {
-    const client = localDynamoClient();
+    const client = localSdkClient();
     const TableName = uniqueTableName();
     await client.send(
       new CreateTableCommand({

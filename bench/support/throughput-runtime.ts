@@ -16,7 +16,6 @@
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   createDynamoStores,
   createDynamoSubscriptionStores,
@@ -47,6 +46,7 @@ import { CARHOOK_METRIC_NAMES } from '../../functions/runtime/metric-names';
 import { type MetricSink, recordJobResult } from '../../functions/runtime/observability';
 import { createRuntime } from '../../functions/runtime/runtime';
 import { createWebhooks } from '../../functions/runtime/webhooks';
+import { countRequests, localDynamoDb } from './dynamo';
 import type {
   CycleFigures,
   EnrollFigures,
@@ -147,19 +147,8 @@ async function compose(config: RuntimeConfig) {
     counters.problems++;
     counters.firstProblem ??= text.slice(0, 300);
   };
-  const client = new DynamoDBClient({
-    endpoint: config.dynamoEndpoint,
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const name = context.commandName ?? 'unknown';
-      counters.dynamoCommands[name] = (counters.dynamoCommands[name] ?? 0) + 1;
-      return next(args);
-    },
-    { step: 'initialize', name: 'throughputCommandCounter' },
-  );
+  const client = localDynamoDb(config.dynamoEndpoint);
+  countRequests(client, counters.dynamoCommands);
   // The first child creates the tables; the next ones find them (and the enrolled fleet) there.
   await createTable(client, config.tableName).catch((e: Error) => {
     if (e.name !== 'ResourceInUseException') throw e;

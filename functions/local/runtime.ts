@@ -10,10 +10,14 @@ import { mkdir } from 'node:fs/promises';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
 import { createAdaptorServer } from '@hono/node-server';
 import { BRANDS, type RunningSimulator, SimulatorStartError, startSimulator } from '../../sim';
-import { createDynamoStores, createDynamoSubscriptionStores, createTable } from '../adapters/dynamodb';
+import {
+  createDynamoStores,
+  createDynamoSubscriptionStores,
+  createTable,
+  DynamoDb,
+} from '../adapters/dynamodb';
 import { LocalBus } from '../adapters/local/bus';
 import { type DynamoDbLocal, JavaMissingError, startDynamoDbLocal } from '../adapters/local/dynamodb-local';
 import { createQueueTable, LocalQueue } from '../adapters/local/queue';
@@ -128,8 +132,7 @@ async function ensureTable(make: () => Promise<void>): Promise<void> {
     await make();
   } catch (error) {
     // A persisted --data-dir already has its tables (and their data).
-    if (!(error instanceof ResourceInUseException) && (error as Error).name !== 'ResourceInUseException')
-      throw error;
+    if ((error as Error).name !== 'ResourceInUseException') throw error;
   }
 }
 
@@ -234,7 +237,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   cleanups.push(() => dynamo.stop());
 
   try {
-    const client = new DynamoDBClient({
+    const client = new DynamoDb({
       endpoint: dynamo.endpoint,
       region: 'local',
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },

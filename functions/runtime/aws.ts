@@ -4,14 +4,15 @@
  * `createAwsRuntime` once per container (lazily, on the first invocation); tests pass their own
  * clients (DynamoDB Local, fake EventBridge/SQS/Secrets Manager `{ send }`).
  *
- * Only the DynamoDB client package is imported statically (every function reads the table on
- * every invocation, and the DynamoDB adapters import it anyway). The EventBridge, SQS and Secrets
- * Manager packages are loaded, and their clients created, on a function's first call to that
- * service (their adapters load the command classes the same way): a function or an invocation
- * that never calls a service does not load it (issue 7: cold start).
+ * DynamoDB, which every function reads on every invocation, goes through Carhook's own client
+ * (adapters/dynamodb/client.ts: DynamoDB's JSON protocol, SigV4, keep-alive HTTPS, retries): the
+ * AWS SDK's DynamoDB packages compile ~930 KB of JavaScript at import, about half of a cold start
+ * (issue 7: import < 150 ms). The EventBridge, SQS and Secrets Manager SDK packages are loaded,
+ * and their clients created, on a function's first call to that service (their adapters load the
+ * command classes the same way): a function or an invocation that never calls a service does not
+ * load it.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createDynamoStores, createDynamoSubscriptionStores } from '../adapters/dynamodb';
+import { createDynamoStores, createDynamoSubscriptionStores, DynamoDb } from '../adapters/dynamodb';
 import { createEventBridgeBus, type PutEventsClient } from '../adapters/eventbridge/bus';
 import {
   createSecretsManagerSecrets,
@@ -23,13 +24,20 @@ import type { DeliveryJob } from '../core/delivery/engine';
 import type { PollJob } from '../core/polling/jobs';
 import type { EventBus, PublishResult } from '../core/publishing/ports';
 import type { SenderOptions } from '../core/webhooks/sender';
-import { type ConfigNeed, loadRuntimeConfig, RUNTIME_ENV, type RuntimeConfig, required } from './config';
+import {
+  ConfigError,
+  type ConfigNeed,
+  loadRuntimeConfig,
+  RUNTIME_ENV,
+  type RuntimeConfig,
+  required,
+} from './config';
 import { logger, type MetricSink, powertoolsMetricSink } from './observability';
 import { createRuntime, type Runtime } from './runtime';
 import type { createWebhooks, Webhooks } from './webhooks';
 
 export interface AwsClients {
-  readonly dynamodb: DynamoDBClient;
+  readonly dynamodb: DynamoDb;
   readonly eventBridge: PutEventsClient;
   readonly sqs: SqsClientLike;
   readonly secretsManager: SecretsManagerClientLike;
@@ -127,11 +135,25 @@ const lazyClients = {
     onFirstSend(async () => new (await import('@aws-sdk/client-secrets-manager')).SecretsManagerClient({})),
 };
 
+/**
+ * The function's region (Lambda sets AWS_REGION) and, like the AWS SDK, an endpoint override from
+ * AWS_ENDPOINT_URL_DYNAMODB or AWS_ENDPOINT_URL (tests, LocalStack); credentials are read from the
+ * environment by the client at each call.
+ */
+function dynamoDbFromEnv(env: Readonly<Record<string, string | undefined>>): DynamoDb {
+  const region = env.AWS_REGION?.trim();
+  if (!region) throw new ConfigError([{ variable: 'AWS_REGION', message: 'is required but not set' }]);
+  const endpoint = env.AWS_ENDPOINT_URL_DYNAMODB?.trim() || env.AWS_ENDPOINT_URL?.trim();
+  return new DynamoDb({ region, ...(endpoint ? { endpoint } : {}) });
+}
+
 export function createAwsRuntime(options: AwsRuntimeOptions): AwsRuntime {
   const env = options.env ?? process.env;
   const config = loadRuntimeConfig(env, ['table', 'api', ...options.needs]);
   const clients: AwsClients = {
-    dynamodb: options.clients?.dynamodb ?? new DynamoDBClient({}),
+    // Lambda sets AWS_REGION and the role's credentials in the environment (the client reads both).
+    // AWS_* variables are the process's own (Lambda sets them), as the AWS SDK clients read them.
+    dynamodb: options.clients?.dynamodb ?? dynamoDbFromEnv(process.env),
     eventBridge: options.clients?.eventBridge ?? lazyClients.eventBridge(),
     sqs: options.clients?.sqs ?? lazyClients.sqs(),
     secretsManager: options.clients?.secretsManager ?? lazyClients.secretsManager(),

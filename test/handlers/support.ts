@@ -4,7 +4,6 @@
  * every call. Events are built as AWS sends them.
  */
 
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type {
   PutEventsCommand,
   PutEventsCommandOutput,
@@ -14,6 +13,7 @@ import type { GetSecretValueCommand, GetSecretValueCommandOutput } from '@aws-sd
 import type { SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { createTable } from '../../functions/adapters/dynamodb';
+import type { DynamoDb } from '../../functions/adapters/dynamodb/client';
 import type { SqsClientLike, SqsCommand } from '../../functions/adapters/sqs/queue';
 import { generateKey } from '../../functions/core/crypto/token-cipher';
 import { type AwsRuntime, createAwsRuntime } from '../../functions/runtime/aws';
@@ -191,7 +191,7 @@ export interface HandlerWorld {
   readonly eventBridge: FakeEventBridge;
   readonly sqs: FakeSqs;
   /** The DynamoDB Local client every runtime of this world uses (tests reach the stores with it). */
-  readonly dynamodb: DynamoDBClient;
+  readonly dynamodb: DynamoDb;
   readonly env: Record<string, string>;
   readonly metrics: ReturnType<typeof recordingSink>;
   /**

@@ -11,9 +11,17 @@
  * worker may have spent.
  */
 import { randomBytes } from 'node:crypto';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { createDynamoStores, createTable, documentClient } from '../../functions/adapters/dynamodb';
+import {
+  createDynamoStores,
+  createTable,
+  type DynamoDb,
+  documentClient,
+} from '../../functions/adapters/dynamodb';
+import {
+  BatchWriteCommand,
+  type DocumentClient,
+  ScanCommand,
+} from '../../functions/adapters/dynamodb/document';
 import { createTokenEndpoint } from '../../functions/core/api';
 import {
   createKeyRing,
@@ -134,7 +142,7 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'undefined';
 }
 
-async function scanAll(doc: DynamoDBDocumentClient, tableName: string): Promise<Items> {
+async function scanAll(doc: DocumentClient, tableName: string): Promise<Items> {
   const items: Items = new Map();
   let start: Record<string, unknown> | undefined;
   do {
@@ -148,7 +156,7 @@ async function scanAll(doc: DynamoDBDocumentClient, tableName: string): Promise<
 }
 
 async function batchWrite(
-  doc: DynamoDBDocumentClient,
+  doc: DocumentClient,
   tableName: string,
   requests: Record<string, unknown>[],
 ): Promise<void> {
@@ -206,7 +214,7 @@ export interface KillBench {
 
 export const LEASE_EXPIRED_OFFSET_MS = DEFAULT_TOKEN_MANAGER_CONFIG.leaseTtlMs;
 
-export async function startKillBench(client: DynamoDBClient): Promise<KillBench> {
+export async function startKillBench(client: DynamoDb): Promise<KillBench> {
   const app = createSimulatorApp({ vehicles: 6, seed: 7, clock: 'manual' });
   const world = app.world;
   const now = (): number => world.now();

@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
+import { DynamoDb } from '../../functions/adapters/dynamodb/client';
 import { startDynamoDbLocal } from '../../functions/adapters/local/dynamodb-local';
 import { createQueueTable, LocalQueue } from '../../functions/adapters/local/queue';
 
@@ -12,7 +12,7 @@ afterAll(async () => {
 });
 
 const clientFor = (endpoint: string) =>
-  new DynamoDBClient({
+  new DynamoDb({
     endpoint,
     region: 'local',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },

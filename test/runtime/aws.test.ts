@@ -1,7 +1,6 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
@@ -49,11 +48,13 @@ describe('onFirstSend (clients created at their first call: issue 7)', () => {
 /** A loopback stand-in for the AWS JSON APIs: records each call's `X-Amz-Target`, answers from `replies`. */
 async function startFakeAws(replies: Record<string, unknown>) {
   const targets: string[] = [];
+  const authorizations: string[] = [];
   const server = createServer((req: IncomingMessage, res) => {
     req.resume();
     req.on('end', () => {
       const target = String(req.headers['x-amz-target'] ?? '');
       targets.push(target);
+      authorizations.push(String(req.headers.authorization ?? ''));
       res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
       res.end(JSON.stringify(replies[target] ?? {}));
     });
@@ -61,7 +62,7 @@ async function startFakeAws(replies: Record<string, unknown>) {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
-  return { targets, endpoint: `http://127.0.0.1:${port}`, close: () => server.close() };
+  return { targets, authorizations, endpoint: `http://127.0.0.1:${port}`, close: () => server.close() };
 }
 
 describe('createAwsRuntime without injected clients', () => {
@@ -71,10 +72,11 @@ describe('createAwsRuntime without injected clients', () => {
     Object.assign(process.env, saved);
   });
 
-  it('creates the real EventBridge, Secrets Manager and SQS clients at their first call, and they work', async () => {
+  it('creates Carhook’s DynamoDB client and the real EventBridge, Secrets Manager and SQS clients at their first call, and they work', async () => {
     const aws = await startFakeAws({
       'AWSEvents.PutEvents': { FailedEntryCount: 0, Entries: [{ EventId: 'eb-1' }] },
       'secretsmanager.GetSecretValue': { Name: 'carhook/api-client', SecretString: '{"clientId":"c"}' },
+      'DynamoDB_20120810.GetItem': { Item: { pk: { S: 'VEH#v1' }, sk: { S: 'VEH' } } },
     });
     try {
       // The SDK reads its endpoint and credentials from the process environment, as on Lambda.
@@ -92,9 +94,17 @@ describe('createAwsRuntime without injected clients', () => {
           CARHOOK_BRANDS: 'cielo',
         },
         needs: [],
-        clients: { dynamodb: new DynamoDBClient({}) },
       });
       expect(aws.targets).toEqual([]);
+      // Carhook's DynamoDB client honours AWS_ENDPOINT_URL (as the SDK does), region and keys from the env.
+      const got = await runtime.clients.dynamodb.call('GetItem', {
+        TableName: 'carhook-test',
+        Key: { pk: { S: 'VEH#v1' }, sk: { S: 'VEH' } },
+      });
+      expect(got).toEqual({ Item: { pk: { S: 'VEH#v1' }, sk: { S: 'VEH' } } });
+      expect(aws.authorizations[0]).toMatch(
+        /^AWS4-HMAC-SHA256 Credential=test\/\d{8}\/eu-west-1\/dynamodb\/aws4_request, SignedHeaders=[a-z0-9;-]+, Signature=[0-9a-f]{64}$/,
+      );
       const put = await runtime.clients.eventBridge.send(
         new PutEventsCommand({ Entries: [{ Source: 'carhook', DetailType: 'webhook.test', Detail: '{}' }] }),
       );
@@ -111,6 +121,7 @@ describe('createAwsRuntime without injected clients', () => {
         }),
       );
       expect(aws.targets).toEqual([
+        'DynamoDB_20120810.GetItem',
         'AWSEvents.PutEvents',
         'secretsmanager.GetSecretValue',
         'AmazonSQS.ChangeMessageVisibility',

@@ -1,14 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { inject } from 'vitest';
+import { DynamoDb } from '../../functions/adapters/dynamodb/client';
 
-/** A client for the DynamoDB Local started by test/setup/global.ts. */
-export function localDynamoClient(): DynamoDBClient {
-  return new DynamoDBClient({
-    endpoint: inject('dynamoEndpoint'),
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+const local = () => ({
+  endpoint: inject('dynamoEndpoint'),
+  region: 'local',
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+});
+
+/** Carhook's own DynamoDB client (what the stores use) for the DynamoDB Local of test/setup/global.ts. */
+export function localDynamoClient(): DynamoDb {
+  return new DynamoDb(local());
+}
+
+/**
+ * The AWS SDK's client for the same DynamoDB Local: tests that check what Carhook wrote (or how the
+ * table is set up) read through it, independently of Carhook's client.
+ */
+export function localSdkClient(): DynamoDBClient {
+  return new DynamoDBClient(local());
 }
 
 /** A table name no other test uses. */

@@ -1,18 +1,11 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  type QueryCommandInput,
-  type QueryCommandOutput,
-} from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { StoreError } from '../../core/store/errors';
+import { type DocumentClient, GetCommand, PutCommand, QueryCommand } from './document';
+import { unmarshall } from './marshall';
 
 /** What every adapter of the table shares. */
 export interface TableContext {
-  readonly doc: DynamoDBDocumentClient;
+  readonly doc: DocumentClient;
   readonly tableName: string;
   /** How long events stay in the log (TTL from `detectedAt`). */
   readonly eventRetentionMs: number;
@@ -70,7 +63,7 @@ export function isTransactionCanceled(error: unknown): boolean {
 
 /** The current item a failed condition returned (`ReturnValuesOnConditionCheckFailure: ALL_OLD`). */
 export function conditionFailedItem(error: unknown): Item | undefined {
-  const raw = (error as { Item?: Record<string, AttributeValue> }).Item;
+  const raw = (error as { Item?: Record<string, unknown> }).Item;
   return raw ? unmarshall(raw) : undefined;
 }
 
@@ -82,7 +75,7 @@ export interface CancellationReason {
 /** One reason per action of the transaction, in order (`None` for the actions that passed). */
 export function cancellationReasons(error: unknown): CancellationReason[] {
   const reasons =
-    (error as { CancellationReasons?: { Code?: string; Item?: Record<string, AttributeValue> }[] })
+    (error as { CancellationReasons?: { Code?: string; Item?: Record<string, unknown> }[] })
       .CancellationReasons ?? [];
   return reasons.map((reason) => ({
     code: reason.Code ?? 'None',
@@ -179,14 +172,11 @@ export async function queryRange(ctx: TableContext, query: RangeQuery, want: num
       ...(query.consistentRead ? { ConsistentRead: true } : {}),
       ...(startKey !== undefined ? { ExclusiveStartKey: startKey } : {}),
     };
-    let page: QueryCommandOutput;
-    try {
-      page = await ctx.doc.send(new QueryCommand(input));
-    } catch (error) {
+    const page = await ctx.doc.send(new QueryCommand(input)).catch((error: unknown) => {
       throw storeFailure(ctx, `Query${query.index ? ` ${query.index}` : ''}`, error, {
         partition: query.partitionValue,
       });
-    }
+    });
     for (const item of page.Items ?? []) {
       // `after` is exclusive: BETWEEN/>= include it, and sort keys are unique per item.
       if (query.after !== undefined && item[query.sortName] === query.after) continue;

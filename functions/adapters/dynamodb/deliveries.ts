@@ -1,4 +1,3 @@
-import { BatchWriteCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventEnvelope } from '../../core/events/envelope';
 import { invalidInput } from '../../core/store/errors';
 import {
@@ -37,6 +36,7 @@ import {
   storeFailure,
   type TableContext,
 } from './common';
+import { BatchWriteCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from './document';
 import { INDEX } from './table';
 
 /**

@@ -1,4 +1,3 @@
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventEnvelope } from '../../core/events/envelope';
 import { invalidInput } from '../../core/store/errors';
 import {
@@ -38,6 +37,7 @@ import {
   storeFailure,
   type TableContext,
 } from './common';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from './document';
 import { eventItem } from './events';
 import { INDEX } from './table';
 

@@ -1,4 +1,3 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type EventEnvelope, envelopeSchema } from '../../core/events/envelope';
 import {
   decodeCursor,
@@ -28,6 +27,7 @@ import {
   storeFailure,
   type TableContext,
 } from './common';
+import { GetCommand, PutCommand, UpdateCommand } from './document';
 import { INDEX } from './table';
 
 /** Conditional puts and updates in flight at once (per call). */

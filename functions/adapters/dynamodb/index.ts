@@ -1,12 +1,12 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_RATE_BUDGET, type RateBudgetConfig } from '../../core/ratelimit/bucket';
 import type { RateBudget } from '../../core/ratelimit/budget';
 import { invalidInput } from '../../core/store/errors';
 import { DEFAULT_EVENT_RETENTION_MS } from '../../core/store/logic';
 import type { Stores } from '../../core/store/ports';
+import type { DynamoDb } from './client';
 import type { TableContext } from './common';
 import { createDynamoDeliveryStore } from './deliveries';
+import { DocumentClient } from './document';
 import { createDynamoEnrollmentStore } from './enrollments';
 import { createDynamoEventLog } from './events';
 import { createDynamoLeaseStore } from './leases';
@@ -15,13 +15,16 @@ import { createDynamoVehicleStateStore } from './states';
 import { createDynamoSubscriptionStore } from './subscriptions';
 import { createDynamoVehicleStore } from './vehicles';
 
+export { type AwsCredentials, DynamoDb, DynamoDbError, type DynamoDbOptions } from './client';
+export { DocumentClient } from './document';
 export { createTable, createTableInput, INDEX, tableDefinition } from './table';
 
 /** Default partitions of the due index (README "Hot partitions"). */
 export const DEFAULT_DUE_SHARDS = 4;
 
 export interface DynamoStoreOptions {
-  readonly client: DynamoDBClient;
+  /** Carhook's DynamoDB client (./client.ts: the JSON protocol over keep-alive HTTPS, no AWS SDK). */
+  readonly client: DynamoDb;
   readonly tableName: string;
   /** Event log retention (default 30 days). */
   readonly eventRetentionMs?: number;
@@ -30,10 +33,9 @@ export interface DynamoStoreOptions {
   readonly rateBudget?: RateBudgetConfig;
 }
 
-export function documentClient(client: DynamoDBClient): DynamoDBDocumentClient {
-  return DynamoDBDocumentClient.from(client, {
-    marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
-  });
+/** Items as plain objects; attributes set to `undefined` are left out (never written as NULL). */
+export function documentClient(client: DynamoDb): DocumentClient {
+  return new DocumentClient(client, { removeUndefinedValues: true });
 }
 
 /** Every store port and the rate budget over one table. */

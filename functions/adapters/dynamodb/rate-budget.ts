@@ -1,4 +1,4 @@
-import { UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import {
   applyObservation,
   type BucketState,
@@ -23,6 +23,7 @@ import {
   storeFailure,
   type TableContext,
 } from './common';
+import { UpdateCommand } from './document';
 
 /**
  * The shared token bucket in DynamoDB: one item per client_id (`windowStart`, `used`,

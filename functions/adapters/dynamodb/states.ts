@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventEnvelope } from '../../core/events/envelope';
 import { invalidInput } from '../../core/store/errors';
 import {
@@ -24,6 +23,7 @@ import {
   storeFailure,
   type TableContext,
 } from './common';
+import { QueryCommand, TransactWriteCommand, UpdateCommand } from './document';
 import { appendEvents, eventItem } from './events';
 import { scheduleUpdateParts, vehicleFromItem } from './vehicles';
 

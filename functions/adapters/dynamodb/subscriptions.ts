@@ -1,4 +1,3 @@
-import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   decodeCursor,
   encodeCursor,
@@ -21,6 +20,7 @@ import {
   storeFailure,
   type TableContext,
 } from './common';
+import { DeleteCommand, UpdateCommand } from './document';
 import { INDEX } from './table';
 
 /**

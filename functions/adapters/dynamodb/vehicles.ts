@@ -1,4 +1,3 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   decodeCursor,
   encodeCursor,
@@ -32,6 +31,7 @@ import {
   storeFailure,
   type TableContext,
 } from './common';
+import { UpdateCommand } from './document';
 import { INDEX } from './table';
 
 export function dueSortKey(nextPollAt: string, vehicleId: string): string {

@@ -1,19 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import {
-  CreateTableCommand,
-  type DynamoDBClient,
-  ResourceInUseException,
-  TransactionCanceledException,
-} from '@aws-sdk/client-dynamodb';
-import {
-  BatchWriteCommand,
-  DeleteCommand,
-  DynamoDBDocumentClient,
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
 import { checkVisibility, validateOutgoing } from '../../core/queue/limits';
 import {
   type JobQueue,
@@ -22,6 +7,16 @@ import {
   QueueSendError,
   type ReceivedMessage,
 } from '../../core/queue/ports';
+import type { DynamoDb } from '../dynamodb/client';
+import {
+  BatchWriteCommand,
+  DeleteCommand,
+  DocumentClient,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '../dynamodb/document';
 
 /**
  * The local runtime's durable queue (DESIGN.md ports table, issue 8: "a restart loses nothing"):
@@ -46,7 +41,7 @@ import {
 export const QUEUE_INDEX = 'byVisibleAt';
 
 export interface LocalQueueOptions {
-  readonly client: DynamoDBClient;
+  readonly client: DynamoDb;
   readonly tableName: string;
   /** Logical queue: `poll-jobs`, `fan-out`, `deliveries`… */
   readonly queueName: string;
@@ -81,59 +76,58 @@ const checkTableName = (tableName: string): void => {
   }
 };
 
-export const createQueueTable = async (client: DynamoDBClient, tableName: string): Promise<void> => {
+export const createQueueTable = async (client: DynamoDb, tableName: string): Promise<void> => {
   checkTableName(tableName);
   try {
-    await client.send(
-      new CreateTableCommand({
-        TableName: tableName,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [
-          { AttributeName: 'queue', AttributeType: 'S' },
-          { AttributeName: 'id', AttributeType: 'S' },
-          { AttributeName: 'visibleAt', AttributeType: 'N' },
-        ],
-        KeySchema: [
-          { AttributeName: 'queue', KeyType: 'HASH' },
-          { AttributeName: 'id', KeyType: 'RANGE' },
-        ],
-        LocalSecondaryIndexes: [
-          {
-            IndexName: QUEUE_INDEX,
-            KeySchema: [
-              { AttributeName: 'queue', KeyType: 'HASH' },
-              { AttributeName: 'visibleAt', KeyType: 'RANGE' },
-            ],
-            Projection: { ProjectionType: 'ALL' },
-          },
-        ],
-      }),
-    );
+    await client.call('CreateTable', {
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [
+        { AttributeName: 'queue', AttributeType: 'S' },
+        { AttributeName: 'id', AttributeType: 'S' },
+        { AttributeName: 'visibleAt', AttributeType: 'N' },
+      ],
+      KeySchema: [
+        { AttributeName: 'queue', KeyType: 'HASH' },
+        { AttributeName: 'id', KeyType: 'RANGE' },
+      ],
+      LocalSecondaryIndexes: [
+        {
+          IndexName: QUEUE_INDEX,
+          KeySchema: [
+            { AttributeName: 'queue', KeyType: 'HASH' },
+            { AttributeName: 'visibleAt', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
+    });
   } catch (error) {
     // Restarting on a persisted --data-dir: the table is already there, with its messages.
-    if (!(error instanceof ResourceInUseException)) throw error;
+    if (!(error instanceof Error && error.name === 'ResourceInUseException')) throw error;
   }
 };
 
 const MAX_LOCAL_RECEIVE = 100;
 
 const isConditionFailure = (error: unknown): boolean =>
-  (error instanceof Error && error.name === 'ConditionalCheckFailedException') ||
-  (error instanceof TransactionCanceledException &&
-    (error.CancellationReasons ?? []).some((reason) => reason.Code === 'ConditionalCheckFailed'));
+  error instanceof Error &&
+  (error.name === 'ConditionalCheckFailedException' ||
+    (error.name === 'TransactionCanceledException' &&
+      ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some(
+        (reason) => reason.Code === 'ConditionalCheckFailed',
+      )));
 
 export class LocalQueue<T> implements JobQueue<T>, QueueConsumer<T> {
   readonly queueName: string;
   readonly deadLetterQueue: string | null;
   readonly maxReceiveCount: number;
-  private readonly doc: DynamoDBDocumentClient;
+  private readonly doc: DocumentClient;
   private readonly table: string;
   private readonly now: () => number;
 
   constructor(options: LocalQueueOptions) {
-    this.doc = DynamoDBDocumentClient.from(options.client, {
-      marshallOptions: { removeUndefinedValues: true },
-    });
+    this.doc = new DocumentClient(options.client, { removeUndefinedValues: true });
     checkTableName(options.tableName);
     if (options.queueName.length === 0 || options.queueName.length > 200) {
       throw new RangeError(`queueName must be 1–200 characters, got ${options.queueName.length}`);

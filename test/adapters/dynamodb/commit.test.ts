@@ -1,28 +1,24 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { createDynamoStores, createTable } from '../../../functions/adapters/dynamodb/index';
+import { createDynamoStores, createTable, type DynamoDb } from '../../../functions/adapters/dynamodb/index';
 import { scheduleNeedsWrite } from '../../../functions/core/store/schedule';
 import { envelope, iso, MINUTE, newVehicle, T0 } from '../../store/fixtures';
 import { localDynamoClient, uniqueTableName } from '../../support/dynamodb';
 
-const WRITE_COMMANDS = new Set([
-  'PutItemCommand',
-  'UpdateItemCommand',
-  'DeleteItemCommand',
-  'TransactWriteItemsCommand',
-  'BatchWriteItemCommand',
+const WRITE_OPERATIONS = new Set([
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'TransactWriteItems',
+  'BatchWriteItem',
 ]);
 
-/** Counts the write commands a client sends (middleware on the client every adapter shares). */
-function countWrites(client: DynamoDBClient): { writes: () => number; reset: () => void; names: string[] } {
+/** Counts the write requests a client sends (middleware on the client every adapter shares). */
+function countWrites(client: DynamoDb): { writes: () => number; reset: () => void; names: string[] } {
   const names: string[] = [];
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (WRITE_COMMANDS.has(context.commandName ?? '')) names.push(context.commandName ?? '');
-      return next(args);
-    },
-    { step: 'initialize', name: 'countWrites' },
-  );
+  client.use((operation, body, next) => {
+    if (WRITE_OPERATIONS.has(operation)) names.push(operation);
+    return next(body);
+  });
   return { writes: () => names.length, reset: () => names.splice(0), names };
 }
 
@@ -121,7 +117,7 @@ describe('DynamoDB writes per poll', () => {
     // Without the policy, a touch per poll is exactly one UpdateItem.
     counter.reset();
     await stores.vehicles.touchSchedule('veh-1', { nextPollAt: iso(T0 + 30 * MINUTE) }, T0 + 21 * MINUTE);
-    expect(counter.names).toEqual(['UpdateItemCommand']);
+    expect(counter.names).toEqual(['UpdateItem']);
 
     // A poll that found a change: one transaction (state + its events).
     counter.reset();
@@ -133,7 +129,7 @@ describe('DynamoDB writes per poll', () => {
       events: [envelope('e-1')],
       now: T0 + 22 * MINUTE,
     });
-    expect(counter.names).toEqual(['TransactWriteItemsCommand']);
+    expect(counter.names).toEqual(['TransactWriteItems']);
 
     // The shared rate budget: one write per take, so a planner reserving a cycle's 20 polls at once
     // costs 1/20 = 0.05 write per poll.

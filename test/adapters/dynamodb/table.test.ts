@@ -3,13 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { createDynamoStores, createTable, tableDefinition } from '../../../functions/adapters/dynamodb/index';
 import { StoreError } from '../../../functions/core/store/errors';
 import { envelope, newVehicle, T0 } from '../../store/fixtures';
-import { localDynamoClient, uniqueTableName } from '../../support/dynamodb';
+import { localDynamoClient, localSdkClient, uniqueTableName } from '../../support/dynamodb';
 
 describe('the Carhook table', () => {
   it('is created from the exported definition: keys, every GSI and TTL on expiresAt', async () => {
-    const client = localDynamoClient();
     const TableName = uniqueTableName();
-    await createTable(client, TableName);
+    await createTable(localDynamoClient(), TableName);
+    // Read back through the AWS SDK: an independent check of what Carhook's client asked for.
+    const client = localSdkClient();
     const { Table } = await client.send(new DescribeTableCommand({ TableName }));
     expect(Table?.TableStatus).toBe('ACTIVE');
     expect(Table?.KeySchema).toEqual([

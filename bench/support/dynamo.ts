@@ -1,0 +1,37 @@
+/**
+ * DynamoDB Local for the benches: Carhook's own client (what the stores use in both runtimes) and
+ * a per-operation request counter on it.
+ */
+import { DynamoDb } from '../../functions/adapters/dynamodb/client';
+
+/** Carhook's DynamoDB client for a DynamoDB Local endpoint. */
+export function localDynamoDb(endpoint: string): DynamoDb {
+  return new DynamoDb({
+    endpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+}
+
+/**
+ * Counts every request the client sends, by DynamoDB operation (`UpdateItem`, `Query`…), into
+ * `into`; `when` (default: always) switches counting on and off; `inspect` sees each request body
+ * (marshalled, as sent).
+ */
+export function countRequests(
+  client: DynamoDb,
+  into: Record<string, number> = {},
+  options: {
+    readonly when?: () => boolean;
+    readonly inspect?: (operation: string, body: unknown) => void;
+  } = {},
+): Record<string, number> {
+  client.use((operation, body, next) => {
+    if (options.when?.() ?? true) {
+      into[operation] = (into[operation] ?? 0) + 1;
+      options.inspect?.(operation, body);
+    }
+    return next(body);
+  });
+  return into;
+}
