@@ -23,7 +23,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { createDynamoSubscriptionStores, createTable, type DynamoDb } from '../functions/adapters/dynamodb';
+import { createDynamoSubscriptionStores, type DynamoDb } from '../functions/adapters/dynamodb';
 import {
   BatchWriteCommand,
   DocumentClient,
@@ -48,7 +48,7 @@ import { createMemorySubscriptionStores } from '../functions/core/subscriptions/
 import type { DeliveryStore, SubscriptionStore } from '../functions/core/subscriptions/ports';
 import { createSender } from '../functions/core/webhooks/sender';
 import { compileAllowList } from '../functions/core/webhooks/ssrf';
-import { countRequests, localDynamoDb } from './support/dynamo';
+import { countRequests, createBenchTable, localDynamoDb } from './support/dynamo';
 import { percentile, round } from './support/stats';
 
 export type DeliveryStoreKind = 'memory' | 'dynamodb';
@@ -651,7 +651,7 @@ export async function run(options: DeliveryBenchOptions = {}): Promise<DeliveryB
         o.log(`delivery: DynamoDB Local at ${endpoint}`);
         const client = localDynamoDb(endpoint);
         const tableName = `carhook-bench-delivery-${randomBytes(4).toString('hex')}`;
-        await createTable(client, tableName);
+        await createBenchTable(client, tableName);
         const stores = createDynamoSubscriptionStores({ client, tableName });
         const requests = countRequests(client);
         results.push(await measureStore(kind, stores, receiver, o, requests));

@@ -40,6 +40,7 @@ import { createSender } from '../functions/core/webhooks/sender';
 import { compileAllowList } from '../functions/core/webhooks/ssrf';
 import type { SimVehicle } from '../sim/world/types';
 import { type MadeChange, makeChange, planChanges, type ScriptState } from './support/changes';
+import { createBenchTable } from './support/dynamo';
 import { FaultQueue, type QueuedMessage } from './support/fault-queue';
 import { startFaultReceiver } from './support/fault-receiver';
 import { killable, killableFetch, WorkerLife } from './support/kill';
@@ -205,8 +206,7 @@ export async function runFaultScenario(options: FaultOptions): Promise<FaultRepo
 
   const dynamo = options.dynamo ? createDynamoStores(options.dynamo) : undefined;
   if (options.dynamo) {
-    const { createTable } = await import('../functions/adapters/dynamodb');
-    await createTable(options.dynamo.client, options.dynamo.tableName);
+    await createBenchTable(options.dynamo.client, options.dynamo.tableName);
   }
   const p: BenchPipeline = await startBenchPipeline({
     sim: {

@@ -13,7 +13,7 @@
  */
 
 import { pathToFileURL } from 'node:url';
-import { createDynamoStores, createTable } from '../functions/adapters/dynamodb';
+import { createDynamoStores } from '../functions/adapters/dynamodb';
 import { startDynamoDbLocal } from '../functions/adapters/local/dynamodb-local';
 import type { PollingConfig, PollStrategy } from '../functions/core/polling';
 import { DEFAULT_RATE_BUDGET } from '../functions/core/ratelimit/bucket';
@@ -30,7 +30,7 @@ import {
   runScriptedPhase,
   type ScriptState,
 } from './support/changes';
-import { countRequests, localDynamoDb } from './support/dynamo';
+import { countRequests, createBenchTable, localDynamoDb } from './support/dynamo';
 import {
   BenchError,
   type BenchPipeline,
@@ -479,7 +479,7 @@ async function dynamoWrites(
   try {
     log(`pipeline: DynamoDB Local at ${endpoint}`);
     const tableName = `carhook-bench-${Date.now()}`;
-    await createTable(client, tableName);
+    await createBenchTable(client, tableName);
     const dynamo = createDynamoStores({ client, tableName });
     const p = await startBenchPipeline({
       sim: { vehicles: o.vehicles, seed: o.seed },

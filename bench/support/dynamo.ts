@@ -3,6 +3,7 @@
  * a per-operation request counter on it.
  */
 import { DynamoDb } from '../../functions/adapters/dynamodb/client';
+import { createTable } from '../../functions/adapters/dynamodb/table';
 
 /** Carhook's DynamoDB client for a DynamoDB Local endpoint. */
 export function localDynamoDb(endpoint: string): DynamoDb {
@@ -34,4 +35,12 @@ export function countRequests(
     return next(body);
   });
   return into;
+}
+
+/**
+ * Carhook's table for a bench on the simulator's clock, without TTL: DynamoDB Local deletes
+ * expired items against the machine's clock, and simulated January 2026 looks long expired.
+ */
+export function createBenchTable(client: DynamoDb, tableName: string): Promise<void> {
+  return createTable(client, tableName, { timeToLive: false });
 }

@@ -16,11 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  createDynamoStores,
-  createDynamoSubscriptionStores,
-  createTable,
-} from '../../functions/adapters/dynamodb';
+import { createDynamoStores, createDynamoSubscriptionStores } from '../../functions/adapters/dynamodb';
 import { LocalBus } from '../../functions/adapters/local/bus';
 import { createQueueTable, LocalQueue } from '../../functions/adapters/local/queue';
 import { parseKeyRing } from '../../functions/adapters/secrets/secrets-manager';
@@ -46,7 +42,7 @@ import { CARHOOK_METRIC_NAMES } from '../../functions/runtime/metric-names';
 import { type MetricSink, recordJobResult } from '../../functions/runtime/observability';
 import { createRuntime } from '../../functions/runtime/runtime';
 import { createWebhooks } from '../../functions/runtime/webhooks';
-import { countRequests, localDynamoDb } from './dynamo';
+import { countRequests, createBenchTable, localDynamoDb } from './dynamo';
 import type {
   CycleFigures,
   EnrollFigures,
@@ -150,7 +146,7 @@ async function compose(config: RuntimeConfig) {
   const client = localDynamoDb(config.dynamoEndpoint);
   countRequests(client, counters.dynamoCommands);
   // The first child creates the tables; the next ones find them (and the enrolled fleet) there.
-  await createTable(client, config.tableName).catch((e: Error) => {
+  await createBenchTable(client, config.tableName).catch((e: Error) => {
     if (e.name !== 'ResourceInUseException') throw e;
   });
   await createQueueTable(client, config.queueTableName);

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDynamoSubscriptionStores, createTable } from '../../functions/adapters/dynamodb/index';
+import { createDynamoSubscriptionStores } from '../../functions/adapters/dynamodb/index';
 import { deliveryId } from '../../functions/core/subscriptions/logic';
 import { MAX_ATTEMPTS } from '../../functions/core/webhooks/policy';
-import { localDynamoClient, uniqueTableName } from '../support/dynamodb';
+import { createTestTable, localDynamoClient, uniqueTableName } from '../support/dynamodb';
 import { startReceiver } from '../webhooks/receiver';
 import { event, harness } from './harness';
 
@@ -14,7 +14,7 @@ afterEach(async () => {
 async function dynamoHarness() {
   const client = localDynamoClient();
   const tableName = uniqueTableName();
-  await createTable(client, tableName);
+  await createTestTable(client, tableName);
   const h = harness({ stores: createDynamoSubscriptionStores({ client, tableName }) });
   cleanups.push(h.sender.close);
   return h;

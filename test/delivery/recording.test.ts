@@ -5,7 +5,6 @@ import { BatchWriteCommand } from '../../functions/adapters/dynamodb/document';
 import {
   createDynamoDeliveryStore,
   createDynamoSubscriptionStore,
-  createTable,
   DEFAULT_DUE_SHARDS,
   DynamoDbError,
   documentClient,
@@ -14,7 +13,7 @@ import { LocalBus } from '../../functions/adapters/local/bus';
 import { fanOutSubscriber } from '../../functions/core/delivery/engine';
 import { deliveryId } from '../../functions/core/subscriptions/logic';
 import type { DeliveryStore } from '../../functions/core/subscriptions/ports';
-import { localDynamoClient, uniqueTableName } from '../support/dynamodb';
+import { createTestTable, localDynamoClient, uniqueTableName } from '../support/dynamodb';
 import { startReceiver } from '../webhooks/receiver';
 import { event, harness } from './harness';
 
@@ -47,7 +46,7 @@ const throttled = () =>
 async function dynamo(fault?: BatchFault) {
   const client = localDynamoClient();
   const tableName = uniqueTableName();
-  await createTable(client, tableName);
+  await createTestTable(client, tableName);
   const doc = documentClient(client);
   const sleeps: number[] = [];
   const writes: Record<string, number> = {};

@@ -12,7 +12,6 @@ import type {
 import type { GetSecretValueCommand, GetSecretValueCommandOutput } from '@aws-sdk/client-secrets-manager';
 import type { SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import { createTable } from '../../functions/adapters/dynamodb';
 import type { DynamoDb } from '../../functions/adapters/dynamodb/client';
 import type { SqsClientLike, SqsCommand } from '../../functions/adapters/sqs/queue';
 import { generateKey } from '../../functions/core/crypto/token-cipher';
@@ -21,7 +20,7 @@ import type { ConfigNeed } from '../../functions/runtime/config';
 import { createWebhooks } from '../../functions/runtime/webhooks';
 import { type RunningSimulator, startSimulator } from '../../sim';
 import { recordingSink } from '../runtime/support';
-import { localDynamoClient, uniqueTableName } from '../support/dynamodb';
+import { createTestTable, localDynamoClient, uniqueTableName } from '../support/dynamodb';
 import { loopbackAllowList } from '../webhooks/receiver';
 
 export const ACCOUNT = '123456789012';
@@ -210,7 +209,7 @@ export async function startHandlerWorld(options: { apiClientSecret?: string } = 
   const sim = await startSimulator({ port: 0, clock: 'manual', vehicles: 4, seed: 5 });
   const dynamodb = localDynamoClient();
   const tableName = uniqueTableName('carhook-handlers');
-  await createTable(dynamodb, tableName);
+  await createTestTable(dynamodb, tableName);
   const eventBridge = new FakeEventBridge();
   const sqs = new FakeSqs();
   const metrics = recordingSink();

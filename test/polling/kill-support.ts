@@ -11,12 +11,7 @@
  * worker may have spent.
  */
 import { randomBytes } from 'node:crypto';
-import {
-  createDynamoStores,
-  createTable,
-  type DynamoDb,
-  documentClient,
-} from '../../functions/adapters/dynamodb';
+import { createDynamoStores, type DynamoDb, documentClient } from '../../functions/adapters/dynamodb';
 import {
   BatchWriteCommand,
   type DocumentClient,
@@ -38,7 +33,7 @@ import type { Stores } from '../../functions/core/store/ports';
 import { createTokenManager, DEFAULT_TOKEN_MANAGER_CONFIG } from '../../functions/core/tokens';
 import { BRANDS, createSimulatorApp, type SimulatorApp } from '../../sim';
 import type { SimUser } from '../../sim/world/types';
-import { uniqueTableName } from '../support/dynamodb';
+import { createTestTable, uniqueTableName } from '../support/dynamodb';
 import { MemoryBus, REDIRECT_URI, STATE_KEY } from './support';
 
 export type KillMoment = 'before' | 'after';
@@ -219,7 +214,7 @@ export async function startKillBench(client: DynamoDb): Promise<KillBench> {
   const world = app.world;
   const now = (): number => world.now();
   const tableName = uniqueTableName('carhook-kill');
-  await createTable(client, tableName);
+  await createTestTable(client, tableName);
   const dynamo = createDynamoStores({ client, tableName });
   const stores: Stores = {
     enrollments: dynamo.enrollments,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { inject } from 'vitest';
 import { DynamoDb } from '../../functions/adapters/dynamodb/client';
+import { createTable } from '../../functions/adapters/dynamodb/table';
 
 const local = () => ({
   endpoint: inject('dynamoEndpoint'),
@@ -25,4 +26,13 @@ export function localSdkClient(): DynamoDBClient {
 /** A table name no other test uses. */
 export function uniqueTableName(prefix = 'carhook-test'): string {
   return `${prefix}-${randomUUID()}`;
+}
+
+/**
+ * Carhook's table for a test on simulated time, without TTL: DynamoDB Local's TTL job deletes
+ * expired items against the real clock, and the simulator's time (January 2026) makes every event,
+ * lease and delivery written in a test look long expired (see `createTable`).
+ */
+export function createTestTable(client: DynamoDb, tableName: string): Promise<void> {
+  return createTable(client, tableName, { timeToLive: false });
 }

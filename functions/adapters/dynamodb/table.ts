@@ -23,7 +23,7 @@ export interface TableDefinition {
   readonly partitionKey: KeyAttribute;
   readonly sortKey: KeyAttribute;
   readonly globalSecondaryIndexes: readonly IndexDefinition[];
-  /** Epoch seconds; DynamoDB deletes lazily (days) and DynamoDB Local never: reads filter it. */
+  /** Epoch seconds; DynamoDB deletes lazily (days), DynamoDB Local against the machine's clock: reads filter it. */
   readonly timeToLiveAttribute: string;
   readonly billingMode: 'PAY_PER_REQUEST';
 }
@@ -105,10 +105,20 @@ export function createTableInput(
 export async function createTable(
   client: DynamoDb,
   tableName: string,
-  options: { readonly maxWaitSeconds?: number } = {},
+  options: {
+    readonly maxWaitSeconds?: number;
+    /**
+     * Turn TTL on (default). DynamoDB Local deletes expired items in the background against the
+     * machine's clock, so a table written on a simulated clock (tests, benches: the simulator's
+     * January 2026) must be created without it, or its events, leases and deliveries vanish
+     * moments after they are written. Reads filter expired items either way.
+     */
+    readonly timeToLive?: boolean;
+  } = {},
 ): Promise<void> {
   await client.call('CreateTable', { ...createTableInput(tableName) });
   await waitUntilActive(client, tableName, options.maxWaitSeconds ?? 60);
+  if (options.timeToLive === false) return;
   await client.call('UpdateTimeToLive', {
     TableName: tableName,
     TimeToLiveSpecification: { AttributeName: tableDefinition.timeToLiveAttribute, Enabled: true },

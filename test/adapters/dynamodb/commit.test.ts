@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createDynamoStores, createTable, type DynamoDb } from '../../../functions/adapters/dynamodb/index';
+import { createDynamoStores, type DynamoDb } from '../../../functions/adapters/dynamodb/index';
 import { scheduleNeedsWrite } from '../../../functions/core/store/schedule';
 import { envelope, iso, MINUTE, newVehicle, T0 } from '../../store/fixtures';
-import { localDynamoClient, uniqueTableName } from '../../support/dynamodb';
+import { createTestTable, localDynamoClient, uniqueTableName } from '../../support/dynamodb';
 
 const WRITE_OPERATIONS = new Set([
   'PutItem',
@@ -26,7 +26,7 @@ async function setup() {
   const client = localDynamoClient();
   const counter = countWrites(client);
   const tableName = uniqueTableName();
-  await createTable(client, tableName);
+  await createTestTable(client, tableName);
   return { client, counter, stores: createDynamoStores({ client, tableName }) };
 }
 

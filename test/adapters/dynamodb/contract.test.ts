@@ -1,10 +1,10 @@
-import { createDynamoStores, createTable } from '../../../functions/adapters/dynamodb/index';
+import { createDynamoStores } from '../../../functions/adapters/dynamodb/index';
 import { storeContract } from '../../store/contract';
-import { localDynamoClient, uniqueTableName } from '../../support/dynamodb';
+import { createTestTable, localDynamoClient, uniqueTableName } from '../../support/dynamodb';
 
 storeContract('DynamoDB stores', async (options) => {
   const client = localDynamoClient();
   const tableName = uniqueTableName();
-  await createTable(client, tableName);
+  await createTestTable(client, tableName);
   return createDynamoStores({ client, tableName, ...options });
 });

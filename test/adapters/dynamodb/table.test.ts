@@ -27,6 +27,13 @@ describe('the Carhook table', () => {
     });
   });
 
+  it('leaves TTL off when asked: DynamoDB Local would delete simulated-time items against the real clock', async () => {
+    const TableName = uniqueTableName();
+    await createTable(localDynamoClient(), TableName, { timeToLive: false });
+    const ttl = await localSdkClient().send(new DescribeTimeToLiveCommand({ TableName }));
+    expect(ttl.TimeToLiveDescription?.TimeToLiveStatus).toBe('DISABLED');
+  });
+
   it('reports a DynamoDB failure as a StoreFailure naming the table and the operation', async () => {
     const tableName = uniqueTableName('missing');
     const stores = createDynamoStores({ client: localDynamoClient(), tableName });
