@@ -23,7 +23,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { createDynamoSubscriptionStores, type DynamoDb } from '../functions/adapters/dynamodb';
+import {
+  createDynamoSubscriptionStores,
+  type DynamoDb,
+  WRITE_OPERATIONS,
+} from '../functions/adapters/dynamodb';
 import {
   BatchWriteCommand,
   DocumentClient,
@@ -364,8 +368,6 @@ async function saturate(
   return figures(t, t0, offerSeconds);
 }
 
-const WRITE_COMMANDS = ['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems', 'BatchWriteItem'];
-
 interface Stores {
   readonly subscriptions: SubscriptionStore;
   readonly deliveries: DeliveryStore;
@@ -498,7 +500,9 @@ async function measureStore(
     const satBare = await saturate(receiver, `bare_${tag}_sat`, barePost, satOptions);
 
     const counted = requests ? { ...requests } : undefined;
-    const writes = counted ? WRITE_COMMANDS.reduce((sum, name) => sum + (counted[name] ?? 0), 0) : undefined;
+    const writes = counted
+      ? [...WRITE_OPERATIONS].reduce((sum, name) => sum + (counted[name] ?? 0), 0)
+      : undefined;
     return {
       store: kind,
       idle: {

@@ -13,7 +13,7 @@
  */
 
 import { pathToFileURL } from 'node:url';
-import { createDynamoStores } from '../functions/adapters/dynamodb';
+import { createDynamoStores, WRITE_OPERATIONS } from '../functions/adapters/dynamodb';
 import { startDynamoDbLocal } from '../functions/adapters/local/dynamodb-local';
 import type { PollingConfig, PollStrategy } from '../functions/core/polling';
 import { DEFAULT_RATE_BUDGET } from '../functions/core/ratelimit/bucket';
@@ -422,14 +422,6 @@ async function freshnessRun(
     await p.close();
   }
 }
-
-const WRITE_OPERATIONS = new Set([
-  'PutItem',
-  'UpdateItem',
-  'DeleteItem',
-  'TransactWriteItems',
-  'BatchWriteItem',
-]);
 
 /** The partition key a write request names (`RATE#…`, `VEH#…`), marshalled or not; '' for batches. */
 function keyOf(input: unknown): string {

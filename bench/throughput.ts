@@ -56,7 +56,7 @@ export interface ThroughputOptions {
   readonly changeShare?: number;
   /** Measured cycles per fleet size after the warm-up (default 1). */
   readonly measuredCycles?: number;
-  /** Poll-jobs consumer concurrency of the runtime (default 16; `carhook dev` uses 4). */
+  /** Poll-jobs consumer concurrency of the runtime (default 16; `carhook dev` defaults to 4). */
   readonly pollConcurrency?: number;
   /** Deliveries consumer concurrency (default 8, as `carhook dev`). */
   readonly deliveryConcurrency?: number;
@@ -900,7 +900,7 @@ export function toMarkdown(r: ThroughputBenchResult): string {
         return `| ${n(x.vehicles)} | ${x.loadAverage} | ${x.cycles.length > 0 ? `${x.runtimeCpuPercent} / ${x.simulatorCpuPercent}` : '—'} | ${x.enroll ? `${n(x.enroll.users)}, ${s1(x.enroll.seconds)}, ${n(x.enroll.dynamoRequests)}` : 'n/a'} | ${w ? `${n(w.vehiclesPolled)} of ${n(w.planned.due)} vehicles in ${n(w.polls)} polls (${n(w.firstPolls)} first polls), ${n(w.requests)}, ${s1(w.seconds)}, ${w.polls > 0 ? round(sum(Object.values(w.dynamoCommands)) / w.polls, 1) : 'n/a'} DynamoDB requests / poll` : 'n/a'} | ${x.cycles.length > 0 ? `${n(polls)}, ${x.requestsPerPoll}` : '—'} | ${x.cycles.length > 0 ? `${n(sum(x.cycles.map((c) => c.events)))} (${events || 'none'})` : '—'} | ${x.cycles.length > 0 ? `${n(made)} / ${n(created)} (${n(x.received)})` : '—'} | ${x.cycles.length > 0 ? `${x.dynamoRequestsPerPoll} (${topCommands(commands, polls)})` : '—'} | ${problems}${first ? `: ${first.replace(/\|/g, '/')}` : ''} |`;
       }),
     '',
-    `Knobs: poll-jobs consumer concurrency ${st.pollConcurrency} (\`runConsumer\`; \`carhook dev\` hard-codes 4), deliveries consumer concurrency ${st.deliveryConcurrency} (as \`carhook dev\`), the DynamoDB client's default ${st.dynamoSockets} sockets, enrollment ${st.enrollConcurrency} users at a time; limits: warm-up ${st.warmupTimeoutSeconds} s, measured cycle ${st.cycleTimeoutSeconds} s, both within a ${st.budgetSeconds} s budget that keeps ${st.reservePerSizeSeconds} s for each size still to come; no size started after it. Whole run: ${s1(r.wallSeconds)}.`,
+    `Knobs: poll-jobs consumer concurrency ${st.pollConcurrency} (\`runConsumer\`; \`carhook dev\` defaults to 4, \`--poll-concurrency\`), deliveries consumer concurrency ${st.deliveryConcurrency} (as \`carhook dev\`), the DynamoDB client's default ${st.dynamoSockets} sockets, enrollment ${st.enrollConcurrency} users at a time; limits: warm-up ${st.warmupTimeoutSeconds} s, measured cycle ${st.cycleTimeoutSeconds} s, both within a ${st.budgetSeconds} s budget that keeps ${st.reservePerSizeSeconds} s for each size still to come; no size started after it. Whole run: ${s1(r.wallSeconds)}.`,
   ];
   return lines.join('\n');
 }

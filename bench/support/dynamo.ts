@@ -2,7 +2,7 @@
  * DynamoDB Local for the benches: Carhook's own client (what the stores use in both runtimes) and
  * a per-operation request counter on it.
  */
-import { DynamoDb } from '../../functions/adapters/dynamodb/client';
+import { DynamoDb, type DynamoOperation } from '../../functions/adapters/dynamodb/client';
 import { createTable } from '../../functions/adapters/dynamodb/table';
 
 /** Carhook's DynamoDB client for a DynamoDB Local endpoint. */
@@ -24,7 +24,7 @@ export function countRequests(
   into: Record<string, number> = {},
   options: {
     readonly when?: () => boolean;
-    readonly inspect?: (operation: string, body: unknown) => void;
+    readonly inspect?: (operation: DynamoOperation, body: unknown) => void;
   } = {},
 ): Record<string, number> {
   client.use((operation, body, next) => {

@@ -14,6 +14,7 @@ export interface DevFlags {
   readonly pollInterval?: string;
   readonly dataDir?: string;
   readonly quota?: string;
+  readonly pollConcurrency?: string;
   readonly demo?: boolean;
   readonly demoEvery?: string;
   readonly apiBaseUrl?: string;
@@ -60,6 +61,7 @@ export function devSettings(flags: DevFlags, env: Readonly<Record<string, string
   const vehicles = integerFlag('--vehicles', flags.vehicles, 1, 10_000);
   const seed = integerFlag('--seed', flags.seed, 0, 2 ** 32 - 1);
   const quota = integerFlag('--quota', flags.quota, 1, 1_000_000);
+  const pollConcurrency = integerFlag('--poll-concurrency', flags.pollConcurrency, 1, 64);
   let pollIntervalMs: number | undefined;
   if (flags.pollInterval !== undefined) {
     const r = parseDuration('--poll-interval', flags.pollInterval, { minMs: 200, maxMs: 86_400_000 });
@@ -113,6 +115,7 @@ export function devSettings(flags: DevFlags, env: Readonly<Record<string, string
       ...(vehicles !== undefined ? { vehicles } : {}),
       ...(seed !== undefined ? { seed } : {}),
       ...(quota !== undefined ? { quota } : {}),
+      ...(pollConcurrency !== undefined ? { pollConcurrency } : {}),
       ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}),
       ...(flags.dataDir !== undefined ? { dataDir: flags.dataDir } : {}),
       ...(flags.jsonl !== undefined ? { jsonlPath: flags.jsonl } : {}),

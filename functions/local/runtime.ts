@@ -67,6 +67,8 @@ export interface LocalRuntimeOptions {
   readonly dataDir?: string;
   /** Requests per 60 s (default 600 with the simulator, which gets the same quota; 120 otherwise). */
   readonly quota?: number;
+  /** Poll jobs run at once (default 4, 1 to 64): more drains a large fleet's cycle faster. */
+  readonly pollConcurrency?: number;
   /** A real API instead of the simulator. */
   readonly api?: RealApiOptions;
   /** `CARHOOK_ADMIN_TOKEN`; generated (and persisted in dataDir) when absent. */
@@ -89,6 +91,8 @@ export interface LocalRuntime {
   readonly adminToken: string;
   readonly dynamoEndpoint: string;
   readonly jsonlPath: string;
+  /** Poll jobs run at once. */
+  readonly pollConcurrency: number;
   readonly dataDir?: string;
   readonly sim?: RunningSimulator;
   readonly runtime: Runtime;
@@ -184,6 +188,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   const simPort = options.simPort ?? DEFAULT_SIM_PORT;
   const pollIntervalMs = options.pollIntervalMs ?? 5000;
   const quota = options.quota ?? (options.api ? 120 : 600);
+  const pollConcurrency = options.pollConcurrency ?? 4;
+  if (!Number.isInteger(pollConcurrency) || pollConcurrency < 1 || pollConcurrency > 64) {
+    throw new LocalRuntimeError(
+      'InvalidOption',
+      `pollConcurrency: ${String(options.pollConcurrency)} must be a whole number from 1 to 64`,
+      'pollConcurrency',
+    );
+  }
   const cleanups: (() => Promise<void>)[] = [];
   const unwind = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
@@ -420,7 +432,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       },
       {
         signal: stop.signal,
-        concurrency: 4,
+        concurrency: pollConcurrency,
         visibilityTimeoutSeconds: 60,
         onError: report('poll queue'),
         onResult: (r) => {
@@ -487,6 +499,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       adminToken,
       dynamoEndpoint: dynamo.endpoint,
       jsonlPath,
+      pollConcurrency,
       ...(options.dataDir ? { dataDir: options.dataDir } : {}),
       ...(sim ? { sim } : {}),
       runtime,

@@ -25,6 +25,7 @@ describe('carhook dev --demo', () => {
       simPort: 0,
       vehicles: 2,
       pollIntervalMs: 1000,
+      pollConcurrency: 2,
       dataDir: dir,
       out: null,
       err: null,
@@ -37,6 +38,7 @@ describe('carhook dev --demo', () => {
   });
 
   it('raises and fixes alerts and the receiver verifies what it gets', { timeout: 60_000 }, async () => {
+    expect(rt.pollConcurrency).toBe(2);
     demo = await startDemo(rt, { everyMs: 1000, out: null, onWebhook: (w) => got.push(w) });
     const subs = await fetch(`${rt.apiUrl}/subscriptions`, {
       headers: { authorization: `Bearer ${rt.adminToken}` },

@@ -74,6 +74,7 @@ describe('carhook dev flags', () => {
         pollInterval: '2s',
         dataDir: '/tmp/x',
         quota: '900',
+        pollConcurrency: '16',
         demo: true,
         demoEvery: '3s',
       },
@@ -87,6 +88,7 @@ describe('carhook dev flags', () => {
       pollIntervalMs: 2000,
       dataDir: '/tmp/x',
       quota: 900,
+      pollConcurrency: 16,
       adminToken: 'a-token-of-sixteen-chars',
     });
     expect(s).toMatchObject({ demo: true, demoEveryMs: 3000, generatedToken: false });
@@ -104,6 +106,8 @@ describe('carhook dev flags', () => {
     [{ vehicles: '0' }, '--vehicles'],
     [{ pollInterval: 'soon' }, '--poll-interval'],
     [{ quota: '-5' }, '--quota'],
+    [{ pollConcurrency: '0' }, '--poll-concurrency'],
+    [{ pollConcurrency: '65' }, '--poll-concurrency'],
     [{ apiBaseUrl: 'https://api.example.net' }, '--auth-base-url'],
     [{ apiBaseUrl: 'ftp://x', authBaseUrl: 'https://id.example.net', brands: 'cielo' }, '--api-base-url'],
     [{ apiBaseUrl: 'https://api.example.net', authBaseUrl: 'https://id.example.net' }, '--brands'],

@@ -37,6 +37,12 @@ describe('the local runtime against a real API', () => {
     });
   });
 
+  it('refuses a poll concurrency outside 1 to 64 before starting anything, naming it', async () => {
+    await expect(
+      startLocalRuntime({ port: 0, simPort: 0, pollConcurrency: 0, out: null, err: null }),
+    ).rejects.toMatchObject({ kind: 'InvalidOption', field: 'pollConcurrency' });
+  });
+
   it('runs without a simulator, with the credentials from CARHOOK_API_CLIENT', {
     timeout: 60_000,
   }, async () => {

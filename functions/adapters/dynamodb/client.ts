@@ -27,6 +27,15 @@ export type DynamoOperation =
   | 'DescribeTimeToLive'
   | 'ListTables';
 
+/** The operations that write items (what write counters count). */
+export const WRITE_OPERATIONS: ReadonlySet<DynamoOperation> = new Set<DynamoOperation>([
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'BatchWriteItem',
+  'TransactWriteItems',
+]);
+
 export interface AwsCredentials {
   readonly accessKeyId: string;
   readonly secretAccessKey: string;

@@ -15,7 +15,13 @@ import { createDynamoVehicleStateStore } from './states';
 import { createDynamoSubscriptionStore } from './subscriptions';
 import { createDynamoVehicleStore } from './vehicles';
 
-export { type AwsCredentials, DynamoDb, DynamoDbError, type DynamoDbOptions } from './client';
+export {
+  type AwsCredentials,
+  DynamoDb,
+  DynamoDbError,
+  type DynamoDbOptions,
+  WRITE_OPERATIONS,
+} from './client';
 export { DocumentClient } from './document';
 export { createTable, createTableInput, INDEX, tableDefinition } from './table';
 

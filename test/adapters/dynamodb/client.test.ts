@@ -7,6 +7,7 @@ import {
   type DynamoDbOptions,
   type JsonBody,
 } from '../../../functions/adapters/dynamodb/client';
+import { callError } from './support';
 
 interface Seen {
   readonly method: string | undefined;
@@ -81,15 +82,6 @@ function client(endpoint: string, options: Partial<DynamoDbOptions> = {}) {
   cleanups.push(() => db.destroy());
   return { db, sleeps };
 }
-
-const callError = async (promise: Promise<unknown>): Promise<DynamoDbError> => {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(DynamoDbError);
-  return error as DynamoDbError;
-};
 
 describe('DynamoDb client: protocol', () => {
   it('POSTs signed JSON to / with the operation as x-amz-target and returns the JSON body', async () => {

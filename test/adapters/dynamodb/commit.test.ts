@@ -1,16 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { createDynamoStores, type DynamoDb } from '../../../functions/adapters/dynamodb/index';
+import {
+  createDynamoStores,
+  type DynamoDb,
+  WRITE_OPERATIONS,
+} from '../../../functions/adapters/dynamodb/index';
 import { scheduleNeedsWrite } from '../../../functions/core/store/schedule';
 import { envelope, iso, MINUTE, newVehicle, T0 } from '../../store/fixtures';
 import { createTestTable, localDynamoClient, uniqueTableName } from '../../support/dynamodb';
-
-const WRITE_OPERATIONS = new Set([
-  'PutItem',
-  'UpdateItem',
-  'DeleteItem',
-  'TransactWriteItems',
-  'BatchWriteItem',
-]);
 
 /** Counts the write requests a client sends (middleware on the client every adapter shares). */
 function countWrites(client: DynamoDb): { writes: () => number; reset: () => void; names: string[] } {

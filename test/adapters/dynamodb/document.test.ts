@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { CreateTableCommand, DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import * as lib from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { DynamoDb, DynamoDbError, type JsonBody } from '../../../functions/adapters/dynamodb/client';
+import { DynamoDb, type JsonBody } from '../../../functions/adapters/dynamodb/client';
 import {
   BatchGetCommand,
   BatchWriteCommand,
@@ -20,18 +20,10 @@ import {
   UpdateCommand,
 } from '../../../functions/adapters/dynamodb/document';
 import { marshall, unmarshall } from '../../../functions/adapters/dynamodb/marshall';
+import { callError } from './support';
 
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 const bytes = (text: string) => new Uint8Array(Buffer.from(text));
-
-const callError = async (promise: Promise<unknown>): Promise<DynamoDbError> => {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(DynamoDbError);
-  return error as DynamoDbError;
-};
 
 describe('DocumentClient matches lib-dynamodb on the wire', () => {
   // One fake DynamoDB answering both clients the same canned response per operation; we compare the
