@@ -757,7 +757,7 @@ export function toMarkdown(r: DeliveryBenchResult): string {
   if (c) {
     lines.push(
       '',
-      `What limits the DynamoDB Local figure: DynamoDB Local itself, measured in this run at ${c.parallel} requests in flight (the SDK client's socket pool, as the stores use it): ${n(c.conditionalPutsPerSecond)} conditional PutItem/s, ${n(c.transactionsPerSecond)} two-item TransactWriteItems/s, ${n(c.batchWritesPerSecond)} BatchWriteItem/s of 24 items. Recorded in full batches (12 deliveries per BatchWriteItem) that is ≈ ${n(c.deliveriesPerSecond)} deliveries/s; the write-first pattern (one conditional put and one \`finish\` per delivery) would cap at ≈ ${n(c.writeFirstDeliveriesPerSecond)}/s. DynamoDB proper scales these writes out; the memory row is Carhook's own overhead.`,
+      `What limits the DynamoDB Local figure: DynamoDB Local itself, measured in this run at ${c.parallel} requests in flight (the DynamoDB client's socket pool, as the stores use it): ${n(c.conditionalPutsPerSecond)} conditional PutItem/s, ${n(c.transactionsPerSecond)} two-item TransactWriteItems/s, ${n(c.batchWritesPerSecond)} BatchWriteItem/s of 24 items. Recorded in full batches (12 deliveries per BatchWriteItem) that is ≈ ${n(c.deliveriesPerSecond)} deliveries/s; the write-first pattern (one conditional put and one \`finish\` per delivery) would cap at ≈ ${n(c.writeFirstDeliveriesPerSecond)}/s. DynamoDB proper scales these writes out; the memory row is Carhook's own overhead.`,
     );
   }
   return lines.join('\n');
