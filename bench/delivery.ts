@@ -35,7 +35,7 @@ import {
   TransactWriteCommand,
 } from '../functions/adapters/dynamodb/document';
 import { LocalBus } from '../functions/adapters/local/bus';
-import { startDynamoDbLocal } from '../functions/adapters/local/dynamodb-local';
+import { dynamoDbLocalClient, startDynamoDbLocal } from '../functions/adapters/local/dynamodb-local';
 import { createKeyRing, createTokenCipher } from '../functions/core/crypto/token-cipher';
 import {
   createDeliveryEngine,
@@ -52,7 +52,7 @@ import { createMemorySubscriptionStores } from '../functions/core/subscriptions/
 import type { DeliveryStore, SubscriptionStore } from '../functions/core/subscriptions/ports';
 import { createSender } from '../functions/core/webhooks/sender';
 import { compileAllowList } from '../functions/core/webhooks/ssrf';
-import { countRequests, createBenchTable, localDynamoDb } from './support/dynamo';
+import { countRequests, createSimulatedClockTable } from './support/dynamo';
 import { percentile, round } from './support/stats';
 
 export type DeliveryStoreKind = 'memory' | 'dynamodb';
@@ -653,9 +653,9 @@ export async function run(options: DeliveryBenchOptions = {}): Promise<DeliveryB
       try {
         const endpoint = options.dynamodb?.endpoint ?? (local?.endpoint as string);
         o.log(`delivery: DynamoDB Local at ${endpoint}`);
-        const client = localDynamoDb(endpoint);
+        const client = dynamoDbLocalClient(endpoint);
         const tableName = `carhook-bench-delivery-${randomBytes(4).toString('hex')}`;
-        await createBenchTable(client, tableName);
+        await createSimulatedClockTable(client, tableName);
         const stores = createDynamoSubscriptionStores({ client, tableName });
         const requests = countRequests(client);
         results.push(await measureStore(kind, stores, receiver, o, requests));

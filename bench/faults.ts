@@ -40,7 +40,7 @@ import { createSender } from '../functions/core/webhooks/sender';
 import { compileAllowList } from '../functions/core/webhooks/ssrf';
 import type { SimVehicle } from '../sim/world/types';
 import { type MadeChange, makeChange, planChanges, type ScriptState } from './support/changes';
-import { createBenchTable } from './support/dynamo';
+import { createSimulatedClockTable } from './support/dynamo';
 import { FaultQueue, type QueuedMessage } from './support/fault-queue';
 import { startFaultReceiver } from './support/fault-receiver';
 import { killable, killableFetch, WorkerLife } from './support/kill';
@@ -206,7 +206,7 @@ export async function runFaultScenario(options: FaultOptions): Promise<FaultRepo
 
   const dynamo = options.dynamo ? createDynamoStores(options.dynamo) : undefined;
   if (options.dynamo) {
-    await createBenchTable(options.dynamo.client, options.dynamo.tableName);
+    await createSimulatedClockTable(options.dynamo.client, options.dynamo.tableName);
   }
   const p: BenchPipeline = await startBenchPipeline({
     sim: {

@@ -14,7 +14,7 @@
 
 import { pathToFileURL } from 'node:url';
 import { createDynamoStores, WRITE_OPERATIONS } from '../functions/adapters/dynamodb';
-import { startDynamoDbLocal } from '../functions/adapters/local/dynamodb-local';
+import { dynamoDbLocalClient, startDynamoDbLocal } from '../functions/adapters/local/dynamodb-local';
 import type { PollingConfig, PollStrategy } from '../functions/core/polling';
 import { DEFAULT_RATE_BUDGET } from '../functions/core/ratelimit/bucket';
 import type { SimVehicle } from '../sim/world/types';
@@ -30,7 +30,7 @@ import {
   runScriptedPhase,
   type ScriptState,
 } from './support/changes';
-import { countRequests, createBenchTable, localDynamoDb } from './support/dynamo';
+import { countRequests, createSimulatedClockTable } from './support/dynamo';
 import {
   BenchError,
   type BenchPipeline,
@@ -449,7 +449,7 @@ async function dynamoWrites(
 ): Promise<DynamoFigures> {
   const local = o.endpoint === undefined ? await startDynamoDbLocal() : undefined;
   const endpoint = o.endpoint ?? (local?.endpoint as string);
-  const client = localDynamoDb(endpoint);
+  const client = dynamoDbLocalClient(endpoint);
   let counting = false;
   const counts = new Map<string, number>();
   let budgetWrites = 0;
@@ -471,7 +471,7 @@ async function dynamoWrites(
   try {
     log(`pipeline: DynamoDB Local at ${endpoint}`);
     const tableName = `carhook-bench-${Date.now()}`;
-    await createBenchTable(client, tableName);
+    await createSimulatedClockTable(client, tableName);
     const dynamo = createDynamoStores({ client, tableName });
     const p = await startBenchPipeline({
       sim: { vehicles: o.vehicles, seed: o.seed },

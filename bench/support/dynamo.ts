@@ -1,18 +1,9 @@
 /**
- * DynamoDB Local for the benches: Carhook's own client (what the stores use in both runtimes) and
- * a per-operation request counter on it.
+ * DynamoDB Local for the benches and tests: a per-operation request counter on Carhook's client,
+ * and the table for a run on the simulator's clock.
  */
-import { DynamoDb, type DynamoOperation } from '../../functions/adapters/dynamodb/client';
+import type { DynamoDb, DynamoOperation } from '../../functions/adapters/dynamodb/client';
 import { createTable } from '../../functions/adapters/dynamodb/table';
-
-/** Carhook's DynamoDB client for a DynamoDB Local endpoint. */
-export function localDynamoDb(endpoint: string): DynamoDb {
-  return new DynamoDb({
-    endpoint,
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-}
 
 /**
  * Counts every request the client sends, by DynamoDB operation (`UpdateItem`, `Query`…), into
@@ -38,9 +29,10 @@ export function countRequests(
 }
 
 /**
- * Carhook's table for a bench on the simulator's clock, without TTL: DynamoDB Local deletes
- * expired items against the machine's clock, and simulated January 2026 looks long expired.
+ * Carhook's table for a run on the simulator's clock, without TTL: DynamoDB Local deletes expired
+ * items against the machine's clock, and the simulator's January 2026 makes every event, lease and
+ * delivery look long expired (see `createTable`).
  */
-export function createBenchTable(client: DynamoDb, tableName: string): Promise<void> {
+export function createSimulatedClockTable(client: DynamoDb, tableName: string): Promise<void> {
   return createTable(client, tableName, { timeToLive: false });
 }

@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDynamoStores, createDynamoSubscriptionStores } from '../../functions/adapters/dynamodb';
 import { LocalBus } from '../../functions/adapters/local/bus';
+import { dynamoDbLocalClient } from '../../functions/adapters/local/dynamodb-local';
 import { createQueueTable, LocalQueue } from '../../functions/adapters/local/queue';
 import { parseKeyRing } from '../../functions/adapters/secrets/secrets-manager';
 import type { CarhookSecrets } from '../../functions/adapters/secrets/types';
@@ -42,7 +43,7 @@ import { CARHOOK_METRIC_NAMES } from '../../functions/runtime/metric-names';
 import { type MetricSink, recordJobResult } from '../../functions/runtime/observability';
 import { createRuntime } from '../../functions/runtime/runtime';
 import { createWebhooks } from '../../functions/runtime/webhooks';
-import { countRequests, createBenchTable, localDynamoDb } from './dynamo';
+import { countRequests, createSimulatedClockTable } from './dynamo';
 import type {
   CycleFigures,
   EnrollFigures,
@@ -143,10 +144,10 @@ async function compose(config: RuntimeConfig) {
     counters.problems++;
     counters.firstProblem ??= text.slice(0, 300);
   };
-  const client = localDynamoDb(config.dynamoEndpoint);
+  const client = dynamoDbLocalClient(config.dynamoEndpoint);
   countRequests(client, counters.dynamoCommands);
   // The first child creates the tables; the next ones find them (and the enrolled fleet) there.
-  await createBenchTable(client, config.tableName).catch((e: Error) => {
+  await createSimulatedClockTable(client, config.tableName).catch((e: Error) => {
     if (e.name !== 'ResourceInUseException') throw e;
   });
   await createQueueTable(client, config.queueTableName);

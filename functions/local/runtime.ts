@@ -12,14 +12,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
 import { BRANDS, type RunningSimulator, SimulatorStartError, startSimulator } from '../../sim';
-import {
-  createDynamoStores,
-  createDynamoSubscriptionStores,
-  createTable,
-  DynamoDb,
-} from '../adapters/dynamodb';
+import { createDynamoStores, createDynamoSubscriptionStores, createTable } from '../adapters/dynamodb';
 import { LocalBus } from '../adapters/local/bus';
-import { type DynamoDbLocal, JavaMissingError, startDynamoDbLocal } from '../adapters/local/dynamodb-local';
+import {
+  type DynamoDbLocal,
+  dynamoDbLocalClient,
+  JavaMissingError,
+  startDynamoDbLocal,
+} from '../adapters/local/dynamodb-local';
 import { createQueueTable, LocalQueue } from '../adapters/local/queue';
 import { createLocalSecrets, LOCAL_SECRET_ENV, type LocalSecretSource } from '../adapters/secrets/local';
 import { parseKeyRing } from '../adapters/secrets/secrets-manager';
@@ -249,11 +249,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   cleanups.push(() => dynamo.stop());
 
   try {
-    const client = new DynamoDb({
-      endpoint: dynamo.endpoint,
-      region: 'local',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
+    const client = dynamoDbLocalClient(dynamo.endpoint);
     cleanups.push(async () => client.destroy());
     await ensureTable(() => createTable(client, TABLE_NAME));
     await ensureTable(() => createQueueTable(client, QUEUE_TABLE_NAME));

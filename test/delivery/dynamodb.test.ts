@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createDynamoSubscriptionStores } from '../../functions/adapters/dynamodb/index';
 import { deliveryId } from '../../functions/core/subscriptions/logic';
 import { MAX_ATTEMPTS } from '../../functions/core/webhooks/policy';
-import { createTestTable, localDynamoClient, uniqueTableName } from '../support/dynamodb';
+import { createSimulatedClockTable, localDynamoClient, uniqueTableName } from '../support/dynamodb';
 import { startReceiver } from '../webhooks/receiver';
 import { event, harness } from './harness';
 
@@ -14,7 +14,7 @@ afterEach(async () => {
 async function dynamoHarness() {
   const client = localDynamoClient();
   const tableName = uniqueTableName();
-  await createTestTable(client, tableName);
+  await createSimulatedClockTable(client, tableName);
   const h = harness({ stores: createDynamoSubscriptionStores({ client, tableName }) });
   cleanups.push(h.sender.close);
   return h;

@@ -13,7 +13,7 @@ import { LocalBus } from '../../functions/adapters/local/bus';
 import { fanOutSubscriber } from '../../functions/core/delivery/engine';
 import { deliveryId } from '../../functions/core/subscriptions/logic';
 import type { DeliveryStore } from '../../functions/core/subscriptions/ports';
-import { createTestTable, localDynamoClient, uniqueTableName } from '../support/dynamodb';
+import { createSimulatedClockTable, localDynamoClient, uniqueTableName } from '../support/dynamodb';
 import { startReceiver } from '../webhooks/receiver';
 import { event, harness } from './harness';
 
@@ -46,7 +46,7 @@ const throttled = () =>
 async function dynamo(fault?: BatchFault) {
   const client = localDynamoClient();
   const tableName = uniqueTableName();
-  await createTestTable(client, tableName);
+  await createSimulatedClockTable(client, tableName);
   const doc = documentClient(client);
   const sleeps: number[] = [];
   const writes: Record<string, number> = {};

@@ -20,7 +20,7 @@ import type { ConfigNeed } from '../../functions/runtime/config';
 import { createWebhooks } from '../../functions/runtime/webhooks';
 import { type RunningSimulator, startSimulator } from '../../sim';
 import { recordingSink } from '../runtime/support';
-import { createTestTable, localDynamoClient, uniqueTableName } from '../support/dynamodb';
+import { createSimulatedClockTable, localDynamoClient, uniqueTableName } from '../support/dynamodb';
 import { loopbackAllowList } from '../webhooks/receiver';
 
 export const ACCOUNT = '123456789012';
@@ -209,7 +209,7 @@ export async function startHandlerWorld(options: { apiClientSecret?: string } = 
   const sim = await startSimulator({ port: 0, clock: 'manual', vehicles: 4, seed: 5 });
   const dynamodb = localDynamoClient();
   const tableName = uniqueTableName('carhook-handlers');
-  await createTestTable(dynamodb, tableName);
+  await createSimulatedClockTable(dynamodb, tableName);
   const eventBridge = new FakeEventBridge();
   const sqs = new FakeSqs();
   const metrics = recordingSink();

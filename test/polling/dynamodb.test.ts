@@ -3,7 +3,7 @@ import { createDynamoStores } from '../../functions/adapters/dynamodb';
 import type { EventEnvelope } from '../../functions/core/events/envelope';
 import { pollVehicle, republishPending } from '../../functions/core/polling';
 import type { SimUser } from '../../sim/world/types';
-import { createTestTable, localDynamoClient, uniqueTableName } from '../support/dynamodb';
+import { createSimulatedClockTable, localDynamoClient, uniqueTableName } from '../support/dynamodb';
 import { gateReads, type Pipeline, startPipeline, userWithVehicles } from './support';
 
 /** The same pipeline on DynamoDB Local: stores, leases and the rate budget in one table. */
@@ -14,7 +14,7 @@ describe('poll pipeline on DynamoDB Local', () => {
 
   beforeEach(async () => {
     const tableName = uniqueTableName('carhook-polling');
-    await createTestTable(client, tableName);
+    await createSimulatedClockTable(client, tableName);
     const dynamo = createDynamoStores({ client, tableName });
     p = await startPipeline({ backend: { stores: dynamo, budget: dynamo.rateBudget } });
     user = userWithVehicles(p.sim, 2);

@@ -33,7 +33,7 @@ import type { Stores } from '../../functions/core/store/ports';
 import { createTokenManager, DEFAULT_TOKEN_MANAGER_CONFIG } from '../../functions/core/tokens';
 import { BRANDS, createSimulatorApp, type SimulatorApp } from '../../sim';
 import type { SimUser } from '../../sim/world/types';
-import { createTestTable, uniqueTableName } from '../support/dynamodb';
+import { createSimulatedClockTable, uniqueTableName } from '../support/dynamodb';
 import { MemoryBus, REDIRECT_URI, STATE_KEY } from './support';
 
 export type KillMoment = 'before' | 'after';
@@ -214,7 +214,7 @@ export async function startKillBench(client: DynamoDb): Promise<KillBench> {
   const world = app.world;
   const now = (): number => world.now();
   const tableName = uniqueTableName('carhook-kill');
-  await createTestTable(client, tableName);
+  await createSimulatedClockTable(client, tableName);
   const dynamo = createDynamoStores({ client, tableName });
   const stores: Stores = {
     enrollments: dynamo.enrollments,

@@ -2,21 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DynamoDb } from '../../functions/adapters/dynamodb/client';
-import { startDynamoDbLocal } from '../../functions/adapters/local/dynamodb-local';
+import { dynamoDbLocalClient, startDynamoDbLocal } from '../../functions/adapters/local/dynamodb-local';
 import { createQueueTable, LocalQueue } from '../../functions/adapters/local/queue';
 
 const dirs: string[] = [];
 afterAll(async () => {
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
-
-const clientFor = (endpoint: string) =>
-  new DynamoDb({
-    endpoint,
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
 
 describe('local queue across a DynamoDB Local restart (--data-dir)', () => {
   it('keeps pending, delayed and in-flight messages when the whole runtime stops and starts again', {
@@ -27,7 +19,7 @@ describe('local queue across a DynamoDB Local restart (--data-dir)', () => {
     let now = 1_800_000_000_000;
     const open = (endpoint: string) =>
       new LocalQueue<{ n: number }>({
-        client: clientFor(endpoint),
+        client: dynamoDbLocalClient(endpoint),
         tableName: 'carhook-local',
         queueName: 'deliveries',
         now: () => now,
@@ -35,7 +27,7 @@ describe('local queue across a DynamoDB Local restart (--data-dir)', () => {
 
     const first = await startDynamoDbLocal({ dataDir });
     try {
-      await createQueueTable(clientFor(first.endpoint), 'carhook-local');
+      await createQueueTable(dynamoDbLocalClient(first.endpoint), 'carhook-local');
       const queue = open(first.endpoint);
       await queue.send([{ body: { n: 1 } }, { body: { n: 2 } }, { body: { n: 3 }, delaySeconds: 600 }]);
       expect((await queue.receive(1, 60)).length).toBe(1); // in flight at the "crash"
@@ -45,7 +37,7 @@ describe('local queue across a DynamoDB Local restart (--data-dir)', () => {
 
     const second = await startDynamoDbLocal({ dataDir });
     try {
-      await createQueueTable(clientFor(second.endpoint), 'carhook-local');
+      await createQueueTable(dynamoDbLocalClient(second.endpoint), 'carhook-local');
       const queue = open(second.endpoint);
       expect(await queue.count()).toBe(3);
       now += 600_000;

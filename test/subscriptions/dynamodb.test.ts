@@ -1,10 +1,10 @@
 import { createDynamoSubscriptionStores } from '../../functions/adapters/dynamodb/index';
-import { createTestTable, localDynamoClient, uniqueTableName } from '../support/dynamodb';
+import { createSimulatedClockTable, localDynamoClient, uniqueTableName } from '../support/dynamodb';
 import { subscriptionStoreContract } from './contract';
 
 subscriptionStoreContract('DynamoDB subscription stores', async () => {
   const client = localDynamoClient();
   const tableName = uniqueTableName();
-  await createTestTable(client, tableName);
+  await createSimulatedClockTable(client, tableName);
   return createDynamoSubscriptionStores({ client, tableName });
 });

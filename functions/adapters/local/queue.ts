@@ -8,6 +8,7 @@ import {
   type ReceivedMessage,
 } from '../../core/queue/ports';
 import type { DynamoDb } from '../dynamodb/client';
+import { cancellationReasons, isConditionalCheckFailed, isTransactionCanceled } from '../dynamodb/common';
 import {
   BatchWriteCommand,
   DeleteCommand,
@@ -111,12 +112,9 @@ export const createQueueTable = async (client: DynamoDb, tableName: string): Pro
 const MAX_LOCAL_RECEIVE = 100;
 
 const isConditionFailure = (error: unknown): boolean =>
-  error instanceof Error &&
-  (error.name === 'ConditionalCheckFailedException' ||
-    (error.name === 'TransactionCanceledException' &&
-      ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some(
-        (reason) => reason.Code === 'ConditionalCheckFailed',
-      )));
+  isConditionalCheckFailed(error) ||
+  (isTransactionCanceled(error) &&
+    cancellationReasons(error).some((reason) => reason.code === 'ConditionalCheckFailed'));
 
 export class LocalQueue<T> implements JobQueue<T>, QueueConsumer<T> {
   readonly queueName: string;

@@ -6,7 +6,7 @@ import {
 } from '../../../functions/adapters/dynamodb/index';
 import { scheduleNeedsWrite } from '../../../functions/core/store/schedule';
 import { envelope, iso, MINUTE, newVehicle, T0 } from '../../store/fixtures';
-import { createTestTable, localDynamoClient, uniqueTableName } from '../../support/dynamodb';
+import { createSimulatedClockTable, localDynamoClient, uniqueTableName } from '../../support/dynamodb';
 
 /** Counts the write requests a client sends (middleware on the client every adapter shares). */
 function countWrites(client: DynamoDb): { writes: () => number; reset: () => void; names: string[] } {
@@ -22,7 +22,7 @@ async function setup() {
   const client = localDynamoClient();
   const counter = countWrites(client);
   const tableName = uniqueTableName();
-  await createTestTable(client, tableName);
+  await createSimulatedClockTable(client, tableName);
   return { client, counter, stores: createDynamoStores({ client, tableName }) };
 }
 

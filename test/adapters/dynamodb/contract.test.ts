@@ -1,10 +1,10 @@
 import { createDynamoStores } from '../../../functions/adapters/dynamodb/index';
 import { storeContract } from '../../store/contract';
-import { createTestTable, localDynamoClient, uniqueTableName } from '../../support/dynamodb';
+import { createSimulatedClockTable, localDynamoClient, uniqueTableName } from '../../support/dynamodb';
 
 storeContract('DynamoDB stores', async (options) => {
   const client = localDynamoClient();
   const tableName = uniqueTableName();
-  await createTestTable(client, tableName);
+  await createSimulatedClockTable(client, tableName);
   return createDynamoStores({ client, tableName, ...options });
 });

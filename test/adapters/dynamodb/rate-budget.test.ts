@@ -7,12 +7,12 @@ import {
   type RateBudgetConfig,
 } from '../../../functions/core/ratelimit/bucket';
 import { rateBudgetContract, T0 } from '../../store/ratelimit/budget-contract';
-import { createTestTable, localDynamoClient, uniqueTableName } from '../../support/dynamodb';
+import { createSimulatedClockTable, localDynamoClient, uniqueTableName } from '../../support/dynamodb';
 
 async function dynamoBudget(config?: RateBudgetConfig) {
   const client = localDynamoClient();
   const tableName = uniqueTableName();
-  await createTestTable(client, tableName);
+  await createSimulatedClockTable(client, tableName);
   return createDynamoRateBudget({ doc: documentClient(client), tableName }, config);
 }
 
@@ -68,7 +68,7 @@ describe('DynamoDB rate budget corrections', () => {
   it('sends no write for a correction its own takes already cover, and still applies a higher one', async () => {
     const client = localDynamoClient();
     const tableName = uniqueTableName();
-    await createTestTable(client, tableName);
+    await createSimulatedClockTable(client, tableName);
     const doc = documentClient(client);
     const sent: string[] = [];
     const send = doc.send.bind(doc);
