@@ -1,6 +1,11 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // Tests and examples use @carhook/events from its source; the published build is tested by packing it.
+  resolve: {
+    alias: { '@carhook/events': fileURLToPath(new URL('./packages/events/src/index.ts', import.meta.url)) },
+  },
   test: {
     include: ['test/**/*.test.ts'],
     // DynamoDB Local (Java) is started once for the whole run and stopped after.
