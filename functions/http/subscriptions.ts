@@ -123,6 +123,7 @@ export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
   );
   app.post('/subscriptions/:id/test', async (c) => reply(c, await service.test(c.req.param('id')), 200));
   app.post('/subscriptions/:id/enable', async (c) => reply(c, await service.enable(c.req.param('id'))));
+  app.post('/subscriptions/:id/disable', async (c) => reply(c, await service.disable(c.req.param('id'))));
   app.get('/subscriptions/:id/deliveries', async (c) =>
     reply(c, await service.deliveries(c.req.param('id'), page(c))),
   );

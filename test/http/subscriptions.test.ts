@@ -159,6 +159,36 @@ describe('management routes', () => {
     expect(rx.requests.filter((r) => r.headers['webhook-id'] === e.id)).toHaveLength(1);
   });
 
+  it('disables (parking new deliveries) and re-enables; replays only the chosen event ids', async () => {
+    const { call, h } = setup();
+    const rx = await receiver((_req, res) => res.writeHead(204).end());
+    const { id } = await create(call, rx.url());
+    const disabled = await call('POST', `/subscriptions/${id}/disable`);
+    expect(disabled.status).toBe(200);
+    expect(disabled.json).toMatchObject({
+      id,
+      status: 'disabled',
+      disabledReason: 'disabled by an operator',
+    });
+    expect((await call('POST', `/subscriptions/${id}/disable`)).json?.status).toBe('disabled');
+    expect((await call('POST', `/subscriptions/${id}/test`)).status).toBe(409);
+    expect((await call('POST', `/subscriptions/${id}/enable`)).json?.subscription.status).toBe('active');
+
+    const [a, b] = [event({}, T0 + 500), event({}, T0 + 600)];
+    expect(a?.id).not.toBe(b?.id);
+    await h.log.append([a, b], T0 + 1000);
+    h.clock.advance(2000);
+    const since = new Date(T0).toISOString();
+    const one = await call('POST', `/subscriptions/${id}/replay`, { since, eventIds: [b.id] });
+    expect(one.status).toBe(202);
+    expect(one.json).toMatchObject({ events: 1, eventIds: [b.id] });
+    await h.drain();
+    expect(rx.requests.map((r) => r.headers['webhook-id'])).toEqual([b.id]);
+    const bad = await call('POST', `/subscriptions/${id}/replay`, { since, eventIds: ['not-an-event'] });
+    expect(bad.status).toBe(400);
+    expect(bad.json?.error.field).toBe('eventIds[0]');
+  });
+
   it('404s unknown ids on every route', async () => {
     const { call } = setup();
     const id = 'sub_0000000000aaaaaaaaaaaaaaaaaaaa';
@@ -169,6 +199,7 @@ describe('management routes', () => {
       ['POST', `/subscriptions/${id}/rotate-secret`],
       ['POST', `/subscriptions/${id}/test`],
       ['POST', `/subscriptions/${id}/enable`],
+      ['POST', `/subscriptions/${id}/disable`],
       ['GET', `/subscriptions/${id}/deliveries`],
       ['POST', `/subscriptions/${id}/replay`, { since: '2026-11-22T00:00:00Z' }],
       ['GET', '/subscriptions/not-an-id'],

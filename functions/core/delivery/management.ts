@@ -241,6 +241,15 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       return after.ok ? ok({ subscription: toPublic(after.value), resumed }) : after;
     },
 
+    /** active → disabled by an operator: new deliveries are parked until `enable`. Idempotent. */
+    async disable(id: string): Promise<Result<PublicSubscription, ServiceError>> {
+      const s = await load(id);
+      if (!s.ok) return s;
+      await deps.subscriptions.disable(id, 'disabled by an operator', clock().getTime());
+      const after = await load(id);
+      return after.ok ? ok(toPublic(after.value)) : after;
+    },
+
     async deliveries(id: string, query: PageQuery): Promise<Result<Page<AttemptRecord>, ServiceError>> {
       const s = await load(id);
       if (!s.ok) return s;
@@ -273,6 +282,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       const since = new Date(parsed.value.since).toISOString();
       const until = new Date(parsed.value.until ?? now.toISOString()).toISOString();
       const types = parsed.value.eventTypes;
+      const ids = parsed.value.eventIds ? new Set(parsed.value.eventIds) : undefined;
       const selected: EventEnvelope[] = [];
       const active = { ...s.value, status: 'active' as const };
       let cursor: string | undefined;
@@ -288,6 +298,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
           const e = stored.envelope;
           if (!matches(active, e)) continue;
           if (types && !types.some((t) => typeMatches(t, e.type))) continue;
+          if (ids && !ids.has(e.id)) continue;
           selected.push(e);
           if (selected.length > maxReplay)
             return err(
@@ -300,7 +311,11 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
         cursor = page.cursor;
       } while (cursor);
       const replayId = `rpl_${createHash('sha256')
-        .update([id, since, until, (types ?? []).join(','), now.toISOString()].join('\u001f'))
+        .update(
+          [id, since, until, (types ?? []).join(','), [...(ids ?? [])].join(','), now.toISOString()].join(
+            '\u001f',
+          ),
+        )
         .digest('base64url')
         .slice(0, 20)}`;
       await deps.engine.enqueueReplay(s.value, selected, replayId);

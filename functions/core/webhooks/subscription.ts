@@ -141,6 +141,12 @@ export function subscriptionSchemas(context: SubscriptionSchemaContext) {
       since: isoDate,
       until: isoDate.optional(),
       eventTypes: eventTypes.optional(),
+      // Replay of chosen events: their ids, still searched for between since and until.
+      eventIds: z
+        .array(z.string().regex(/^evt_[A-Za-z0-9_-]{1,64}$/, 'must be an event id (evt_…)'))
+        .min(1)
+        .max(100)
+        .optional(),
     })
     .superRefine((body, ctx) => {
       if (body.until !== undefined && Date.parse(body.since) > Date.parse(body.until)) {
