@@ -7,6 +7,7 @@
  * Every bad input is a 4xx `{ error: { code, message, field? } }` naming the field; a 500 only for
  * what is really broken (and it is logged).
  */
+
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 // The smallest router preset (same API): the HttpApi bundle stays under its size target.
@@ -29,6 +30,7 @@ import {
   type VehicleRecord,
 } from '../core/store/records';
 import type { Runtime } from '../runtime/runtime';
+import { consoleRoutes } from './console';
 import { errorBody, readJsonBody, sendError } from './errors';
 import { createSubscriptionRoutes } from './subscriptions';
 
@@ -224,6 +226,8 @@ export function createHttpApp(deps: HttpAppDeps, options: HttpAppOptions): Hono 
 
   // ---- public ----------------------------------------------------------------------------------
 
+  app.route('/', consoleRoutes());
+
   app.get('/health', async (c) => {
     const checks: Record<string, string> = {};
     let status: 'ok' | 'degraded' | 'unavailable' = 'ok';
@@ -329,7 +333,7 @@ export function createHttpApp(deps: HttpAppDeps, options: HttpAppOptions): Hono 
           200,
           'Enrolled with Carhook',
           json,
-          `<p>Enrollment <code>${escapeHtml(result.enrollmentId)}</code>: ${vehicles.length} vehicle(s).</p><ul>${items}</ul>${listed ? '' : '<p>The vehicle list could not be read yet; Carhook retries.</p>'}`,
+          `<p>Enrollment <code>${escapeHtml(result.enrollmentId)}</code>: ${vehicles.length} vehicle(s).</p><ul>${items}</ul>${listed ? '' : '<p>The vehicle list could not be read yet; Carhook retries.</p>'}<p><a href="/#/enrollments?enrolled=${encodeURIComponent(result.enrollmentId)}">Open this enrollment in the Carhook console</a></p>`,
         );
       }
     }

@@ -1,0 +1,58 @@
+/**
+ * The console's one way to the management API: same origin, the admin token as a bearer. The token
+ * lives in sessionStorage (gone when the tab closes) and never in a URL.
+ */
+const TOKEN_KEY = 'carhook.adminToken';
+
+export const session = {
+  token: (): string | null => sessionStorage.getItem(TOKEN_KEY),
+  signIn: (token: string): void => sessionStorage.setItem(TOKEN_KEY, token),
+  signOut: (): void => sessionStorage.removeItem(TOKEN_KEY),
+};
+
+/** The API's one error shape: `{error: {code, message, field?}}`. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+export type Json = Record<string, unknown>;
+
+export async function api<T = Json>(
+  path: string,
+  init: { method?: string; body?: unknown } = {},
+): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  const token = session.token();
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(path, {
+    method: init.method ?? 'GET',
+    headers,
+    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+  });
+  const text = await res.text();
+  const body = text ? (JSON.parse(text) as Json) : {};
+  if (!res.ok) {
+    const error = (body.error ?? {}) as { code?: string; message?: string; field?: string };
+    throw new ApiError(
+      res.status,
+      error.code ?? `HTTP ${res.status}`,
+      error.message ?? res.statusText,
+      error.field,
+    );
+  }
+  return body as T;
+}
+
+/** A list answer: the API names the array after the resource (`enrollments`, `events`) or `items`. */
+export function itemsOf<T>(body: Json, key: string): T[] {
+  const list = body[key] ?? body.items;
+  return Array.isArray(list) ? (list as T[]) : [];
+}

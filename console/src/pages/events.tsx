@@ -1,0 +1,98 @@
+import { useState } from 'preact/hooks';
+import { api, itemsOf, type Json } from '../api';
+import { ErrorLine, Section, useLoad, When } from '../ui';
+
+interface StoredEvent extends Json {
+  id: string;
+  type: string;
+  occurredAt: string;
+  detectedAt: string;
+  sequence: number;
+  vehicle?: { id: string; vin?: string };
+  published?: boolean;
+}
+
+/** The event log, newest first, filtered by vehicle, type and time; live; payloads pretty-printed. */
+export function EventsPage() {
+  const [vehicleId, setVehicleId] = useState('');
+  const [type, setType] = useState('');
+  const [since, setSince] = useState('');
+  const [open, setOpen] = useState<string | undefined>(undefined);
+  const query = new URLSearchParams({ limit: '100' });
+  if (vehicleId.trim()) query.set('vehicleId', vehicleId.trim());
+  if (type.trim()) query.set('type', type.trim());
+  if (since.trim()) query.set('since', since.trim());
+  const q = query.toString();
+  const events = useLoad(async () => itemsOf<StoredEvent>(await api(`/events?${q}`), 'events'), [q], 3000);
+  const rows = [...(events.data ?? [])].sort((a, b) => b.detectedAt.localeCompare(a.detectedAt));
+  return (
+    <Section title="Event log">
+      <form class="inline" aria-label="Filter events" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Vehicle id
+          <input name="vehicleId" value={vehicleId} onInput={(e) => setVehicleId(e.currentTarget.value)} />
+        </label>
+        <label>
+          Type
+          <input
+            name="type"
+            value={type}
+            placeholder="vehicle.alert.raised"
+            onInput={(e) => setType(e.currentTarget.value)}
+          />
+        </label>
+        <label>
+          Since (ISO 8601, default: 24 h)
+          <input name="since" value={since} onInput={(e) => setSince(e.currentTarget.value)} />
+        </label>
+      </form>
+      <ErrorLine error={events.error} />
+      <p class="muted" aria-live="polite">
+        {rows.length} event(s), refreshed every 3 s
+      </p>
+      <table>
+        <thead>
+          <tr>
+            <th>Detected</th>
+            <th>Type</th>
+            <th>Vehicle</th>
+            <th>Seq</th>
+            <th>Occurred</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {rows.flatMap((e) => [
+            <tr key={e.id} data-event={e.id} data-type={e.type}>
+              <td>
+                <When iso={e.detectedAt} />
+              </td>
+              <td>{e.type}</td>
+              <td title={e.vehicle?.id}>{e.vehicle?.vin ?? e.vehicle?.id ?? '—'}</td>
+              <td>{e.sequence}</td>
+              <td>
+                <When iso={e.occurredAt} />
+              </td>
+              <td>
+                <button
+                  type="button"
+                  aria-expanded={open === e.id}
+                  onClick={() => setOpen(open === e.id ? undefined : e.id)}
+                >
+                  {open === e.id ? 'Hide' : 'Payload'}
+                </button>
+              </td>
+            </tr>,
+            open === e.id ? (
+              <tr key={`${e.id}-payload`}>
+                <td colSpan={6}>
+                  <pre>{JSON.stringify(e, null, 2)}</pre>
+                </td>
+              </tr>
+            ) : null,
+          ])}
+        </tbody>
+      </table>
+    </Section>
+  );
+}
