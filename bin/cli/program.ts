@@ -6,88 +6,13 @@
 import { readFile } from 'node:fs/promises';
 import { Command, CommanderError, Option } from 'commander';
 import { parseDuration } from '../../functions/local/duration';
-import { CliError, request, resolveTarget, type TargetOptions } from './client';
+import { CliError } from './client';
+import { allPages, call, globals, type Json, list, out, REPLAY_POLL_MS, show, str, table } from './common';
 import { runDev } from './dev';
+import { enrollmentCommands, subscriptionCommands } from './manage';
 import { parseContractsCsv, progressBar } from './progress';
 import { attemptLines, waitForReplay } from './replay-wait';
 import { parseSavedRequest, verifySaved } from './verify';
-
-interface GlobalOptions extends TargetOptions {
-  readonly json?: boolean;
-}
-
-type Json = Record<string, unknown>;
-
-/** How often `subscriptions replay` reads the attempt log while it waits. */
-const REPLAY_POLL_MS = 1000;
-
-const out = (text: string) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
-
-/** The root's options (API address, auth) and `--json` wherever it was given. */
-function globals(command: Command): GlobalOptions {
-  let root = command;
-  while (root.parent) root = root.parent;
-  const own = command.opts<{ json?: boolean }>();
-  const rootOptions = root.opts<GlobalOptions>();
-  return { ...rootOptions, json: rootOptions.json === true || own.json === true };
-}
-
-async function call(
-  command: Command,
-  method: string,
-  path: string,
-  extra: Parameters<typeof request>[3] = {},
-) {
-  return request(resolveTarget(globals(command)), method, path, extra);
-}
-
-function show(command: Command, body: unknown, human: () => string): void {
-  out(globals(command).json ? JSON.stringify(body, null, 2) : human());
-}
-
-const list = (raw: string | undefined): string[] | undefined =>
-  raw === undefined
-    ? undefined
-    : raw
-        .split(',')
-        .map((s) => s.trim())
-        .filter((s) => s !== '');
-
-function table(rows: readonly (readonly string[])[]): string {
-  if (rows.length === 0) return '(none)';
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows
-    .map((r) =>
-      r
-        .map((c, i) => c.padEnd(widths[i] ?? 0))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
-}
-
-const str = (v: unknown): string =>
-  v === undefined || v === null ? '-' : typeof v === 'string' ? v : JSON.stringify(v);
-
-/** Every page of a listing (`cursor`), `key` the array field. */
-async function allPages(
-  command: Command,
-  path: string,
-  key: string,
-  query: Record<string, string | undefined> = {},
-) {
-  const items: Json[] = [];
-  let cursor: string | undefined;
-  do {
-    const r = await call(command, 'GET', path, {
-      query: { ...query, limit: '100', ...(cursor ? { cursor } : {}) },
-    });
-    const body = r.body as Record<string, unknown>;
-    items.push(...((body[key] as Json[] | undefined) ?? []));
-    cursor = typeof body.cursor === 'string' ? body.cursor : undefined;
-  } while (cursor);
-  return items;
-}
 
 export function buildProgram(): Command {
   const program = new Command('carhook')
@@ -210,9 +135,8 @@ export function buildProgram(): Command {
       },
     );
 
-  program
-    .command('enrollments')
-    .description('enrollments')
+  const enrollments = program.command('enrollments').description('enrollments');
+  enrollments
     .command('list')
     .description('list enrollments')
     .addOption(
@@ -239,7 +163,10 @@ export function buildProgram(): Command {
       );
     });
 
+  enrollmentCommands(enrollments);
+
   const subs = program.command('subscriptions').description('webhook subscriptions');
+  subscriptionCommands(subs);
   subs
     .command('add')
     .description('subscribe an endpoint; prints its signing secret (shown once)')
@@ -332,12 +259,13 @@ export function buildProgram(): Command {
     .requiredOption('--since <time>', 'ISO 8601 start, or a duration ago such as 1h')
     .option('--until <time>', 'ISO 8601 end (exclusive)')
     .option('--types <list>', 'only these event types')
+    .option('--events <ids>', 'only these event ids, comma-separated (searched between --since and --until)')
     .option('--no-wait', 'return once the replay is queued (deliveries go on in the background)')
     .option('--timeout <duration>', 'stop waiting after this long, e.g. 30s, 10m (default 10m)', '10m')
     .action(
       async (
         id: string,
-        o: { since: string; until?: string; types?: string; wait: boolean; timeout: string },
+        o: { since: string; until?: string; types?: string; events?: string; wait: boolean; timeout: string },
         command: Command,
       ) => {
         const ago = parseDuration('--since', o.since, { minMs: 1, maxMs: 400 * 86_400_000 });
@@ -350,6 +278,7 @@ export function buildProgram(): Command {
             since,
             ...(o.until ? { until: o.until } : {}),
             ...(o.types ? { eventTypes: list(o.types) } : {}),
+            ...(o.events ? { eventIds: list(o.events) } : {}),
           },
         });
         const b = r.body as Json;

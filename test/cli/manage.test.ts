@@ -1,0 +1,126 @@
+/**
+ * The management commands named as in the console (subscriptions get, edit, enable, disable,
+ * deliveries, dead-letters, replay --events; enrollments get, remove), run as a user runs them
+ * against a local runtime started in this process.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningReceiver, startReceiver } from '../../functions/local/receiver';
+import { type LocalRuntime, startLocalRuntime } from '../../functions/local/runtime';
+import { runCarhook } from '../e2e/support';
+
+const TOKEN = 'cli-manage-admin-token-0123456789';
+
+describe('carhook management commands, one per route', () => {
+  let rt: LocalRuntime;
+  let receiver: RunningReceiver;
+  let dir: string;
+  const cli = (args: string[]) => runCarhook(args, { CARHOOK_URL: rt.apiUrl, CARHOOK_ADMIN_TOKEN: TOKEN });
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'carhook-cli-manage-'));
+    rt = await startLocalRuntime({
+      port: 0,
+      simPort: 0,
+      vehicles: 2,
+      pollIntervalMs: 60_000,
+      adminToken: TOKEN,
+      jsonlPath: join(dir, 'events.jsonl'),
+      out: null,
+      err: null,
+    });
+    receiver = await startReceiver({ port: 0, out: null });
+  }, 90_000);
+  afterAll(async () => {
+    await receiver?.close();
+    await rt?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('subscriptions get, edit, disable, enable, deliveries and dead-letters', {
+    timeout: 60_000,
+  }, async () => {
+    const add = await cli(['subscriptions', 'add', '--url', receiver.url, '--json']);
+    expect(add.code, add.stderr).toBe(0);
+    const { id, secret } = JSON.parse(add.stdout) as { id: string; secret: string };
+    receiver.setSecret(secret);
+
+    const edited = await cli(['subscriptions', 'edit', id, '--types', 'vehicle.alert.*,vehicle.trip.completed', '--json']);
+    expect(edited.code, edited.stderr).toBe(0);
+    expect(JSON.parse(edited.stdout)).toMatchObject({ id, eventTypes: ['vehicle.alert.*', 'vehicle.trip.completed'] });
+    const cleared = await cli([
+      'subscriptions',
+      'edit',
+      id,
+      '--types',
+      'all',
+      '--description',
+      'ops',
+      '--json',
+    ]);
+    expect(JSON.parse(cleared.stdout).eventTypes).toBeUndefined();
+    expect(JSON.parse(cleared.stdout).description).toBe('ops');
+    const none = await cli(['subscriptions', 'edit', id]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('edit: give at least one of --endpoint');
+    const badUrl = await cli(['subscriptions', 'edit', id, '--endpoint', 'ftp://example.com/x']);
+    expect(badUrl.code).toBe(1);
+    expect(badUrl.stderr).toMatch(/PATCH \/subscriptions\/\S+ → 400: url/);
+
+    const disabled = await cli(['subscriptions', 'disable', id]);
+    expect(disabled.stdout.trim()).toBe(`disabled ${id}`);
+    const got = await cli(['subscriptions', 'get', id]);
+    expect(got.stdout).toContain('status disabled (disabled by an operator)');
+    expect(got.stdout).not.toContain('whsec_');
+    const refused = await cli(['subscriptions', 'test', id]);
+    expect(refused.code).toBe(1);
+    const enabled = await cli(['subscriptions', 'enable', id]);
+    expect(enabled.stdout.trim()).toBe(`enabled ${id}: 0 parked delivery(ies) resumed`);
+
+    expect((await cli(['subscriptions', 'test', id])).code).toBe(0);
+    const log = await cli(['subscriptions', 'deliveries', id, '--json']);
+    const items = JSON.parse(log.stdout).items as { eventType: string; statusCode: number }[];
+    expect(items).toHaveLength(1);
+    expect(items[0]).toMatchObject({ eventType: 'webhook.test', statusCode: 204 });
+    const human = await cli(['subscriptions', 'deliveries', id]);
+    expect(human.stdout).toMatch(
+      /^STARTED\s+EVENT\s+TYPE\s+#\s+OUTCOME\s+STATUS\s+MS\s+NEXT\n\S+\s+evt_\S+\s+webhook\.test\s+1\s+success\s+204/,
+    );
+    const dead = await cli(['subscriptions', 'dead-letters', id, '--json']);
+    expect(JSON.parse(dead.stdout)).toEqual({ items: [] });
+
+    const replay = await cli([
+      'subscriptions',
+      'replay',
+      id,
+      '--since',
+      '1h',
+      '--events',
+      'evt_none',
+      '--no-wait',
+      '--json',
+    ]);
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(JSON.parse(replay.stdout)).toMatchObject({ events: 0, eventIds: [] });
+  });
+
+  it('enrollments get shows the vehicles; remove unenrolls', { timeout: 30_000 }, async () => {
+    const listed = JSON.parse((await cli(['enrollments', 'list', '--json'])).stdout).enrollments as {
+      id: string;
+    }[];
+    const first = listed[0]?.id ?? 'missing';
+    const got = await cli(['enrollments', 'get', first, '--json']);
+    expect(got.code, got.stderr).toBe(0);
+    expect(JSON.parse(got.stdout)).toMatchObject({ id: first, status: 'active' });
+    const human = await cli(['enrollments', 'get', first]);
+    expect(human.stdout).toMatch(/^enrollment \S+ \(oauth-user, \S+\): active\nVEHICLE\s+VIN\s+POLLING/);
+    const removed = await cli(['enrollments', 'remove', first]);
+    expect(removed.stdout).toMatch(new RegExp(`^unenrolled ${first}: \\d+ vehicle\\(s\\) no longer polled`));
+    expect(JSON.parse((await cli(['enrollments', 'get', first, '--json'])).stdout).status).toBe('unenrolled');
+    const missing = await cli(['enrollments', 'get', 'enr_doesnotexist']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('404');
+  });
+});
