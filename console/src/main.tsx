@@ -9,6 +9,7 @@ import { api, session } from './api';
 import { DeliveriesPage } from './pages/deliveries';
 import { EnrollmentsPage } from './pages/enrollments';
 import { EventsPage } from './pages/events';
+import { QuotaPage } from './pages/quota';
 import { SubscriptionsPage } from './pages/subscriptions';
 import { describe, ErrorLine } from './ui';
 
@@ -68,6 +69,7 @@ const NAV = [
   ['#/enrollments', 'Vehicles'],
   ['#/subscriptions', 'Subscriptions'],
   ['#/events', 'Events'],
+  ['#/quota', 'Quota & lag'],
 ] as const;
 
 function App() {
@@ -79,6 +81,7 @@ function App() {
   let page = <EnrollmentsPage />;
   if (parts[0] === 'subscriptions') page = <SubscriptionsPage />;
   else if (parts[0] === 'events') page = <EventsPage />;
+  else if (parts[0] === 'quota') page = <QuotaPage />;
   else if (parts[0] === 'deliveries' && parts[1])
     page = <DeliveriesPage subscriptionId={decodeURIComponent(parts[1])} />;
   else {

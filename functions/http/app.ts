@@ -29,6 +29,7 @@ import {
   type StoredEvent,
   type VehicleRecord,
 } from '../core/store/records';
+import type { RecentMetrics } from '../runtime/metrics-window';
 import type { Runtime } from '../runtime/runtime';
 import { consoleRoutes } from './console';
 import { errorBody, readJsonBody, sendError } from './errors';
@@ -44,6 +45,8 @@ export interface HttpAppDeps {
   readonly onError?: (error: unknown, context: { method: string; path: string }) => void;
   /** The invocation's AbortSignal for a request (Lambda: from the handler), passed to API calls. */
   readonly signalOf?: (c: Context) => AbortSignal | undefined;
+  /** The last hour's requests, quota and detection lag, where one process sees them all (local). */
+  readonly recentMetrics?: () => RecentMetrics;
 }
 
 export interface HttpAppOptions {
@@ -355,9 +358,23 @@ export function createHttpApp(deps: HttpAppDeps, options: HttpAppOptions): Hono 
     '/events/*',
     '/subscriptions',
     '/subscriptions/*',
+    '/metrics',
+    '/metrics/*',
   ]) {
     app.use(path, guard);
   }
+
+  app.get('/metrics/recent', (c) => {
+    if (!deps.recentMetrics) {
+      return sendError(
+        c,
+        404,
+        'NotAvailable',
+        'this runtime keeps no in-process metrics: on AWS they are in CloudWatch (namespace Carhook, the stack dashboard)',
+      );
+    }
+    return c.json(deps.recentMetrics());
+  });
 
   app.post('/enrollments/contracts', async (c) => {
     const body = await readJsonBody(c);

@@ -6,6 +6,7 @@
  * (functions/runtime/runtime.ts, webhooks.ts). Clean shutdown: timers stop, in-flight polls and
  * deliveries finish (or go back to their durable queue), servers close, DynamoDB Local stops.
  */
+
 import { mkdir } from 'node:fs/promises';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -33,6 +34,7 @@ import { QUEUE_NAMES } from '../core/queue/ports';
 import { runConsumer } from '../core/queue/process';
 import { compileAllowList } from '../core/webhooks/ssrf';
 import { createHttpApp } from '../http/app';
+import { createMetricsWindow } from '../runtime/metrics-window';
 import { recordJobResult } from '../runtime/observability';
 import { createRuntime, type Runtime } from '../runtime/runtime';
 import { createWebhooks, type Webhooks } from '../runtime/webhooks';
@@ -335,6 +337,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
           brands: Object.values(BRANDS).map((b) => b.authSegment),
         }
       : (options.api as RealApiOptions);
+    // Every request, poll and delivery of this runtime happens in this process: the console's
+    // quota and lag page reads them from here.
+    const recent = createMetricsWindow({ now: () => Date.now(), quota: { limit: quota, windowSeconds: 60 } });
     const runtime = createRuntime(
       {
         api: { baseUrl: api.baseUrl, authUrl: api.authUrl, brands: api.brands },
@@ -346,7 +351,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
         stateKey: Buffer.from(state.stateKey, 'base64'),
         version: options.version ?? '0.1.0-local',
       },
-      { stores, rateBudget, bus, secrets, pollQueue },
+      { stores, rateBudget, bus, secrets, pollQueue, metrics: recent.sink },
     );
     const allowList = compileAllowList({ cidrs: ['127.0.0.0/8', '::1/128'], hostnames: ['localhost'] });
     if (!allowList.ok) throw new LocalRuntimeError('StartFailed', allowList.error.message);
@@ -372,6 +377,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       {
         runtime,
         subscriptions: webhooks.service,
+        recentMetrics: recent.snapshot,
         onError: (error, where) =>
           err?.write(
             `carhook: ${where.method} ${where.path} failed: ${(error as Error)?.message ?? String(error)}\n`,

@@ -163,6 +163,15 @@ describe('console in a browser', () => {
       running,
     );
 
+    // Quota and lag: the requests of the last minutes against the limit (3000 a minute here).
+    await page.getByRole('link', { name: 'Quota & lag' }).click();
+    await page.getByRole('img', { name: 'API requests per minute' }).waitFor();
+    await page.getByText('limit 3000').waitFor();
+    expect(Number(await page.getByTestId('last-requests').textContent())).toBeGreaterThanOrEqual(0);
+    expect(await page.locator('svg.chart').first().locator('rect').count()).toBe(60);
+    await shot(page, 'quota');
+    await page.goBack();
+
     // Narrow screens: the tables still read (one cell per line), nothing overflows sideways.
     await page.setViewportSize({ width: 390, height: 844 });
     // A string, evaluated in the page: this file is typechecked without the DOM's types.

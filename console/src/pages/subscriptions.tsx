@@ -56,7 +56,9 @@ export function SubscriptionsPage() {
           <p>
             Signing secret of <code>{secret.id}</code>, shown once: copy it now.
           </p>
-          <code class="value" data-testid="secret">{secret.secret}</code>
+          <code class="value" data-testid="secret">
+            {secret.secret}
+          </code>
           <button type="button" onClick={() => setSecret(undefined)}>
             Done
           </button>
