@@ -21,6 +21,7 @@ export interface DevFlags {
   readonly authBaseUrl?: string;
   readonly brands?: string;
   readonly apiCredentials?: string;
+  readonly mapCredentials?: string;
   readonly jsonl?: string;
 }
 
@@ -97,6 +98,7 @@ export function devSettings(flags: DevFlags, env: Readonly<Record<string, string
       authUrl: urlFlag('--auth-base-url', flags.authBaseUrl),
       brands,
       ...(flags.apiCredentials ? { credentialsFile: flags.apiCredentials } : {}),
+      ...(flags.mapCredentials ? { mapCredentialsFile: flags.mapCredentials } : {}),
     };
   }
   if (flags.dataDir !== undefined && flags.dataDir.trim() === '')

@@ -59,6 +59,10 @@ export function buildProgram(): Command {
       '--api-credentials <file>',
       'JSON {clientId, clientSecret} of the real API (default env CARHOOK_API_CLIENT)',
     )
+    .option(
+      '--map-credentials <file>',
+      'JSON {username, password} of the real map API (default env CARHOOK_MAP_API; without them map updates are not polled)',
+    )
     .option('--jsonl <file>', 'append events here (default <data-dir>/events.jsonl or a temp file)')
     .action(async (flags) => {
       process.exitCode = await runDev(flags, { out: process.stdout, err: process.stderr });

@@ -53,6 +53,11 @@ export interface RealApiOptions {
   readonly brands: readonly string[];
   /** `{"clientId","clientSecret"}` JSON file; default: the `CARHOOK_API_CLIENT` variable. */
   readonly credentialsFile?: string;
+  /**
+   * `{"username","password"}` JSON file of the map API (basic credentials of its own); default: the
+   * `CARHOOK_MAP_API` variable when set. Without either, map updates are not polled.
+   */
+  readonly mapCredentialsFile?: string;
 }
 
 export interface LocalRuntimeOptions {
@@ -102,6 +107,8 @@ export interface LocalRuntime {
   readonly bus: LocalBus;
   readonly pollIntervalMs: number;
   readonly quota: number;
+  /** Where the map API's credentials come from (the simulator's, a file, the environment) or why it is not polled. */
+  readonly mapApi: string;
   /** Enrollment ids created or refreshed at start (simulator users). */
   readonly enrolled: readonly { userId: string; enrollmentId: string }[];
   close(): Promise<void>;
@@ -179,6 +186,26 @@ function apiCredentialsSource(api: RealApiOptions): LocalSecretSource {
   return api.credentialsFile
     ? { kind: 'file', path: api.credentialsFile }
     : { kind: 'env', variable: LOCAL_SECRET_ENV.apiClient };
+}
+
+/** Where the real map API's credentials come from, or undefined: map updates are then not polled. */
+function mapCredentialsSource(
+  api: RealApiOptions,
+  env: Readonly<Record<string, string | undefined>>,
+): LocalSecretSource | undefined {
+  if (api.mapCredentialsFile) return { kind: 'file', path: api.mapCredentialsFile };
+  const value = env[LOCAL_SECRET_ENV.mapApi];
+  return value !== undefined && value.trim() !== ''
+    ? { kind: 'env', variable: LOCAL_SECRET_ENV.mapApi }
+    : undefined;
+}
+
+/** What the banner says of the map API. */
+function describeMapSource(source: LocalSecretSource | undefined): string {
+  if (!source) return `not polled: no credentials (--map-credentials <file> or ${LOCAL_SECRET_ENV.mapApi})`;
+  return source.kind === 'file'
+    ? `credentials from ${source.path}`
+    : `credentials from ${LOCAL_SECRET_ENV.mapApi}`;
 }
 
 export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
@@ -309,7 +336,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     }
 
     const keyRing = parseKeyRing('local key ring', state.keyRingJson);
-    const apiClient = sim
+    const mapSource = options.api ? mapCredentialsSource(options.api, env) : undefined;
+    const localSecrets = sim
       ? createLocalSecrets({
           apiClient: {
             kind: 'value',
@@ -317,15 +345,22 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
             json: JSON.stringify({ clientId: sim.clientId, clientSecret: sim.clientSecret }),
           },
           keyRing: { kind: 'value', json: state.keyRingJson },
-        }).apiClient
+          // The simulator's map API takes its client's credentials.
+          mapApi: {
+            kind: 'value',
+            name: 'simulator map client',
+            json: JSON.stringify({ username: sim.clientId, password: sim.clientSecret }),
+          },
+        })
       : createLocalSecrets({
           env,
           apiClient: apiCredentialsSource(options.api as RealApiOptions),
           keyRing: { kind: 'value', json: state.keyRingJson },
-        }).apiClient;
+          ...(mapSource ? { mapApi: mapSource } : {}),
+        });
     const secrets: CarhookSecrets = {
-      apiClient,
-      mapApi: async () => (sim ? { username: sim.clientId, password: sim.clientSecret } : undefined),
+      apiClient: localSecrets.apiClient,
+      mapApi: localSecrets.mapApi,
       // One ring object for the life of the process: the runtime's cipher is built once.
       keyRing: { load: async () => keyRing },
     };
@@ -509,6 +544,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       bus,
       pollIntervalMs,
       quota,
+      mapApi: sim ? "the simulator's (its client credentials)" : describeMapSource(mapSource),
       enrolled,
       close,
     };
@@ -538,6 +574,9 @@ export function banner(rt: LocalRuntime, options: { generatedToken: boolean; rec
     rt.sim
       ? `  simulator       ${rt.sim.url}   control API ${rt.sim.url}/_sim   (${rt.sim.world.vehicleCount} vehicles, ${rt.sim.world.users().length} users)`
       : `  API             ${rt.runtime.settings.api.baseUrl}   auth ${rt.runtime.settings.api.authUrl}`,
+    ...(rt.sim
+      ? []
+      : [`  map API         ${rt.runtime.settings.api.baseUrl}/applications/map/v1   ${rt.mapApi}`]),
     `  DynamoDB Local  ${rt.dynamoEndpoint}   ${rt.dataDir ? `persisted in ${rt.dataDir}` : 'in memory'}`,
     `  events (JSONL)  ${rt.jsonlPath}`,
     `  polling         every ${rt.pollIntervalMs} ms, quota ${rt.quota} requests / 60 s`,

@@ -142,6 +142,7 @@ describe('carhook dev flags', () => {
         authBaseUrl: 'https://id.example.net',
         brands: 'cielo, pavo',
         apiCredentials: '/etc/c.json',
+        mapCredentials: '/etc/map.json',
       },
       {},
     );
@@ -150,6 +151,7 @@ describe('carhook dev flags', () => {
       authUrl: 'https://id.example.net',
       brands: ['cielo', 'pavo'],
       credentialsFile: '/etc/c.json',
+      mapCredentialsFile: '/etc/map.json',
     });
   });
 });

@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalRuntime, startLocalRuntime } from '../../functions/local/runtime';
+import { banner, type LocalRuntime, startLocalRuntime } from '../../functions/local/runtime';
 import { loadOrCreateState, STATE_FILE } from '../../functions/local/state';
 import { type RunningSimulator, startSimulator } from '../../sim';
 
@@ -65,6 +65,52 @@ describe('the local runtime against a real API', () => {
     expect(authorize.headers.get('location')).toMatch(
       new RegExp(`^${sim.url}/accounts/signin/v1/cielo/oauth2/authorize\\?`),
     );
+    // No map credentials: map updates are not polled, and the banner says how to give them.
+    expect(await rt.runtime.mapEnabled()).toBe(false);
+    expect(banner(rt, { generatedToken: false })).toContain(
+      `  map API         ${sim.url}/applications/map/v1   not polled: no credentials (--map-credentials <file> or CARHOOK_MAP_API)`,
+    );
+  });
+
+  it('polls the map API with its own credentials from --map-credentials or CARHOOK_MAP_API', {
+    timeout: 60_000,
+  }, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'carhook-map-'));
+    const file = join(dir, 'map.json');
+    await writeFile(file, JSON.stringify({ username: 'map-user', password: 'map-pass' }));
+    const client = JSON.stringify({ clientId: sim.clientId, clientSecret: sim.clientSecret });
+    const fromFile = await startLocalRuntime({
+      port: 0,
+      api: { baseUrl: sim.url, authUrl: sim.url, brands: ['cielo'], mapCredentialsFile: file },
+      env: { CARHOOK_API_CLIENT: client },
+      adminToken: 'real-api-test-token-0123456789',
+      out: null,
+      err: null,
+    });
+    try {
+      expect(await fromFile.runtime.mapEnabled()).toBe(true);
+      expect(fromFile.mapApi).toBe(`credentials from ${file}`);
+      expect(banner(fromFile, { generatedToken: false })).toContain(
+        `/applications/map/v1   credentials from ${file}`,
+      );
+    } finally {
+      await fromFile.close();
+    }
+    const fromEnv = await startLocalRuntime({
+      port: 0,
+      api: { baseUrl: sim.url, authUrl: sim.url, brands: ['cielo'] },
+      env: { CARHOOK_API_CLIENT: client, CARHOOK_MAP_API: '{"username":"u","password":"p"}' },
+      adminToken: 'real-api-test-token-0123456789',
+      out: null,
+      err: null,
+    });
+    try {
+      expect(await fromEnv.runtime.mapEnabled()).toBe(true);
+      expect(fromEnv.mapApi).toBe('credentials from CARHOOK_MAP_API');
+    } finally {
+      await fromEnv.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
