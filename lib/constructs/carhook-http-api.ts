@@ -47,6 +47,25 @@ export const CARHOOK_HTTP_ROUTES: readonly CarhookRoute[] = [
     whyPublic:
       "the provider redirects the user's browser here (spec 5.2); a request without a valid signed, unexpired state is refused",
   },
+  {
+    method: 'GET',
+    path: '/',
+    access: 'public',
+    whyPublic: 'the console page: static HTML that holds no data; every call it makes goes to an authorized route',
+  },
+  {
+    method: 'GET',
+    path: '/console/app.js',
+    access: 'public',
+    whyPublic: "the console's script, the same bytes for everyone; it holds no data or secret",
+  },
+  {
+    method: 'GET',
+    path: '/console/app.css',
+    access: 'public',
+    whyPublic: "the console's stylesheet, the same bytes for everyone",
+  },
+  { method: 'GET', path: '/metrics/recent', access: 'iam' },
   { method: 'POST', path: '/enrollments/contracts', access: 'iam' },
   { method: 'GET', path: '/enrollments', access: 'iam' },
   { method: 'GET', path: '/enrollments/{id}', access: 'iam' },
@@ -60,6 +79,7 @@ export const CARHOOK_HTTP_ROUTES: readonly CarhookRoute[] = [
   { method: 'POST', path: '/subscriptions/{id}/rotate-secret', access: 'iam' },
   { method: 'POST', path: '/subscriptions/{id}/test', access: 'iam' },
   { method: 'POST', path: '/subscriptions/{id}/enable', access: 'iam' },
+  { method: 'POST', path: '/subscriptions/{id}/disable', access: 'iam' },
   { method: 'GET', path: '/subscriptions/{id}/deliveries', access: 'iam' },
   { method: 'GET', path: '/subscriptions/{id}/dead-letters', access: 'iam' },
   { method: 'POST', path: '/subscriptions/{id}/replay', access: 'iam' },

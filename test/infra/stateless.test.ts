@@ -615,12 +615,15 @@ describe('HTTP API', () => {
     expect(routes).toHaveLength(CARHOOK_HTTP_ROUTES.length);
     const publicRoutes = routes.filter((r) => r.auth === 'NONE').map((r) => r.key);
     expect(sorted(publicRoutes)).toEqual([
+      'GET /',
+      'GET /console/app.css',
+      'GET /console/app.js',
       'GET /health',
       'GET /oauth/callback',
       'GET /oauth/{brand}/authorize',
     ]);
     for (const r of routes.filter((x) => x.auth !== 'NONE')) {
-      expect(r.key).toMatch(/^(GET|POST|PATCH|DELETE) \/(subscriptions|enrollments|events)(\/|$)/);
+      expect(r.key).toMatch(/^(GET|POST|PATCH|DELETE) \/(subscriptions|enrollments|events|metrics)(\/|$)/);
       expect(r.auth, r.key).toBe('AWS_IAM');
     }
     // No catch-all: an unknown path never reaches the function.
