@@ -1,4 +1,16 @@
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * Vitest's own order runs the longest (or largest) files first. Stryker runs the files covering a
+ * mutant one at a time and stops at the first failing test (bail), so here the order is reversed:
+ * a mutant the focused behaviour tests kill costs their milliseconds, not the fuzz suite's seconds.
+ */
+class ShortestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    return (await super.sort(files)).reverse();
+  }
+}
 
 /**
  * The unit tier: every test that needs neither Java (DynamoDB Local) nor a build (CDK synth,
@@ -36,5 +48,6 @@ export default defineConfig({
     exclude: ['**/node_modules/**', ...integrationTests],
     testTimeout: 20_000,
     pool: 'forks',
+    sequence: { sequencer: ShortestFirst },
   },
 });

@@ -560,7 +560,7 @@ describe('which read wins: record times, then read times', () => {
             [
               {
                 id: `ev-${minute}`,
-                type: 'Alert',
+                type: 'ALERT',
                 eventId: `rec-${minute}`,
                 createdAt: at(2),
                 alert: alert('a1', false, { startedAt: at(1), updatedAt }),
