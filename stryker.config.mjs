@@ -9,8 +9,9 @@
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
-  // The unit tier: no DynamoDB Local, no synth, no end-to-end, no benchmarks.
-  vitest: { configFile: 'vitest.unit.config.ts' },
+  // The unit tier (no DynamoDB Local, no synth, no end-to-end, no benchmarks) without its three
+  // long suites: see vitest.mutation.config.ts.
+  vitest: { configFile: process.env.STRYKER_VITEST_CONFIG ?? 'vitest.mutation.config.ts' },
   // Each mutant runs only the tests that executed its line in the initial run.
   coverageAnalysis: 'perTest',
   checkers: [],
@@ -29,6 +30,10 @@ export default {
     'functions/core/webhooks/url-policy.ts',
   ],
   concurrency: 2,
+  // A timed-out mutant counts as killed: on a shared 2-core machine a slow run is not a kill, so
+  // the allowance is generous (each mutant's time is 2 × its tests' time in the initial run + 20 s).
+  timeoutMS: 20_000,
+  timeoutFactor: 2,
   reporters: ['clear-text', 'progress', 'html', 'json'],
   htmlReporter: { fileName: 'reports/mutation/mutation.html' },
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
