@@ -577,6 +577,32 @@ describe('which read wins: record times, then read times', () => {
   });
 });
 
+describe('an alert embedded in a vehicle event without an id', () => {
+  it('is ignored: no event, nothing stored', () => {
+    const r = diff(
+      baselined(),
+      [
+        obs(
+          'v2.events',
+          [
+            {
+              id: 'e1',
+              type: 'ALERT',
+              eventId: 'x',
+              createdAt: at(2),
+              alert: alert('', true, { startedAt: at(2) }),
+            },
+          ],
+          3,
+        ),
+      ],
+      context(3),
+    );
+    expect(r.events).toEqual([]);
+    expect(r.state.alerts).toEqual({});
+  });
+});
+
 describe('alerts absent from a complete list', () => {
   it('are fixed at the read, reason "absent", with what was stored; the entry keeps its start', () => {
     const r = diff(withActiveA1(), [obs('v2.alerts', [], 5)], context(5));
@@ -673,6 +699,8 @@ describe('alerts absent from a complete list', () => {
     });
     it('until only', () => {
       expect(fixedIds({ until: at(3) })).toEqual(['early', 'edge', 'inside']);
+      const r = diff(prior(), [obs('v2.alerts', [], 6, { window: { until: at(3) } })], context(6));
+      expect(r.state.cursors.alertsReconciledAt).toBe(at(5));
     });
     it('a windowed list does not move the reconciliation cursor', () => {
       const r = diff(prior(), [obs('v2.alerts', [], 6, { window: { since: at(2) } })], context(6));

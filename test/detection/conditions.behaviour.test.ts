@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { MapUpdateInfo, ServiceEligibility } from '../../functions/core/api/model';
+import { applyMaintenance } from '../../functions/core/detection/conditions';
 import { diff } from '../../functions/core/detection/diff';
 import type { VehicleState } from '../../functions/core/detection/state';
+import { Work } from '../../functions/core/detection/work';
 import { idOf, told, typesOf } from './behaviour';
 import { at, baselined, context, expectValidEvents, obs } from './fixtures';
 
@@ -243,6 +245,23 @@ describe('maintenance countdown: due, overdue, reset', () => {
   });
 });
 
+describe('applyMaintenance called directly', () => {
+  it('a non-finite countdown changes nothing (diff refuses it before; the function does too)', () => {
+    for (const bad of [
+      { days: Number.POSITIVE_INFINITY, mileageKm: 5 },
+      { days: 5, mileageKm: Number.NaN },
+    ]) {
+      const w = new Work(maintained(), context(5));
+      applyMaintenance(w, bad, obs('v2.maintenance', [], 5), {
+        api: 'v2',
+        operation: 'v2.vehicles.maintenance',
+      });
+      expect(w.events).toEqual([]);
+      expect(w.s.maintenance).toEqual(maintained().maintenance);
+    }
+  });
+});
+
 describe('services eligibility', () => {
   const svc = (code: string, eligible: boolean, shortLabel?: string): ServiceEligibility =>
     shortLabel === undefined ? { code, eligible } : { code, eligible, shortLabel };
@@ -321,6 +340,26 @@ describe('services eligibility', () => {
     );
     expect(r.events).toEqual([]);
     expect(r.state.services).toEqual({ eligible: ['A', 'B'], revision: 1, seenAt: at(1) });
+  });
+
+  it('entries listed twice keep their order in the told list', () => {
+    const r = diff(
+      first().state,
+      [
+        obs(
+          'services',
+          [svc('C', true), svc('B', true, 'Brakes'), svc('A', false, 'Old'), svc('A', true, 'New')],
+          5,
+        ),
+      ],
+      context(5),
+    );
+    expect((r.events[0]?.data as { services: unknown }).services).toEqual([
+      { code: 'A', shortLabel: 'Old', eligible: false },
+      { code: 'A', shortLabel: 'New', eligible: true },
+      { code: 'B', shortLabel: 'Brakes', eligible: true },
+      { code: 'C', eligible: true },
+    ]);
   });
 
   it('same length, different codes is a change', () => {

@@ -52,6 +52,24 @@ describe('the events cursor', () => {
     expect(onlyFuture.state.cursors.eventsSince).toBeUndefined();
   });
 
+  it('an event whose creation time is not an ISO timestamp is kept out of the cursor', () => {
+    const r = diff(
+      undefined,
+      [
+        obs(
+          'v2.events',
+          [
+            vehicleEvent('e1', 'TRIP', 3),
+            { ...vehicleEvent('e2', 'TRIP', 4), createdAt: '2026-11-01 08:04' },
+          ],
+          5,
+        ),
+      ],
+      context(5),
+    );
+    expect(r.state.cursors.eventsSince).toBe(cursorFor(3));
+  });
+
   it('the overlap is configurable', () => {
     const r = diff(
       undefined,
@@ -196,7 +214,7 @@ describe('record lists: refused items', () => {
       baselined(),
       [
         obs('v2.collisions', [collision('', {}), { ...collision('c'), id: 5 } as never, collision('ok')], 2),
-        obs('v2.trips', [trip('', 1), trip('t', 1)], 2),
+        obs('v2.trips', [trip('', 1), { ...trip('n', 1), id: 7 } as never, trip('t', 1)], 2),
         obs('v1.trips', [{ tripId: Number.NaN } as never, { tripId: '3' } as never], 2),
       ],
       context(2),
@@ -205,6 +223,7 @@ describe('record lists: refused items', () => {
       [0, 'v2.collisions', 'items[0].id', 'collision without id'],
       [0, 'v2.collisions', 'items[1].id', 'collision without id'],
       [1, 'v2.trips', 'items[0].id', 'trip without id'],
+      [1, 'v2.trips', 'items[1].id', 'trip without id'],
       [2, 'v1.trips', 'items[0].tripId', 'must be a number'],
       [2, 'v1.trips', 'items[1].tripId', 'must be a number'],
     ]);
@@ -299,6 +318,7 @@ describe('record lists: refused items', () => {
     const r = diff(other, [obs('v2.alerts', [alert('a1', true, { startedAt: at(1) })], 2)], context(2));
     expect(r.state).toBe(other);
     expect(r.events).toEqual([]);
+    expect(r.next).toMatchObject({ alerts: 'reconcile', maintenance: 'now', activeAlerts: 0 });
     expect(r.changed).toBe('none');
     expect(r.rejected).toEqual([
       {
@@ -425,6 +445,17 @@ describe('poll hints', () => {
     expect(tripAfter.next.maintenance).toBe('now');
   });
 
+  it('maintenance: a trip that ended exactly at the last maintenance read is not after it', () => {
+    const read = diff(
+      baselined(),
+      [obs('v2.maintenance', [{ days: 200, mileage: 9000 }], 5)],
+      context(5),
+    ).state;
+    const r = diff(read, [obs('v2.trips', [trip('t1', 5)], 6)], context(6));
+    expect(r.state.lastTripAt).toBe(at(5));
+    expect(r.next.maintenance).toBe('daily');
+  });
+
   it('vehicle events without their record reveal what to read now, unless read before', () => {
     const r = diff(
       baselined(),
@@ -449,6 +480,17 @@ describe('poll hints', () => {
       context(4),
     );
     expect(collisionOnly.next).toMatchObject({ collisions: 'now', trips: 'skip', alerts: 'reconcile' });
+  });
+
+  it('an eco-driving evaluation keyed by id (no tripId) completes its held trip', () => {
+    const held = diff(baselined(), [obs('v2.trips', [trip('t1', 3)], 4)], context(4)).state;
+    const eco = { id: 't1', global: { trend: { score: 7 } }, detailed: { braking: { score: 9 } } };
+    const r = diff(held, [obs('v2.ecodriving', [eco as never], 5)], context(5));
+    expect(typesOf(r.events)).toEqual(['vehicle.trip.completed']);
+    expect(r.next.ecodrivingFor).toEqual([]);
+    const noDetail = diff(held, [obs('v2.ecodriving', [{ ...eco, detailed: 'x' } as never], 5)], context(5));
+    expect(noDetail.events).toEqual([]);
+    expect(noDetail.next.ecodrivingFor).toEqual(['t1']);
   });
 
   it('trips waiting for eco-driving are listed, sorted', () => {
