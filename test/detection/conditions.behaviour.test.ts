@@ -354,7 +354,7 @@ describe('services eligibility', () => {
       ],
       context(5),
     );
-    expect((r.events[0]?.data as { services: unknown }).services).toEqual([
+    expect(r.events.map((e) => (e.data as { services: unknown }).services)[0]).toEqual([
       { code: 'A', shortLabel: 'Old', eligible: false },
       { code: 'A', shortLabel: 'New', eligible: true },
       { code: 'B', shortLabel: 'Brakes', eligible: true },
