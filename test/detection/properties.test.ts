@@ -6,7 +6,8 @@ import { diff } from '../../functions/core/detection/diff';
 import type { Observation } from '../../functions/core/detection/observations';
 import { stateChanged, type VehicleState } from '../../functions/core/detection/state';
 import { validateEvent } from '../../functions/core/events/validate';
-import { at, baselined, context, expectValidEvents } from './fixtures';
+import { idOf } from './behaviour';
+import { at, baselined, context, expectValidEvents, obs } from './fixtures';
 
 // A small world: few ids and times, so observations overlap, repeat and contradict each other.
 const time = fc.integer({ min: 1, max: 60 }).map(at);
@@ -334,6 +335,33 @@ describe('diff engine properties', () => {
         expectValidEvents(first.events);
       }),
       { numRuns: 60 },
+    );
+  });
+
+  it('an alert newly active in a list is told raised, and fixed once a complete list omits it', () => {
+    fc.assert(
+      fc.property(
+        alertArb,
+        fc.array(alertArb, { maxLength: 4 }),
+        fc.integer({ min: 1, max: 60 }),
+        (a, others, minute) => {
+          const subject = { ...a, id: 'subject', active: true, startedAt: at(minute), updatedAt: at(minute) };
+          const raised = diff(baselined(), [obs('v2.alerts', [...others, subject], NOW)], context(NOW));
+          const told = raised.events.filter((e) => (e.data as { alertId?: string }).alertId === 'subject');
+          expect(told.map((e) => [e.type, e.id])).toEqual([
+            ['vehicle.alert.raised', idOf('vehicle.alert.raised', `subject@${at(minute)}`, 'raised')],
+          ]);
+          const fixed = diff(raised.state, [obs('v2.alerts', others, NOW + 1)], context(NOW + 1));
+          expect(
+            fixed.events
+              .filter((e) => (e.data as { alertId?: string }).alertId === 'subject')
+              .map((e) => [e.type, e.id, (e.data as { reason?: string }).reason]),
+          ).toEqual([
+            ['vehicle.alert.fixed', idOf('vehicle.alert.fixed', `subject@${at(minute)}`, 'fixed'), 'absent'],
+          ]);
+        },
+      ),
+      RUNS,
     );
   });
 });

@@ -196,22 +196,41 @@ function checkDiff(
   }
 }
 
+// The clean priors are built inside each test, not in a hook: code run outside a test is
+// attributed to no test, and a mutation run then reruns every test for each of its lines.
 describe('mutated responses through the poll observations and diff', () => {
-  const clean = new Map<PollUse, VehicleState>();
-  beforeAll(async () => {
-    for (const use of ['vehicle', 'fleet', 'map'] as const) clean.set(use, await cleanState(use));
-  });
-
-  it('a clean poll yields events and a state (the priors are not empty)', () => {
-    expect(Object.keys(clean.get('vehicle')?.alerts ?? {}).length).toBeGreaterThan(0);
-    expect(Object.keys(clean.get('fleet')?.alerts ?? {}).length).toBeGreaterThan(0);
-    expect(clean.get('map')?.sources).toContain('map');
+  it('a clean poll stores alerts; a later empty complete list fixes each active one, once', async () => {
+    const vehicle = await cleanState('vehicle');
+    const fleet = await cleanState('fleet');
+    const map = await cleanState('map');
+    expect(Object.keys(vehicle.alerts).length).toBeGreaterThan(0);
+    expect(Object.keys(fleet.alerts).length).toBeGreaterThan(0);
+    expect(map.sources).toContain('map');
+    // A behaviour, not only an invariant: a later complete, empty v2 alert list fixes exactly the
+    // v2 alerts the clean poll left active, each once, reason "absent".
+    const ctx = recording.ctx;
+    const later = new Date(ctx.now + POLL_DELAY_MS).toISOString();
+    const active = Object.entries(vehicle.alerts)
+      .filter(([key, e]) => key.startsWith('v2:') && e.active)
+      .map(([key]) => key.slice(3))
+      .sort();
+    expect(active.length).toBeGreaterThan(0);
+    const emptied = diff(
+      vehicle,
+      [{ source: 'v2.alerts', items: [], complete: true, fetchedAt: later }],
+      diffContext(ctx, 'vehicle', ctx.now + POLL_DELAY_MS),
+    );
+    expect(
+      emptied.events.map((e) => [e.type, (e.data as { alertId: string; reason: string }).reason]),
+    ).toEqual(active.map(() => ['vehicle.alert.fixed', 'absent']));
+    expect(emptied.events.map((e) => (e.data as { alertId: string }).alertId).sort()).toEqual(active);
   });
 
   it.each(POLL_OPERATIONS)(
     '%s (%s poll): diff never throws, events validate, the state round-trips',
     async (op, use) => {
       const ctx = recording.ctx;
+      const prior = await cleanState(use);
       let observed = 0;
       await property(op, DIFF_RUNS, async (m) => {
         const r = await callWith(op, m.served, ctx);
@@ -219,7 +238,7 @@ describe('mutated responses through the poll observations and diff', () => {
         if (!observations) return;
         observed++;
         checkDiff(`${m.label} (first poll)`, undefined, observations, use);
-        checkDiff(`${m.label} (after a clean poll)`, clean.get(use), observations, use);
+        checkDiff(`${m.label} (after a clean poll)`, prior, observations, use);
       });
       // Mutations must reach the engine, or this property tests nothing.
       expect(observed).toBeGreaterThan(DIFF_RUNS / 10);
