@@ -139,6 +139,9 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
   }
 
   return {
+    /** The bodies' schemas, for the HTTP edge to validate with before calling the use cases. */
+    schemas,
+
     async create(body: unknown): Promise<Result<PublicSubscription & { secret: string }, ServiceError>> {
       const parsed = parseBody(schemas.create, body);
       if (!parsed.ok) return parsed;

@@ -91,10 +91,15 @@ const idList = (what: string) =>
 
 function urlSchema(policy: UrlPolicyOptions) {
   // validateUrl checks the length (MAX_URL_LENGTH) with the rest, so a long URL gets one clear issue.
-  return z.string().superRefine((url, ctx) => {
+  // What is stored is the WHATWG-serialised form (`new URL(x).href`), the URL the sender will
+  // actually request: `http://host\@other/` is stored as `http://host/@other/`, never as typed.
+  return z.string().transform((url, ctx) => {
     const checked = validateUrl(url, policy);
-    if (!checked.ok)
+    if (!checked.ok) {
       ctx.addIssue({ code: 'custom', message: checked.error.message.replace(/^url: /, ''), input: url });
+      return z.NEVER;
+    }
+    return checked.value.href;
   });
 }
 
@@ -162,7 +167,7 @@ export type PatchSubscriptionBody = z.output<SubscriptionSchemas['patch']>;
 export type ReplayBody = z.output<SubscriptionSchemas['replay']>;
 
 export interface FieldIssue {
-  /** `eventTypes[1]`, `url`, `(body)` for the body as a whole. */
+  /** `eventTypes[1]`, `url`, `body` for the body as a whole. */
   readonly field: string;
   readonly reason: string;
 }
@@ -177,7 +182,7 @@ export interface ValidationError {
 function fieldName(path: readonly PropertyKey[]): string {
   let out = '';
   for (const p of path) out += typeof p === 'number' ? `[${p}]` : out ? `.${String(p)}` : String(p);
-  return out || '(body)';
+  return out || 'body';
 }
 
 export function toValidationError(error: z.ZodError): ValidationError {
