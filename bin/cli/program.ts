@@ -135,6 +135,11 @@ export function buildProgram(): Command {
       'JSON {clientId, clientSecret} of the real API (default env CARHOOK_API_CLIENT)',
     )
     .option('--jsonl <file>', 'append events here (default <data-dir>/events.jsonl or a temp file)')
+    .option(
+      '--allow-webhook-host <host>',
+      'where webhooks may go besides the public internet: IP, CIDR, hostname or *.suffix; repeat it (default: localhost, 127.0.0.0/8, ::1; env CARHOOK_WEBHOOK_ALLOW_HOSTS, comma-separated). Carhook’s own ports are always refused',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .action(async (flags) => {
       process.exitCode = await runDev(flags, { out: process.stdout, err: process.stderr });
     });

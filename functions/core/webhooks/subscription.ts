@@ -187,12 +187,14 @@ function fieldName(path: readonly PropertyKey[]): string {
 
 export function toValidationError(error: z.ZodError): ValidationError {
   const issues = error.issues.map((issue) => {
-    const reason =
-      issue.code === 'unrecognized_keys'
-        ? `unknown field(s): ${issue.keys.join(', ')}`
-        : issue.code === 'invalid_type' && issue.input === undefined
-          ? 'is required'
-          : issue.message;
+    if (issue.code === 'unrecognized_keys') {
+      // Named by the unknown field itself (`secret`), not by the object that holds it.
+      return {
+        field: fieldName([...issue.path, issue.keys[0] ?? '']),
+        reason: `unknown field(s): ${issue.keys.join(', ')}`,
+      };
+    }
+    const reason = issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message;
     return { field: fieldName(issue.path), reason };
   });
   return { kind: 'Malformed', message: issues.map((i) => `${i.field}: ${i.reason}`).join('; '), issues };
