@@ -204,6 +204,13 @@ const TYPE = /^[a-z0-9_.]{1,100}$/;
 
 export function createHttpApp(deps: HttpAppDeps, options: HttpAppOptions): Hono {
   const { runtime } = deps;
+  const redirectOrigins = (options.oauthRedirectOrigins ?? []).map((origin, i) => {
+    try {
+      return new URL(origin).origin;
+    } catch {
+      throw new HttpAppConfigError(`oauthRedirectOrigins[${i}]`, `"${origin}" is not an absolute URL`);
+    }
+  });
   const { stores } = runtime.ports;
   const app = new Hono();
   const signalOf = (c: Context) => deps.signalOf?.(c);
@@ -300,7 +307,7 @@ export function createHttpApp(deps: HttpAppDeps, options: HttpAppOptions): Hono 
   app.get('/oauth/:brand/authorize', async (c) => {
     const given = c.req.query('redirect');
     const redirect = given ?? new URL('/oauth/callback', c.req.url).toString();
-    const allowedOrigins = [new URL(c.req.url).origin, ...(options.oauthRedirectOrigins ?? [])];
+    const allowedOrigins = [new URL(c.req.url).origin, ...redirectOrigins];
     let redirectOrigin: string | undefined;
     try {
       redirectOrigin = new URL(redirect).origin;
