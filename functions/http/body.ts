@@ -103,7 +103,7 @@ export interface FieldIssue {
 
 /** The first string (value or key) in a JSON value that no field may hold, with its path. */
 export function findBadString(value: unknown, path: PropertyKey[] = [], depth = 0): FieldIssue | undefined {
-  if (depth > 64) return { field: fieldName(path), reason: 'is nested too deeply' };
+  if (depth > 64) return { field: 'body', reason: 'is nested more than 64 levels deep' };
   if (typeof value === 'string') {
     const reason = stringProblem(value);
     return reason ? { field: fieldName(path), reason } : undefined;
@@ -164,8 +164,6 @@ export interface JsonBodyOptions {
 export function jsonBody<S extends z.ZodType>(schema: S, options: JsonBodyOptions = {}) {
   const code = options.code ?? 'InvalidInput';
   const validate = zValidator('json', schema, (result, c) => {
-    const bad = findBadString(result.data);
-    if (bad) return invalidBody(c, code, [bad]);
     if (!result.success) return invalidBody(c, code, issuesOf(result.error));
     return undefined;
   });
@@ -173,7 +171,8 @@ export function jsonBody<S extends z.ZodType>(schema: S, options: JsonBodyOption
     // Without a body Hono's validator hands the schema `{}`; the schema must see "nothing"
     // instead, so a required body is named as missing. The text read here (already bounded by
     // bodyPolicy) is cached by Hono and parsed once by the validator.
-    if (!hasBody(c) || (await c.req.text()).trim() === '') {
+    const text = hasBody(c) ? await c.req.text() : '';
+    if (text.trim() === '') {
       const parsed = await schema.safeParseAsync(undefined);
       if (!parsed.success) {
         return invalidBody(c, code, [{ field: 'body', reason: 'is required (a JSON object)' }]);
@@ -181,6 +180,16 @@ export function jsonBody<S extends z.ZodType>(schema: S, options: JsonBodyOption
       c.req.addValidatedData('json', parsed.data as object);
       return next();
     }
+    // Checked on the body as sent, before any schema transforms it (a URL parser would
+    // percent-encode a NUL and hide it).
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      raw = undefined; // malformed: the validator's reader reports it below
+    }
+    const bad = raw === undefined ? undefined : findBadString(raw);
+    if (bad) return invalidBody(c, code, [bad]);
     try {
       return await validate(c, next);
     } catch (error) {

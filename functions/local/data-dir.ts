@@ -86,7 +86,8 @@ export async function lockDataDir(dir: string, pid: number = process.pid): Promi
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     const owner = await readOwner(path);
-    if (owner !== undefined && owner !== pid && processExists(owner)) {
+    // Our own pid counts too: a second runtime in this very process must not share the files.
+    if (owner !== undefined && processExists(owner)) {
       throw new LocalRuntimeError(
         'DataDirInUse',
         `--data-dir ${dir} is in use by another Carhook runtime (process ${owner}): stop it first, or choose another --data-dir`,
