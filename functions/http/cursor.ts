@@ -55,9 +55,15 @@ export function createCursorCodec(key: Uint8Array): CursorCodec {
       if (dot <= 0 || !BASE64URL.test(payloadText) || !BASE64URL.test(macText)) {
         return { ok: false, field: 'cursor', message: NOT_OURS };
       }
-      const payload = Buffer.from(payloadText, 'base64url').toString('utf8');
-      const expected = mac(list, payload);
+      const payloadBytes = Buffer.from(payloadText, 'base64url');
       const presented = Buffer.from(macText, 'base64url');
+      // Only the exact text sealed: base64url's unused trailing bits must not give a second
+      // spelling of the same cursor.
+      if (payloadBytes.toString('base64url') !== payloadText || presented.toString('base64url') !== macText) {
+        return { ok: false, field: 'cursor', message: NOT_OURS };
+      }
+      const payload = payloadBytes.toString('utf8');
+      const expected = mac(list, payload);
       if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) {
         return { ok: false, field: 'cursor', message: NOT_OURS };
       }
