@@ -7,6 +7,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { compileAllowList, parseAllowEntries } from '../functions/core/webhooks/ssrf';
 import { BUS_ONLY_PREFIX } from '../functions/core/webhooks/subscription';
 import { RUNTIME_ENV } from '../functions/runtime/config';
 import { CARHOOK_DEFAULTS, CARHOOK_ENV } from './config';
@@ -105,6 +106,19 @@ export interface CarhookProps {
    * @default false
    */
   readonly bundleAwsSdk?: boolean;
+  /**
+   * Where webhooks may go besides the public internet (IP addresses, CIDRs, hostnames or
+   * `*.suffix`), e.g. a receiver inside your network: the same allow-list as
+   * `carhook dev --allow-webhook-host`. Set as `CARHOOK_WEBHOOK_ALLOW_HOSTS`.
+   * @default - none: only public addresses
+   */
+  readonly webhookAllowHosts?: readonly string[];
+  /**
+   * Origins besides the API's own that `GET /oauth/{brand}/authorize?redirect=` may send users
+   * back to (`https://console.example.com`). Set as `CARHOOK_OAUTH_REDIRECT_ORIGINS`.
+   * @default - none: only the API's own callback
+   */
+  readonly oauthRedirectOrigins?: readonly string[];
 }
 
 /** CarhookProps with every default applied and checked: what the runtime is configured from. */
@@ -121,6 +135,8 @@ export interface CarhookConfig {
   readonly metricsNamespace: string;
   readonly logLevel: CarhookLogLevel;
   readonly bundleAwsSdk: boolean;
+  readonly webhookAllowHosts: readonly string[];
+  readonly oauthRedirectOrigins: readonly string[];
 }
 
 const BRAND_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -219,7 +235,24 @@ export function resolveCarhookConfig(props: CarhookProps): CarhookConfig {
     metricsNamespace: CARHOOK_DEFAULTS.metricsNamespace,
     logLevel,
     bundleAwsSdk: props.bundleAwsSdk ?? false,
+    webhookAllowHosts: checkedAllowHosts(props.webhookAllowHosts ?? []),
+    oauthRedirectOrigins: (props.oauthRedirectOrigins ?? []).map((origin, i) => {
+      requireHttpsUrl(`oauthRedirectOrigins[${i}]`, origin);
+      return new URL(origin).origin;
+    }),
   };
+}
+
+/** The same parser the runtime uses, so a bad entry stops `cdk synth` naming it. */
+function checkedAllowHosts(entries: readonly string[]): string[] {
+  const compiled = compileAllowList(parseAllowEntries(entries));
+  if (!compiled.ok) {
+    throw new CarhookConfigError(
+      'webhookAllowHosts',
+      `"${compiled.error.value}" is not an IP address, CIDR, hostname or *.suffix`,
+    );
+  }
+  return entries.map((e) => e.trim()).filter((e) => e !== '');
 }
 
 /**
@@ -238,6 +271,12 @@ export function carhookRuntimeEnvironment(config: CarhookConfig): Record<string,
     [RUNTIME_ENV.maintenanceDueDays]: String(config.maintenanceDueThreshold.days),
     [RUNTIME_ENV.maintenanceDueKm]: String(config.maintenanceDueThreshold.distanceKm),
     [RUNTIME_ENV.eventLogRetentionDays]: String(config.eventLogRetention.toDays()),
+    ...(config.webhookAllowHosts.length > 0
+      ? { [RUNTIME_ENV.webhookAllowHosts]: config.webhookAllowHosts.join(',') }
+      : {}),
+    ...(config.oauthRedirectOrigins.length > 0
+      ? { [RUNTIME_ENV.oauthRedirectOrigins]: config.oauthRedirectOrigins.join(',') }
+      : {}),
   };
 }
 

@@ -2,6 +2,8 @@
  * `carhook dev`: flags → `startLocalRuntime` options (every bad flag is one line naming it), the
  * banner, `--demo`, and a clean shutdown on Ctrl-C / SIGTERM.
  */
+
+import { compileAllowList, parseAllowEntries } from '../../functions/core/webhooks/ssrf';
 import { formatDuration, parseDuration, parseInteger } from '../../functions/local/duration';
 import { LocalRuntimeError } from '../../functions/local/errors';
 import type { LocalRuntimeOptions } from '../../functions/local/runtime';
@@ -23,6 +25,8 @@ export interface DevFlags {
   readonly apiCredentials?: string;
   readonly mapCredentials?: string;
   readonly jsonl?: string;
+  /** `--allow-webhook-host`, repeatable. */
+  readonly allowWebhookHost?: readonly string[];
 }
 
 export interface DevSettings {
@@ -110,9 +114,28 @@ export function devSettings(flags: DevFlags, env: Readonly<Record<string, string
       'CARHOOK_ADMIN_TOKEN',
     );
   }
+  const allowHosts =
+    flags.allowWebhookHost && flags.allowWebhookHost.length > 0
+      ? flags.allowWebhookHost
+      : env.CARHOOK_WEBHOOK_ALLOW_HOSTS?.trim()
+        ? env.CARHOOK_WEBHOOK_ALLOW_HOSTS.split(',')
+        : undefined;
+  const allowHostsFlag = flags.allowWebhookHost?.length
+    ? '--allow-webhook-host'
+    : 'CARHOOK_WEBHOOK_ALLOW_HOSTS';
+  const allowList = allowHosts
+    ? compileAllowList(parseAllowEntries(allowHosts.map((h) => h.trim()).filter((h) => h !== '')))
+    : undefined;
+  if (allowList && !allowList.ok) {
+    bad(
+      `${allowHostsFlag}: "${allowList.error.value}" is not an IP address, CIDR, hostname or *.suffix`,
+      allowHostsFlag,
+    );
+  }
   return {
     runtime: {
       ...(port !== undefined ? { port } : {}),
+      ...(allowHosts ? { webhookAllowHosts: allowHosts.map((h) => h.trim()).filter((h) => h !== '') } : {}),
       ...(simPort !== undefined ? { simPort } : {}),
       ...(vehicles !== undefined ? { vehicles } : {}),
       ...(seed !== undefined ? { seed } : {}),
@@ -170,6 +193,9 @@ export async function runDev(
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // A closed terminal: the same clean stop (DynamoDB Local also exits on its own when this
+  // process dies, whatever the way).
+  process.on('SIGHUP', onSignal);
 
   io.out.write('carhook dev: starting DynamoDB Local, the simulator and the workers…\n');
   let rt: Awaited<ReturnType<typeof startLocalRuntime>>;

@@ -64,6 +64,11 @@ export function buildProgram(): Command {
       'JSON {username, password} of the real map API (default env CARHOOK_MAP_API; without them map updates are not polled)',
     )
     .option('--jsonl <file>', 'append events here (default <data-dir>/events.jsonl or a temp file)')
+    .option(
+      '--allow-webhook-host <host>',
+      'where webhooks may go besides the public internet: IP, CIDR, hostname or *.suffix; repeat it (default: localhost, 127.0.0.0/8, ::1; env CARHOOK_WEBHOOK_ALLOW_HOSTS, comma-separated). Carhook’s own ports are always refused',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .action(async (flags) => {
       process.exitCode = await runDev(flags, { out: process.stdout, err: process.stderr });
     });

@@ -7,6 +7,7 @@ import type { Context as HonoContext } from 'hono';
 import { type APIGatewayProxyResult, handle, type LambdaEvent } from 'hono/aws-lambda';
 import { createHttpApp } from '../http/app';
 import { type AwsRuntime, createAwsRuntime, lazy } from '../runtime/aws';
+import { RUNTIME_ENV } from '../runtime/config';
 import { withPowertools } from '../runtime/lambda';
 import { logger } from '../runtime/observability';
 import { createWebhooks } from '../runtime/webhooks';
@@ -28,7 +29,14 @@ export function createHttpApiHandler(get: () => AwsRuntime) {
           signalOf: (c: HonoContext) =>
             (c.env as { lambdaContext?: SignalledContext } | undefined)?.lambdaContext?.carhookSignal,
         },
-        { auth: { kind: 'iam' } },
+        {
+          auth: { kind: 'iam' },
+          // CARHOOK_OAUTH_REDIRECT_ORIGINS (CDK prop oauthRedirectOrigins): origins besides the API's own.
+          oauthRedirectOrigins: (process.env[RUNTIME_ENV.oauthRedirectOrigins] ?? '')
+            .split(',')
+            .map((o) => o.trim())
+            .filter((o) => o !== ''),
+        },
       ),
     );
   };

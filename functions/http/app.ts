@@ -19,6 +19,7 @@ import {
   type CompleteAuthorizationResult,
   completeAuthorization,
   enrollFleetContract,
+  fleetContractSchema,
   startAuthorization,
   unenrollEnrollment,
 } from '../core/enrollment';
@@ -31,8 +32,10 @@ import {
 } from '../core/store/records';
 import type { RecentMetrics } from '../runtime/metrics-window';
 import type { Runtime } from '../runtime/runtime';
+import { bodyPolicy, jsonBody } from './body';
 import { consoleRoutes } from './console';
-import { errorBody, readJsonBody, sendError } from './errors';
+import { type CursorCodec, createCursorCodec, cursorKeyFrom } from './cursor';
+import { errorBody, sendError } from './errors';
 import { createSubscriptionRoutes } from './subscriptions';
 
 export type HttpAuth = { readonly kind: 'admin-token'; readonly token: string } | { readonly kind: 'iam' };
@@ -47,10 +50,22 @@ export interface HttpAppDeps {
   readonly signalOf?: (c: Context) => AbortSignal | undefined;
   /** The last hour's requests, quota and detection lag, where one process sees them all (local). */
   readonly recentMetrics?: () => RecentMetrics;
+  /**
+   * Authenticates page cursors (HMAC, at least 32 bytes). Default: derived from the runtime's
+   * OAuth state key, or from the key ring's current key, so every instance agrees without a
+   * further secret.
+   */
+  readonly cursorKey?: Uint8Array;
 }
 
 export interface HttpAppOptions {
   readonly auth: HttpAuth;
+  /**
+   * Origins, besides the API's own, that the OAuth authorize route may send the user back to
+   * through its `redirect` parameter (`https://console.example.com`). Default: none, only the
+   * API's own origin (its callback route).
+   */
+  readonly oauthRedirectOrigins?: readonly string[];
 }
 
 export const MIN_ADMIN_TOKEN_LENGTH = 16;
@@ -166,14 +181,6 @@ function checkLimit(raw: string | undefined, fallback: number): Checked<number> 
   return { ok: true, value: Number(raw) };
 }
 
-function checkCursor(raw: string | undefined): Checked<string | undefined> {
-  if (raw === undefined) return { ok: true, value: undefined };
-  if (raw.length === 0 || raw.length > 2048) {
-    return { ok: false, field: 'cursor', message: 'cursor: is not a cursor this API returned' };
-  }
-  return { ok: true, value: raw };
-}
-
 function checkInstant(field: string, raw: string | undefined): Checked<string | undefined> {
   if (raw === undefined) return { ok: true, value: undefined };
   const ms = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2})?)?$/.test(raw) ? Date.parse(raw) : Number.NaN;
@@ -202,9 +209,37 @@ const TYPE = /^[a-z0-9_.]{1,100}$/;
 
 export function createHttpApp(deps: HttpAppDeps, options: HttpAppOptions): Hono {
   const { runtime } = deps;
+  const redirectOrigins = (options.oauthRedirectOrigins ?? []).map((origin, i) => {
+    try {
+      return new URL(origin).origin;
+    } catch {
+      throw new HttpAppConfigError(`oauthRedirectOrigins[${i}]`, `"${origin}" is not an absolute URL`);
+    }
+  });
   const { stores } = runtime.ports;
   const app = new Hono();
   const signalOf = (c: Context) => deps.signalOf?.(c);
+  let codec: Promise<CursorCodec> | undefined;
+  const cursors = (): Promise<CursorCodec> => {
+    codec ??= (async () => {
+      if (deps.cursorKey) return createCursorCodec(deps.cursorKey);
+      const stateKey = runtime.settings.stateKey;
+      if (stateKey !== undefined) {
+        return createCursorCodec(
+          cursorKeyFrom(typeof stateKey === 'string' ? Buffer.from(stateKey) : stateKey),
+        );
+      }
+      const ring = await runtime.ports.secrets.keyRing.load();
+      const key = ring.keys.get(ring.currentKeyId);
+      if (!key)
+        throw new SecretError('SecretMalformed', 'key ring', `key ${ring.currentKeyId} is not in the ring`);
+      return createCursorCodec(cursorKeyFrom(key));
+    })().catch((error: unknown) => {
+      codec = undefined; // a key ring that could not be read is tried again on the next request
+      throw error;
+    });
+    return codec;
+  };
 
   app.onError((error, c) => {
     // A forged cursor reaches the store as bad input: the caller's mistake, not ours.
@@ -226,6 +261,29 @@ export function createHttpApp(deps: HttpAppDeps, options: HttpAppOptions): Hono 
     return sendError(c, 500, 'Internal', 'internal error; see the server log');
   });
   app.notFound((c) => sendError(c, 404, 'NotFound', `no route ${c.req.method} ${c.req.path}`));
+
+  // Authentication before anything reads a body; then every body, on every route, is JSON within
+  // the limit (415 / 413), counted while it streams in.
+  const guard: MiddlewareHandler =
+    options.auth.kind === 'admin-token'
+      ? bearerAuth(options.auth.token)
+      : // IAM: API Gateway authorized the caller before the request reached this app.
+        async (_c, next) => {
+          await next();
+        };
+  for (const path of [
+    '/enrollments',
+    '/enrollments/*',
+    '/events',
+    '/events/*',
+    '/subscriptions',
+    '/subscriptions/*',
+    '/metrics',
+    '/metrics/*',
+  ]) {
+    app.use(path, guard);
+  }
+  app.use('*', bodyPolicy());
 
   // ---- public ----------------------------------------------------------------------------------
 
@@ -256,7 +314,22 @@ export function createHttpApp(deps: HttpAppDeps, options: HttpAppOptions): Hono 
   });
 
   app.get('/oauth/:brand/authorize', async (c) => {
-    const redirect = c.req.query('redirect') ?? new URL('/oauth/callback', c.req.url).toString();
+    const given = c.req.query('redirect');
+    const redirect = given ?? new URL('/oauth/callback', c.req.url).toString();
+    const allowedOrigins = [new URL(c.req.url).origin, ...redirectOrigins];
+    let redirectOrigin: string | undefined;
+    try {
+      redirectOrigin = new URL(redirect).origin;
+    } catch {
+      redirectOrigin = undefined;
+    }
+    if (given !== undefined && (redirectOrigin === undefined || !allowedOrigins.includes(redirectOrigin))) {
+      // An open redirect would hand the authorization code to whoever wrote the link.
+      return invalid(c, {
+        field: 'redirect',
+        message: `redirect: must be an absolute URL on ${allowedOrigins.join(', ')}; omit it to use this API's callback`,
+      });
+    }
     const oauth = await runtime.oauthDeps({ signal: signalOf(c) });
     const started = startAuthorization(oauth, { brand: c.req.param('brand'), redirectUri: redirect });
     if (started.kind !== 'Started') {
@@ -344,26 +417,6 @@ export function createHttpApp(deps: HttpAppDeps, options: HttpAppOptions): Hono 
 
   // ---- management ------------------------------------------------------------------------------
 
-  const guard: MiddlewareHandler =
-    options.auth.kind === 'admin-token'
-      ? bearerAuth(options.auth.token)
-      : // IAM: API Gateway authorized the caller before the request reached this app.
-        async (_c, next) => {
-          await next();
-        };
-  for (const path of [
-    '/enrollments',
-    '/enrollments/*',
-    '/events',
-    '/events/*',
-    '/subscriptions',
-    '/subscriptions/*',
-    '/metrics',
-    '/metrics/*',
-  ]) {
-    app.use(path, guard);
-  }
-
   app.get('/metrics/recent', (c) => {
     if (!deps.recentMetrics) {
       return sendError(
@@ -376,15 +429,8 @@ export function createHttpApp(deps: HttpAppDeps, options: HttpAppOptions): Hono 
     return c.json(deps.recentMetrics());
   });
 
-  app.post('/enrollments/contracts', async (c) => {
-    const body = await readJsonBody(c);
-    if (!body.ok) return body.response;
-    if (body.value === undefined) {
-      return sendError(c, 400, 'InvalidInput', 'body: required, a JSON object {vin, contract, brand}', {
-        field: 'body',
-      });
-    }
-    const r = await enrollFleetContract({ stores, now: runtime.now }, body.value);
+  app.post('/enrollments/contracts', jsonBody(fleetContractSchema), async (c) => {
+    const r = await enrollFleetContract({ stores, now: runtime.now }, c.req.valid('json'));
     switch (r.kind) {
       case 'InvalidInput':
         return sendError(c, 400, 'InvalidInput', r.message, { field: r.field });
@@ -401,7 +447,8 @@ export function createHttpApp(deps: HttpAppDeps, options: HttpAppOptions): Hono 
   app.get('/enrollments', async (c) => {
     const limit = checkLimit(c.req.query('limit'), 50);
     if (!limit.ok) return invalid(c, limit);
-    const cursor = checkCursor(c.req.query('cursor'));
+    const codec = await cursors();
+    const cursor = codec.open('enrollments', c.req.query('cursor'));
     if (!cursor.ok) return invalid(c, cursor);
     const status = c.req.query('status');
     if (status !== undefined && !(enrollmentStatuses as readonly string[]).includes(status)) {
@@ -415,9 +462,10 @@ export function createHttpApp(deps: HttpAppDeps, options: HttpAppOptions): Hono 
       ...(cursor.value ? { cursor: cursor.value } : {}),
       ...(status ? { status: status as Enrollment['status'] } : {}),
     });
+    const next = codec.seal('enrollments', pageOf.cursor);
     return c.json({
       enrollments: pageOf.items.map(publicEnrollment),
-      ...(pageOf.cursor ? { cursor: pageOf.cursor } : {}),
+      ...(next ? { cursor: next } : {}),
     });
   });
 
@@ -448,7 +496,10 @@ export function createHttpApp(deps: HttpAppDeps, options: HttpAppOptions): Hono 
   app.get('/events', async (c) => {
     const limit = checkLimit(c.req.query('limit'), 100);
     if (!limit.ok) return invalid(c, limit);
-    const cursor = checkCursor(c.req.query('cursor'));
+    const codec = await cursors();
+    // By vehicle and by time are different lists: a cursor of one never continues the other.
+    const list = c.req.query('vehicleId') !== undefined ? 'events-by-vehicle' : 'events';
+    const cursor = codec.open(list, c.req.query('cursor'));
     if (!cursor.ok) return invalid(c, cursor);
     const since = checkInstant('since', c.req.query('since'));
     if (!since.ok) return invalid(c, since);
@@ -484,9 +535,10 @@ export function createHttpApp(deps: HttpAppDeps, options: HttpAppOptions): Hono 
     } else {
       result = await stores.events.listByTime({ ...common, since: sinceIso, until: untilIso });
     }
+    const next = codec.seal(list, result.cursor);
     return c.json({
       events: result.items.map(publicEvent),
-      ...(result.cursor ? { cursor: result.cursor } : {}),
+      ...(next ? { cursor: next } : {}),
     });
   });
 
@@ -495,6 +547,7 @@ export function createHttpApp(deps: HttpAppDeps, options: HttpAppOptions): Hono 
       '/',
       createSubscriptionRoutes({
         service: deps.subscriptions,
+        cursors,
         ...(deps.onError
           ? { onError: (e: unknown) => deps.onError?.(e, { method: 'ANY', path: '/subscriptions' }) }
           : {}),

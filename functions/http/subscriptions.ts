@@ -1,9 +1,11 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 // The smallest router preset (same API): the HttpApi bundle stays under its size target.
 import { Hono } from 'hono/tiny';
 import type { ServiceError, SubscriptionService } from '../core/delivery/management';
 import type { Result } from '../core/webhooks/result';
+import { bodyPolicy, jsonBody } from './body';
+import { type CursorCodec, createCursorCodec } from './cursor';
 
 /**
  * The management routes of webhook subscriptions (issue 6), as a Hono sub-app the local server and
@@ -11,10 +13,13 @@ import type { Result } from '../core/webhooks/result';
  * `adminAuth` locally). Every error is JSON `{error: {code, message, field?, issues?}}`; bad input is a 400
  * naming the field, an unknown id a 404; only create and rotate-secret ever return a secret.
  */
-export const MAX_BODY_BYTES = 64 * 1024;
-
 export interface SubscriptionRoutesDeps {
   readonly service: SubscriptionService;
+  /**
+   * Seals and opens page cursors (functions/http/cursor.ts). Default: a codec with a random key,
+   * so cursors hold for this process's life (the mounting app passes one every instance shares).
+   */
+  readonly cursors?: () => Promise<CursorCodec>;
   /** Called with unexpected failures (storage down…) before the 500 goes out. */
   readonly onError?: (error: unknown) => void;
 }
@@ -46,47 +51,6 @@ function reply<T>(
   return c.json((shape ? shape(result.value) : result.value) as Json, status);
 }
 
-const malformedBody = (reason: string) => ({
-  kind: 'Malformed' as const,
-  message: `(body): ${reason}`,
-  issues: [{ field: '(body)', reason }],
-});
-
-/** Reads a JSON body; malformed JSON or an oversized body is a 400/413, never an exception. */
-async function readJson(
-  c: Context,
-): Promise<Result<unknown, ReturnType<typeof malformedBody> & { status: 400 | 413 }>> {
-  const length = Number(c.req.header('content-length') ?? '0');
-  if (length > MAX_BODY_BYTES)
-    return { ok: false, error: { ...malformedBody(`is larger than ${MAX_BODY_BYTES} bytes`), status: 413 } };
-  let text: string;
-  try {
-    text = await c.req.text();
-  } catch {
-    return { ok: false, error: { ...malformedBody('could not be read'), status: 400 } };
-  }
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES)
-    return { ok: false, error: { ...malformedBody(`is larger than ${MAX_BODY_BYTES} bytes`), status: 413 } };
-  if (text.trim() === '') return { ok: true, value: undefined };
-  try {
-    return { ok: true, value: JSON.parse(text) as unknown };
-  } catch (error) {
-    const why = error instanceof Error ? error.message : 'invalid';
-    return { ok: false, error: { ...malformedBody(`is not valid JSON (${why})`), status: 400 } };
-  }
-}
-
-/** A body is required (create, patch, replay): an empty one is named as such. */
-async function requiredJson(c: Context) {
-  const body = await readJson(c);
-  if (body.ok && body.value === undefined)
-    return {
-      ok: false as const,
-      error: { ...malformedBody('is required (a JSON object)'), status: 400 as const },
-    };
-  return body;
-}
-
 export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
   const { service } = deps;
   const app = new Hono();
@@ -99,20 +63,66 @@ export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
     c.json(errorBody({ kind: 'NotFound', message: `no route ${c.req.method} ${c.req.path}` }), 404),
   );
 
-  const page = (c: Context) => ({ limit: c.req.query('limit'), cursor: c.req.query('cursor') });
+  const fallback = createCursorCodec(randomBytes(32));
+  const cursors = deps.cursors ?? (async () => fallback);
+  const body = { create: jsonBody(service.schemas.create, { code: 'Malformed' }) };
+  const patchBody = jsonBody(service.schemas.patch, { code: 'Malformed' });
+  const replayBody = jsonBody(service.schemas.replay, { code: 'Malformed' });
 
-  app.post('/subscriptions', async (c) => {
-    const body = await requiredJson(c);
-    if (!body.ok) return c.json(errorBody(body.error), body.error.status);
-    return reply(c, await service.create(body.value), 201);
-  });
-  app.get('/subscriptions', async (c) => reply(c, await service.list(page(c))));
+  /**
+   * A list route: the client's cursor is opened (authenticated) before the service sees it, and
+   * the next page's cursor is sealed on the way out.
+   */
+  function listed<T>(
+    list: (c: Context) => string,
+    run: (
+      c: Context,
+      page: { limit?: string; cursor?: string },
+    ) => Promise<Result<{ items: readonly T[]; cursor?: string }, ServiceError>>,
+  ) {
+    return async (c: Context) => {
+      const codec = await cursors();
+      const name = list(c);
+      const opened = codec.open(name, c.req.query('cursor'));
+      if (!opened.ok) {
+        return c.json(
+          errorBody({
+            kind: 'Malformed',
+            message: opened.message,
+            issues: [{ field: 'cursor', reason: opened.message.replace(/^cursor: /, '') }],
+          }),
+          400,
+        );
+      }
+      const limit = c.req.query('limit');
+      const result = await run(c, {
+        ...(limit !== undefined ? { limit } : {}),
+        ...(opened.value !== undefined ? { cursor: opened.value } : {}),
+      });
+      if (!result.ok) return c.json(errorBody(result.error), statusOf(result.error));
+      const next = codec.seal(name, result.value.cursor);
+      const { cursor: _store, ...rest } = result.value;
+      return c.json({ ...rest, ...(next ? { cursor: next } : {}) } as Json, 200);
+    };
+  }
+
+  // Standalone (tests, other hosts) the same body rules hold as under the main app.
+  app.use('*', bodyPolicy());
+
+  app.post('/subscriptions', body.create, async (c) =>
+    reply(c, await service.create(c.req.valid('json')), 201),
+  );
+  app.get(
+    '/subscriptions',
+    listed(
+      () => 'subscriptions',
+      (_c, page) => service.list(page),
+    ),
+  );
   app.get('/subscriptions/:id', async (c) => reply(c, await service.get(c.req.param('id'))));
-  app.patch('/subscriptions/:id', async (c) => {
-    const body = await requiredJson(c);
-    if (!body.ok) return c.json(errorBody(body.error), body.error.status);
-    return reply(c, await service.patch(c.req.param('id'), body.value));
-  });
+  app.patch('/subscriptions/:id', patchBody, async (c) =>
+    reply(c, await service.patch(c.req.param('id'), c.req.valid('json'))),
+  );
   app.delete('/subscriptions/:id', async (c) => {
     const result = await service.remove(c.req.param('id'));
     if (!result.ok) return c.json(errorBody(result.error), statusOf(result.error));
@@ -124,17 +134,23 @@ export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
   app.post('/subscriptions/:id/test', async (c) => reply(c, await service.test(c.req.param('id')), 200));
   app.post('/subscriptions/:id/enable', async (c) => reply(c, await service.enable(c.req.param('id'))));
   app.post('/subscriptions/:id/disable', async (c) => reply(c, await service.disable(c.req.param('id'))));
-  app.get('/subscriptions/:id/deliveries', async (c) =>
-    reply(c, await service.deliveries(c.req.param('id'), page(c))),
+  app.get(
+    '/subscriptions/:id/deliveries',
+    listed(
+      (c) => `deliveries ${c.req.param('id')}`,
+      (c, page) => service.deliveries(c.req.param('id') ?? '', page),
+    ),
   );
-  app.get('/subscriptions/:id/dead-letters', async (c) =>
-    reply(c, await service.deadLetters(c.req.param('id'), page(c))),
+  app.get(
+    '/subscriptions/:id/dead-letters',
+    listed(
+      (c) => `dead-letters ${c.req.param('id')}`,
+      (c, page) => service.deadLetters(c.req.param('id') ?? '', page),
+    ),
   );
-  app.post('/subscriptions/:id/replay', async (c) => {
-    const body = await requiredJson(c);
-    if (!body.ok) return c.json(errorBody(body.error), body.error.status);
-    return reply(c, await service.replay(c.req.param('id'), body.value), 202);
-  });
+  app.post('/subscriptions/:id/replay', replayBody, async (c) =>
+    reply(c, await service.replay(c.req.param('id'), c.req.valid('json')), 202),
+  );
   return app;
 }
 

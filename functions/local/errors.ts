@@ -2,7 +2,13 @@
  * Why the local runtime could not start, as one sentence a person can act on (issue 8: "a missing
  * Java, a busy port or a bad flag gets one clear line saying what to do, not a stack trace").
  */
-export type LocalRuntimeErrorKind = 'InvalidOption' | 'PortInUse' | 'JavaMissing' | 'StartFailed' | 'Config';
+export type LocalRuntimeErrorKind =
+  | 'InvalidOption'
+  | 'PortInUse'
+  | 'JavaMissing'
+  | 'StartFailed'
+  | 'Config'
+  | 'DataDirInUse';
 
 export class LocalRuntimeError extends Error {
   override readonly name = 'LocalRuntimeError';

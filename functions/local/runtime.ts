@@ -32,12 +32,13 @@ import { runPlanner } from '../core/polling/planner';
 import { runPollJob } from '../core/polling/worker';
 import { QUEUE_NAMES } from '../core/queue/ports';
 import { runConsumer } from '../core/queue/process';
-import { compileAllowList } from '../core/webhooks/ssrf';
+import { compileAllowList, parseAllowEntries, type ReservedPort } from '../core/webhooks/ssrf';
 import { createHttpApp } from '../http/app';
 import { createMetricsWindow } from '../runtime/metrics-window';
 import { recordJobResult } from '../runtime/observability';
 import { createRuntime, type Runtime } from '../runtime/runtime';
 import { createWebhooks, type Webhooks } from '../runtime/webhooks';
+import { lockDataDir } from './data-dir';
 import { LocalRuntimeError } from './errors';
 import { loadOrCreateState } from './state';
 
@@ -46,6 +47,8 @@ export const QUEUE_TABLE_NAME = 'carhook-queues';
 export const DEFAULT_PORT = 8080;
 export const DEFAULT_SIM_PORT = 4010;
 export const DEFAULT_VEHICLES = 10;
+/** Loopback receivers (the demo's, a developer's): allowed unless `--allow-webhook-host` says otherwise. */
+export const DEFAULT_WEBHOOK_ALLOW_HOSTS: readonly string[] = ['localhost', '127.0.0.0/8', '::1'];
 
 export interface RealApiOptions {
   readonly baseUrl: string;
@@ -88,6 +91,12 @@ export interface LocalRuntimeOptions {
   readonly err?: { write(chunk: string): unknown } | null;
   /** DynamoDB Local port (default any free one). */
   readonly dynamoPort?: number;
+  /**
+   * Where webhooks may go besides the public internet (`--allow-webhook-host`): IP addresses,
+   * CIDRs, hostnames or `*.suffix`. Default DEFAULT_WEBHOOK_ALLOW_HOSTS (this machine's loopback).
+   * Carhook's own ports (API, simulator, DynamoDB Local) stay refused whatever is allowed.
+   */
+  readonly webhookAllowHosts?: readonly string[];
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly version?: string;
 }
@@ -249,13 +258,23 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   const simWorld = options.api
     ? undefined
     : { seed: options.seed ?? 1, vehicles: options.vehicles ?? DEFAULT_VEHICLES };
-  const { state } = await loadOrCreateState(options.dataDir, Date.now(), simWorld);
+  // One runtime per data directory (two DynamoDB Local JVMs on one file would corrupt it); taken
+  // before anything in it is read or written, released last.
+  const lock = options.dataDir ? await lockDataDir(options.dataDir) : undefined;
+  if (lock) cleanups.push(() => lock.release());
+  const { state } = await loadOrCreateState(options.dataDir, Date.now(), simWorld).catch(
+    async (error: unknown) => {
+      await unwind();
+      throw error;
+    },
+  );
   if (
     simWorld &&
     state.simWorld &&
     (state.simWorld.seed !== simWorld.seed || state.simWorld.vehicles !== simWorld.vehicles)
   ) {
     // Another world would not match the enrollments and states stored in this data dir.
+    await unwind();
     throw new LocalRuntimeError(
       'InvalidOption',
       `--data-dir ${options.dataDir} holds a simulator world of --vehicles ${state.simWorld.vehicles} --seed ${state.simWorld.seed}: start with those, or use another --data-dir`,
@@ -266,12 +285,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
 
   let dynamo: DynamoDbLocal;
   try {
-    if (options.dataDir) await mkdir(join(options.dataDir, 'dynamodb'), { recursive: true });
+    if (options.dataDir) await mkdir(join(options.dataDir, 'dynamodb'), { recursive: true, mode: 0o700 });
     dynamo = await startDynamoDbLocal({
       ...(options.dynamoPort !== undefined ? { port: options.dynamoPort } : {}),
       ...(options.dataDir ? { dataDir: join(options.dataDir, 'dynamodb') } : {}),
     });
   } catch (error) {
+    await unwind();
     if (error instanceof JavaMissingError) throw new LocalRuntimeError('JavaMissing', error.message);
     throw new LocalRuntimeError('StartFailed', `DynamoDB Local did not start: ${(error as Error).message}`);
   }
@@ -388,8 +408,26 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       },
       { stores, rateBudget, bus, secrets, pollQueue, metrics: recent.sink },
     );
-    const allowList = compileAllowList({ cidrs: ['127.0.0.0/8', '::1/128'], hostnames: ['localhost'] });
-    if (!allowList.ok) throw new LocalRuntimeError('StartFailed', allowList.error.message);
+    // Carhook's own servers are never a webhook target: a subscription could otherwise call the
+    // simulator's control routes, DynamoDB Local or this API and read the answers in its delivery
+    // log. The API's port is known once it listens (it may be 0 = any), hence a function.
+    let apiPort: number | undefined = port === 0 ? undefined : port;
+    const reservedPorts = (): ReservedPort[] => [
+      ...(apiPort !== undefined ? [{ port: apiPort, what: 'HTTP API' }] : []),
+      ...(sim ? [{ port: Number(new URL(sim.url).port), what: 'simulator' }] : []),
+      { port: dynamo.port, what: 'DynamoDB Local' },
+    ];
+    const allowList = compileAllowList({
+      ...parseAllowEntries(options.webhookAllowHosts ?? DEFAULT_WEBHOOK_ALLOW_HOSTS),
+      reservedPorts,
+    });
+    if (!allowList.ok) {
+      throw new LocalRuntimeError(
+        'InvalidOption',
+        `--allow-webhook-host: "${allowList.error.value}" is not an IP address, CIDR or hostname`,
+        '--allow-webhook-host',
+      );
+    }
     const webhooks = await createWebhooks(runtime, {
       ...createDynamoSubscriptionStores({ client, tableName: TABLE_NAME }),
       deliveryQueue,
@@ -451,6 +489,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     );
     const address = server.address();
     const boundPort = typeof address === 'object' && address ? address.port : port;
+    apiPort = boundPort;
     const apiUrl = `http://${host}:${boundPort}`;
 
     // Enrolled before any worker runs: a job left from a previous run then uses the fresh tokens.
@@ -584,9 +623,14 @@ export function banner(rt: LocalRuntime, options: { generatedToken: boolean; rec
     ...(options.receiverUrl
       ? [`  demo receiver   ${options.receiverUrl}   (subscribed to every event, verifies signatures)`]
       : []),
-    `  admin token     ${rt.adminToken}${options.generatedToken ? '   (generated; set CARHOOK_ADMIN_TOKEN to choose it)' : ''}`,
+    // A token the user supplied is theirs: never echoed (terminals are logged, shared, recorded).
+    options.generatedToken
+      ? `  admin token     ${rt.adminToken}   (generated; set CARHOOK_ADMIN_TOKEN to choose it)`
+      : '  admin token     from the environment (CARHOOK_ADMIN_TOKEN)',
     '',
-    `  export CARHOOK_URL=${rt.apiUrl} CARHOOK_ADMIN_TOKEN=${rt.adminToken}`,
+    options.generatedToken
+      ? `  export CARHOOK_URL=${rt.apiUrl} CARHOOK_ADMIN_TOKEN=${rt.adminToken}`
+      : `  export CARHOOK_URL=${rt.apiUrl}`,
     '  npx carhook subscriptions add --url http://127.0.0.1:9000/webhooks   # then: npx carhook receiver --secret whsec_…',
     '',
     'Ready. Ctrl-C to stop.',

@@ -32,6 +32,10 @@ export const RUNTIME_ENV = {
   fanOutQueueUrl: 'CARHOOK_FANOUT_QUEUE_URL',
   deliveryQueueUrl: 'CARHOOK_DELIVERY_QUEUE_URL',
   version: 'CARHOOK_VERSION',
+  /** Comma-separated allow-list of webhook hosts besides the public internet (IP, CIDR, name, *.suffix). */
+  webhookAllowHosts: 'CARHOOK_WEBHOOK_ALLOW_HOSTS',
+  /** Comma-separated origins the OAuth authorize route may redirect to besides the API's own. */
+  oauthRedirectOrigins: 'CARHOOK_OAUTH_REDIRECT_ORIGINS',
 } as const;
 
 export type RuntimeEnvName = (typeof RUNTIME_ENV)[keyof typeof RUNTIME_ENV];
@@ -180,6 +184,9 @@ const envSchema = z.object({
   [RUNTIME_ENV.fanOutQueueUrl]: optional(httpUrl),
   [RUNTIME_ENV.deliveryQueueUrl]: optional(httpUrl),
   [RUNTIME_ENV.version]: optional(z.string().max(64)),
+  // Checked where they are used (functions/runtime/webhooks.ts, functions/handlers/http-api.ts).
+  [RUNTIME_ENV.webhookAllowHosts]: optional(z.string().max(4096)),
+  [RUNTIME_ENV.oauthRedirectOrigins]: optional(z.string().max(4096)),
 });
 
 /**

@@ -51,7 +51,8 @@ export const CARHOOK_HTTP_ROUTES: readonly CarhookRoute[] = [
     method: 'GET',
     path: '/',
     access: 'public',
-    whyPublic: 'the console page: static HTML that holds no data; every call it makes goes to an authorized route',
+    whyPublic:
+      'the console page: static HTML that holds no data; every call it makes goes to an authorized route',
   },
   {
     method: 'GET',

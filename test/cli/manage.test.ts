@@ -47,9 +47,19 @@ describe('carhook management commands, one per route', () => {
     const { id, secret } = JSON.parse(add.stdout) as { id: string; secret: string };
     receiver.setSecret(secret);
 
-    const edited = await cli(['subscriptions', 'edit', id, '--types', 'vehicle.alert.*,vehicle.trip.completed', '--json']);
+    const edited = await cli([
+      'subscriptions',
+      'edit',
+      id,
+      '--types',
+      'vehicle.alert.*,vehicle.trip.completed',
+      '--json',
+    ]);
     expect(edited.code, edited.stderr).toBe(0);
-    expect(JSON.parse(edited.stdout)).toMatchObject({ id, eventTypes: ['vehicle.alert.*', 'vehicle.trip.completed'] });
+    expect(JSON.parse(edited.stdout)).toMatchObject({
+      id,
+      eventTypes: ['vehicle.alert.*', 'vehicle.trip.completed'],
+    });
     const cleared = await cli([
       'subscriptions',
       'edit',

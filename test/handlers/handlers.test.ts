@@ -26,6 +26,8 @@ import {
   startHandlerWorld,
 } from './support';
 
+// The simulator only accepts loopback redirect URIs: that origin is allowed the way a deployment
+// allows its console (CARHOOK_OAUTH_REDIRECT_ORIGINS, set below).
 const CALLBACK = 'http://127.0.0.1:9/oauth/callback';
 
 // As the CDK binds them (lib/carhook.ts): the webhook functions and the sweeper read the key ring and
@@ -42,7 +44,13 @@ type Json = any;
 
 describe('Lambda handlers on DynamoDB Local, the simulator and fake AWS clients', () => {
   let w: HandlerWorld;
-  afterEach(() => w.close());
+  beforeEach(() => {
+    vi.stubEnv('CARHOOK_OAUTH_REDIRECT_ORIGINS', new URL(CALLBACK).origin);
+  });
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    return w.close();
+  });
 
   async function control(path: string, body: unknown = {}): Promise<Json> {
     const res = await fetch(`${w.sim.url}/_sim${path}`, {
@@ -183,6 +191,20 @@ describe('Lambda handlers on DynamoDB Local, the simulator and fake AWS clients'
         );
         expect(created.statusCode, created.body).toBe(201);
         expect(JSON.parse(created.body ?? '{}').secret).toMatch(/^whsec_/);
+
+        // The same edge limits as locally: one Hono app behind API Gateway.
+        for (const [headers, body, status, field] of [
+          [{ 'content-type': 'text/plain' }, JSON.stringify({ url: receiver.url() }), 415, 'content-type'],
+          [{ 'content-type': 'application/json' }, JSON.stringify({ url: receiver.url(), x: 1 }), 400, 'x'],
+          [{ 'content-type': 'application/json' }, `{"url":"${'a'.repeat(70_000)}"}`, 413, 'body'],
+        ] as const) {
+          const refused = await http(
+            httpEvent('POST', '/subscriptions', '', headers, body),
+            lambdaContext('http-api'),
+          );
+          expect(refused.statusCode, refused.body).toBe(status);
+          expect(JSON.parse(refused.body ?? '{}').error.field).toBe(field);
+        }
 
         await enrollThroughHttpApi(http);
         const entry = w.eventBridge.entries[0];

@@ -29,7 +29,7 @@ describe('HTTP API', () => {
     errors = [];
     app = createHttpApp(
       { runtime: s.runtime, onError: (e) => errors.push(e) },
-      { auth: { kind: 'admin-token', token: TOKEN } },
+      { auth: { kind: 'admin-token', token: TOKEN }, oauthRedirectOrigins: [new URL(CALLBACK).origin] },
     );
   });
   afterEach(() => s.close());
@@ -188,6 +188,27 @@ describe('HTTP API', () => {
     const redirect = await get('/oauth/cielo/authorize?redirect=javascript:alert(1)', {});
     expect(redirect.status).toBe(400);
     expect(redirect.body.error.field).toBe('redirect');
+  });
+
+  it('sends the user back only to its own origin by default, or to the origins it was given', async () => {
+    const byDefault = createHttpApp({ runtime: s.runtime }, { auth: { kind: 'admin-token', token: TOKEN } });
+    const elsewhere = `/oauth/cielo/authorize?redirect=${encodeURIComponent('https://attacker.example/cb')}`;
+    const refused = await byDefault.request(elsewhere);
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as Json).error).toMatchObject({ code: 'InvalidInput', field: 'redirect' });
+    const own = await byDefault.request(
+      `/oauth/cielo/authorize?redirect=${encodeURIComponent('http://localhost/oauth/callback')}`,
+    );
+    expect(own.status).toBe(302);
+    const configured = createHttpApp(
+      { runtime: s.runtime },
+      { auth: { kind: 'admin-token', token: TOKEN }, oauthRedirectOrigins: ['https://attacker.example'] },
+    );
+    const allowed = await configured.request(elsewhere);
+    expect(allowed.status).toBe(302);
+    expect(new URL(allowed.headers.get('location') ?? '').searchParams.get('redirect_uri')).toBe(
+      'https://attacker.example/cb',
+    );
   });
 
   it('refuses management routes without the admin token, or with a wrong one (401 JSON)', async () => {

@@ -213,8 +213,8 @@ describe('management routes', () => {
 
 describe('bad input', () => {
   it.each([
-    ['malformed JSON', '{"url": ', '(body)', /not valid JSON/],
-    ['an empty body', '', '(body)', /required/],
+    ['malformed JSON', '{"url": ', 'body', /not valid JSON/],
+    ['an empty body', '', 'body', /required/],
     ['a wrong type', JSON.stringify({ url: 42 }), 'url', /./],
     ['a missing url', JSON.stringify({ eventTypes: ['vehicle.alert.*'] }), 'url', /required/],
     [
@@ -232,7 +232,7 @@ describe('bad input', () => {
     [
       'an unknown field',
       JSON.stringify({ url: 'https://ok.example.com/h', secret: 'whsec_x' }),
-      '(body)',
+      'secret',
       /unknown field/,
     ],
     ['plain http to a public host', JSON.stringify({ url: 'http://ok.example.com/h' }), 'url', /https/],
@@ -318,7 +318,7 @@ describe('bad input', () => {
       JSON.stringify({ url: 'https://a.example.com', description: 'x'.repeat(70_000) }),
     );
     expect(res.status).toBe(413);
-    expect(res.json?.error.code).toBe('Malformed');
+    expect(res.json?.error).toMatchObject({ code: 'PayloadTooLarge', field: 'body' });
   });
 
   it('never answers 5xx to random bodies on any route, and names the problem', async () => {

@@ -66,6 +66,24 @@ describe('resolveCarhookConfig (defaults in one place)', () => {
     });
   });
 
+  it('passes the webhook allow-list and the OAuth redirect origins to the runtime, checked at synth', () => {
+    const config = resolveCarhookConfig({
+      ...required,
+      webhookAllowHosts: ['10.0.0.0/8', 'hooks.internal'],
+      oauthRedirectOrigins: ['https://console.example.com/any/path'],
+    });
+    expect(carhookRuntimeEnvironment(config)).toMatchObject({
+      CARHOOK_WEBHOOK_ALLOW_HOSTS: '10.0.0.0/8,hooks.internal',
+      CARHOOK_OAUTH_REDIRECT_ORIGINS: 'https://console.example.com',
+    });
+    expect(() => resolveCarhookConfig({ ...required, webhookAllowHosts: ['10.0.0.0/99'] })).toThrow(
+      /webhookAllowHosts/,
+    );
+    expect(() =>
+      resolveCarhookConfig({ ...required, oauthRedirectOrigins: ['http://console.example.com'] }),
+    ).toThrow(/oauthRedirectOrigins\[0\]/);
+  });
+
   it.each<[string, Partial<CarhookProps>, RegExp]>([
     ['an http API URL', { apiBaseUrl: 'http://api.example.net' }, /`apiBaseUrl` must use https/],
     ['a relative API URL', { apiBaseUrl: 'api.example.net' }, /`apiBaseUrl` must be an absolute URL/],

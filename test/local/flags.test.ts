@@ -155,3 +155,30 @@ describe('carhook dev flags', () => {
     });
   });
 });
+
+describe('--allow-webhook-host', () => {
+  it('passes the entries to the runtime, the flag winning over CARHOOK_WEBHOOK_ALLOW_HOSTS', () => {
+    expect(
+      devSettings({ allowWebhookHost: ['192.168.1.0/24', 'hooks.lan'] }, {}).runtime.webhookAllowHosts,
+    ).toEqual(['192.168.1.0/24', 'hooks.lan']);
+    expect(
+      devSettings({}, { CARHOOK_WEBHOOK_ALLOW_HOSTS: 'localhost, 10.1.2.3' }).runtime.webhookAllowHosts,
+    ).toEqual(['localhost', '10.1.2.3']);
+    expect(devSettings({}, {}).runtime.webhookAllowHosts).toBeUndefined();
+  });
+
+  it('refuses an entry that is not an address, CIDR or name, naming the flag', () => {
+    expect(() => devSettings({ allowWebhookHost: ['127.0.0.1:9000'] }, {})).toThrow(
+      /--allow-webhook-host: "127.0.0.1:9000" is not an IP address, CIDR, hostname/,
+    );
+    const thrown = (() => {
+      try {
+        devSettings({}, { CARHOOK_WEBHOOK_ALLOW_HOSTS: '10.0.0.0/99' });
+        return undefined;
+      } catch (error) {
+        return error as LocalRuntimeError;
+      }
+    })();
+    expect(thrown?.field).toBe('CARHOOK_WEBHOOK_ALLOW_HOSTS');
+  });
+});

@@ -154,6 +154,38 @@ describe('secret rotation', () => {
     expect(verify(headers, '{}', fresh, { now: after }).ok).toBe(true);
   });
 
+  it('keeps every secret rotated within the window until its own expiry: three verify after a double rotation', () => {
+    const third = generateSecret();
+    const twoHoursLater = new Date(rotationTime.getTime() + 2 * 3600_000);
+    const twice = rotateSecrets(rotated, twoHoursLater, third);
+    expect(twice.retired?.map((r) => [r.secret, r.expiresAt])).toEqual([
+      [fresh, new Date(twoHoursLater.getTime() + ROTATION_GRACE_MS).toISOString()],
+      [old, new Date(rotationTime.getTime() + ROTATION_GRACE_MS).toISOString()],
+    ]);
+    const at = new Date(twoHoursLater.getTime() + 60_000);
+    const body = '{"n":3}';
+    const headers = unwrap(webhookHeaders({ id: 'evt_2r', body, secrets: twice, now: at }));
+    expect(headers['webhook-signature'].split(' ')).toHaveLength(3);
+    for (const secret of [third, fresh, old]) {
+      // standardwebhooks checks the timestamp against the real clock: verify the signatures at `at`.
+      expect(verify(headers, body, secret, { now: at }).ok).toBe(true);
+    }
+    // The first secret goes at its own expiry; the second stays until its own.
+    const firstGone = new Date(rotationTime.getTime() + ROTATION_GRACE_MS);
+    expect(activeSecrets(twice, firstGone)).toEqual([third, fresh]);
+    expect(activeSecrets(twice, new Date(twoHoursLater.getTime() + ROTATION_GRACE_MS))).toEqual([third]);
+  });
+
+  it('signs with all three secrets after a double rotation, each verifying with standardwebhooks', () => {
+    const [a, b, c] = [generateSecret(), generateSecret(), generateSecret()];
+    const now = new Date();
+    const twice = rotateSecrets(rotateSecrets({ current: a }, now, b), now, c);
+    const body = '{"ok":true}';
+    const headers = unwrap(webhookHeaders({ id: 'evt_sw', body, secrets: twice, now }));
+    for (const secret of [a, b, c])
+      expect(new Webhook(secret).verify(body, { ...headers })).toEqual({ ok: true });
+  });
+
   it('treats an unparseable rotation time as expired rather than keeping the old secret forever', () => {
     expect(
       activeSecrets({ current: fresh, previous: { secret: old, rotatedAt: 'yesterday' } }, new Date()),

@@ -117,13 +117,19 @@ export class LocalBus implements EventBus {
   private async record(events: readonly EventEnvelope[]): Promise<void> {
     const path = this.options.jsonlPath;
     if (path) {
-      this.directoryReady ??= mkdir(dirname(path), { recursive: true }).catch((error: unknown) => {
-        this.directoryReady = undefined; // try again on the next publish
-        throw error;
-      });
+      // The event log holds vehicle data: private to the user (0700 directory, 0600 file).
+      this.directoryReady ??= mkdir(dirname(path), { recursive: true, mode: 0o700 }).catch(
+        (error: unknown) => {
+          this.directoryReady = undefined; // try again on the next publish
+          throw error;
+        },
+      );
       await this.directoryReady;
       // One append per call: lines from concurrent publishes never interleave mid-line.
-      await appendFile(path, events.map((event) => `${JSON.stringify(event)}\n`).join(''), 'utf8');
+      await appendFile(path, events.map((event) => `${JSON.stringify(event)}\n`).join(''), {
+        encoding: 'utf8',
+        mode: 0o600,
+      });
     }
     for (const event of events) this.progressOf(event.id).logged = true;
     if (this.out) this.out.write(events.map(formatEventLine).join(''));

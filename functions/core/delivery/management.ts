@@ -8,7 +8,13 @@ import { newSubscriptionId } from '../subscriptions/logic';
 import type { DeliveryStore, SubscriptionStore } from '../subscriptions/ports';
 import type { AttemptRecord, DeliveryRecord, SubscriptionRecord } from '../subscriptions/records';
 import { err, ok, type Result } from '../webhooks/result';
-import { generateSecret, ROTATION_GRACE_MS, rotateSecrets } from '../webhooks/signing';
+import {
+  generateSecret,
+  MAX_RETIRED_SECRETS,
+  ROTATION_GRACE_MS,
+  retiredSecrets,
+  rotateSecrets,
+} from '../webhooks/signing';
 import {
   matches,
   parseBody,
@@ -139,6 +145,9 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
   }
 
   return {
+    /** The bodies' schemas, for the HTTP edge to validate with before calling the use cases. */
+    schemas,
+
     async create(body: unknown): Promise<Result<PublicSubscription & { secret: string }, ServiceError>> {
       const parsed = parseBody(schemas.create, body);
       if (!parsed.ok) return parsed;
@@ -203,8 +212,17 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       const s = await load(id);
       if (!s.ok) return s;
       const now = clock();
+      const current = deps.secrets.open(s.value.secretCiphertext, id);
+      const retired = retiredSecrets(current, now);
+      if (retired.length >= MAX_RETIRED_SECRETS) {
+        const oldest = retired.at(-1)?.expiresAt ?? '';
+        return err({
+          kind: 'Conflict',
+          message: `subscription ${id} already has ${retired.length} rotated secrets still valid; rotate again after ${oldest}`,
+        });
+      }
       const secret = newSecret();
-      const rotated = rotateSecrets(deps.secrets.open(s.value.secretCiphertext, id), now, secret);
+      const rotated = rotateSecrets(current, now, secret);
       const updated = await deps.subscriptions.update(
         id,
         { secretCiphertext: deps.secrets.seal(rotated, id) },

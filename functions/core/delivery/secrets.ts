@@ -2,8 +2,8 @@ import type { TokenCipher } from '../crypto/token-cipher';
 import type { SubscriptionSecrets } from '../webhooks/signing';
 
 /**
- * Subscription secrets at rest: the JSON of `SubscriptionSecrets` (current, and the previous one
- * during the 24 h after a rotation) encrypted with the token cipher (AES-256-GCM, key ring), bound
+ * Subscription secrets at rest: the JSON of `SubscriptionSecrets` (current, and every secret
+ * rotated out within the last 24 h with its expiry) encrypted with the token cipher (AES-256-GCM, key ring), bound
  * to the subscription id as AAD so a ciphertext copied onto another subscription does not decrypt.
  */
 export interface SecretBox {

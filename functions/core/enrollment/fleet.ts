@@ -4,6 +4,7 @@
  * enrolled at most once (the store's uniqueness item: `DuplicateFleetVin`).
  */
 import { randomUUID } from 'node:crypto';
+import * as z from 'zod';
 import type { Stores } from '../store/ports';
 import type { FleetContractEnrollment } from '../store/records';
 
@@ -28,9 +29,30 @@ const VIN = /^[A-Z0-9]{17}$/;
 // The client sends contracts as given (letters, digits, - or _): refuse anything else up front.
 const CONTRACT = /^[A-Za-z0-9_-]{1,64}$/;
 
+/**
+ * The body of `POST /enrollments/contracts`: exactly these three fields (an unknown one is refused
+ * by name, so a typo such as `contractId` is not silently ignored).
+ */
+export const fleetContractSchema = z.strictObject({
+  vin: z.string().regex(VIN, 'must be 17 characters A-Z or 0-9 (spec 8)'),
+  contract: z.string().regex(CONTRACT, 'must be 1-64 letters, digits, - or _ (the v1 contract number)'),
+  brand: z.enum(['C', 'P'], "must be 'C' or 'P' (spec 4.4)"),
+});
+
 export function validateFleetInput(
   input: unknown,
 ): { ok: true; value: FleetEnrollmentInput } | { ok: false; field: string; message: string } {
+  if (typeof input === 'object' && input !== null && !Array.isArray(input)) {
+    const unknown = Object.keys(input).find((k) => !['vin', 'contract', 'brand'].includes(k));
+    if (unknown !== undefined) {
+      const shown = unknown.slice(0, 64);
+      return {
+        ok: false,
+        field: shown,
+        message: `${shown}: unknown field; the body is {vin, contract, brand}`,
+      };
+    }
+  }
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     return { ok: false, field: 'body', message: 'body: must be an object {vin, contract, brand}' };
   }

@@ -11,6 +11,7 @@ export {
   type EnrollFleetResult,
   enrollFleetContract,
   type FleetEnrollmentInput,
+  fleetContractSchema,
   fleetVehicleIdOf,
   validateFleetInput,
 } from './fleet';

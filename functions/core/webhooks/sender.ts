@@ -108,7 +108,7 @@ export function createSender(options: SenderOptions = {}): Sender {
   const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
   const now = options.now ?? (() => new Date());
   const keepAlive = options.keepAlive ?? true;
-  const lookup: LookupFunction = guardedLookup(options.resolve ?? systemResolver, options.allowList);
+  const resolver = options.resolve ?? systemResolver;
   const httpAgent = new http.Agent({ keepAlive });
   const extraCa =
     options.ca === undefined ? [] : typeof options.ca === 'string' ? [options.ca] : [...options.ca];
@@ -148,7 +148,9 @@ export function createSender(options: SenderOptions = {}): Sender {
           port: effectivePort(url),
           path: `${url.pathname}${url.search}`,
           agent: isHttps ? httpsAgent : httpAgent,
-          lookup,
+          // Checked with the port too: a reserved port (the runtime's own servers) is refused
+          // whichever name leads to it.
+          lookup: guardedLookup(resolver, options.allowList, effectivePort(url)) satisfies LookupFunction,
           headers: {
             'content-type': 'application/json',
             'content-length': String(Buffer.byteLength(input.body)),

@@ -5,7 +5,7 @@ import { err, ok, type Result } from './result';
  * Standard Webhooks signing (https://www.standardwebhooks.com, scheme `v1`): HMAC-SHA256 over
  * `${webhook-id}.${webhook-timestamp}.${body}`, keyed with the base64-decoded part of the secret
  * after `whsec_`. `webhook-signature` carries one `v1,<base64>` entry per active secret, space
- * separated, so a receiver holding either secret verifies during a rotation.
+ * separated, so a receiver holding any of them verifies during a rotation.
  */
 export const SECRET_PREFIX = 'whsec_';
 export const SECRET_MIN_BYTES = 24;
@@ -73,33 +73,75 @@ export function sign(
   return ok(`v1,${hmac(key.value, id, timestampSeconds, body).toString('base64')}`);
 }
 
-/** A subscription's signing secrets: the current one and, after a rotation, the previous one. */
+/** A secret rotated out that still signs until its own expiry (the overlap window). */
+export interface RetiredSecret {
+  readonly secret: string;
+  /** ISO 8601: rotation time + 24 h. */
+  readonly expiresAt: string;
+}
+
+/**
+ * At most this many rotated-out secrets sign at once: every one adds a signature to every
+ * delivery, so an eleventh rotation within 24 h is refused until the oldest expires.
+ */
+export const MAX_RETIRED_SECRETS = 10;
+
+/**
+ * A subscription's signing secrets: the current one and every secret rotated out within the last
+ * 24 h, each with its own expiry, so rotating twice in a day never cuts off a receiver still on
+ * the first secret.
+ */
 export interface SubscriptionSecrets {
   readonly current: string;
+  readonly retired?: readonly RetiredSecret[];
+  /**
+   * The stored shape before `retired` (one previous secret): still read, as a retired secret
+   * expiring at `rotatedAt + 24 h`.
+   */
   readonly previous?: {
     readonly secret: string;
-    /** When the rotation happened (ISO 8601); the previous secret signs until `rotatedAt + 24 h`. */
     readonly rotatedAt: string;
   };
 }
 
-/** The secrets that sign at `now`: current first, then the previous one while within its grace. */
-export function activeSecrets(secrets: SubscriptionSecrets, now: Date): readonly string[] {
+/** The rotated-out secrets still within their window at `now`, newest first. */
+export function retiredSecrets(secrets: SubscriptionSecrets, now: Date): readonly RetiredSecret[] {
+  const all: RetiredSecret[] = [...(secrets.retired ?? [])];
   const previous = secrets.previous;
-  if (!previous) return [secrets.current];
-  const rotatedAt = Date.parse(previous.rotatedAt);
-  // An unparseable rotation time must not keep a secret alive forever: treat it as expired.
-  if (Number.isNaN(rotatedAt) || now.getTime() >= rotatedAt + ROTATION_GRACE_MS) return [secrets.current];
-  return [secrets.current, previous.secret];
+  if (previous) {
+    const rotatedAt = Date.parse(previous.rotatedAt);
+    // An unparseable rotation time must not keep a secret alive forever: treat it as expired.
+    if (!Number.isNaN(rotatedAt)) {
+      all.push({ secret: previous.secret, expiresAt: new Date(rotatedAt + ROTATION_GRACE_MS).toISOString() });
+    }
+  }
+  return all
+    .filter((r) => {
+      const expires = Date.parse(r.expiresAt);
+      return !Number.isNaN(expires) && now.getTime() < expires && r.secret !== secrets.current;
+    })
+    .sort((a, b) => (a.expiresAt < b.expiresAt ? 1 : a.expiresAt > b.expiresAt ? -1 : 0));
 }
 
-/** Rotation: the new secret becomes current, the old one signs alongside it for 24 h. */
+/** The secrets that sign at `now`: current first, then every retired one still within its window. */
+export function activeSecrets(secrets: SubscriptionSecrets, now: Date): readonly string[] {
+  return [secrets.current, ...retiredSecrets(secrets, now).map((r) => r.secret)];
+}
+
+/**
+ * Rotation: the new secret becomes current; the old one joins the retired list for 24 h, and the
+ * ones retired earlier keep their own expiries (expired ones are dropped).
+ */
 export function rotateSecrets(
   secrets: SubscriptionSecrets,
   now: Date,
   next = generateSecret(),
 ): SubscriptionSecrets {
-  return { current: next, previous: { secret: secrets.current, rotatedAt: now.toISOString() } };
+  const retired: RetiredSecret[] = [
+    { secret: secrets.current, expiresAt: new Date(now.getTime() + ROTATION_GRACE_MS).toISOString() },
+    ...retiredSecrets(secrets, now),
+  ];
+  return { current: next, retired };
 }
 
 // A type alias (not an interface) so it is assignable to header records with an index signature.

@@ -235,18 +235,52 @@ export function classifyAddress(input: string): AddressClassification | undefine
 
 // --- Allow-list ---------------------------------------------------------------------------------
 
+/** A port of a service on this machine that no webhook may reach (the runtime's own). */
+export interface ReservedPort {
+  readonly port: number;
+  /** What listens there, for the refusal message (`the HTTP API`, `DynamoDB Local`). */
+  readonly what: string;
+}
+
 export interface AllowListInput {
   /** CIDRs (`127.0.0.1/32`, `10.0.0.0/8`, `::1/128`) or single addresses. */
   readonly cidrs?: readonly string[];
   /** Exact hostnames (`hooks.internal`) or `*.suffix` wildcards; their addresses are not checked. */
   readonly hostnames?: readonly string[];
+  /**
+   * Ports refused on every non-public address, even an allowed one: the local runtime's own
+   * servers (API, simulator, DynamoDB Local), which a subscription must never be able to call and
+   * read back through the delivery log. A function when some are only known after start-up.
+   */
+  readonly reservedPorts?: readonly ReservedPort[] | (() => readonly ReservedPort[]);
 }
 
 /** A compiled allow-list; build it with `compileAllowList`. */
 export interface AllowList {
   readonly allowsAddress: (address: string) => boolean;
   readonly allowsHostname: (hostname: string) => boolean;
+  /** What owns this port when it is reserved, undefined otherwise. */
+  readonly reservedPort: (port: number) => ReservedPort | undefined;
   readonly input: AllowListInput;
+}
+
+/**
+ * The entries of a user's allow-list setting (`--allow-webhook-host`, `CARHOOK_WEBHOOK_ALLOW_HOSTS`):
+ * an IP address or CIDR (`192.168.1.20`, `10.0.0.0/8`, `::1`), a hostname (`hooks.lan`) or a
+ * `*.suffix` wildcard. Sorted into the allow-list's two kinds; compileAllowList checks each.
+ */
+export function parseAllowEntries(entries: readonly string[]): AllowListInput {
+  const cidrs: string[] = [];
+  const hostnames: string[] = [];
+  for (const raw of entries) {
+    const entry = raw.trim();
+    if (entry === '') continue;
+    const address = entry.split('/')[0] ?? '';
+    const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
+    if (isIP(bare) !== 0) cidrs.push(entry.includes('/') ? entry.replace(address, bare) : bare);
+    else hostnames.push(entry);
+  }
+  return { cidrs, hostnames };
 }
 
 export interface AllowListError {
@@ -290,8 +324,11 @@ export function compileAllowList(input: AllowListInput): Result<AllowList, Allow
     if (name.startsWith('*.')) suffixes.push(`.${bare}`);
     else exact.add(bare);
   }
+  const reserved = input.reservedPorts;
   return ok({
     input,
+    reservedPort: (port) =>
+      (typeof reserved === 'function' ? reserved() : (reserved ?? [])).find((r) => r.port === port),
     allowsAddress: (address) => {
       const family = isIP(address);
       if (family === 0) return false;
@@ -315,21 +352,36 @@ export interface AddressRefused {
 }
 
 /**
- * Is this address allowed for this hostname? The allow-list overrides by address (CIDR) or by
- * hostname; otherwise only `public` addresses pass.
+ * Is this address (and port, when given) allowed for this hostname? The allow-list overrides by
+ * address (CIDR) or by hostname; otherwise only `public` addresses pass. On a non-public address
+ * the allow-list's reserved ports stay refused whatever allowed it.
  */
 export function checkAddress(
   hostname: string,
   address: string,
   allowList?: AllowList,
+  port?: number,
 ): Result<AddressClassification, AddressRefused> {
   const classification = classifyAddress(address) ?? { address, family: 4, class: 'reserved' as const };
   if (classification.class === 'public') return ok(classification);
   const effective = classification.via && classification.embedded ? classification.embedded : address;
-  if (allowList && (allowList.allowsAddress(address) || allowList.allowsAddress(effective))) {
-    return ok(classification);
+  const allowed =
+    allowList !== undefined &&
+    (allowList.allowsAddress(address) ||
+      allowList.allowsAddress(effective) ||
+      allowList.allowsHostname(hostname));
+  if (allowed) {
+    const reserved = port === undefined ? undefined : allowList?.reservedPort(port);
+    if (!reserved) return ok(classification);
+    const where = hostname === address ? address : `"${hostname}" (${address})`;
+    return err({
+      kind: 'AddressRefused',
+      hostname,
+      address,
+      classification,
+      message: `port ${port} on ${where} is Carhook's own ${reserved.what}; webhooks may not reach it`,
+    });
   }
-  if (allowList?.allowsHostname(hostname)) return ok(classification);
   const what = describeClass(classification);
   const message =
     hostname === address
@@ -368,10 +420,11 @@ export async function resolveChecked(
   hostname: string,
   resolve: Resolver,
   allowList?: AllowList,
+  port?: number,
 ): Promise<Result<readonly ResolvedAddress[], AddressRefused | ResolutionFailed>> {
   const literal = classifyAddress(hostname);
   if (literal) {
-    const checked = checkAddress(hostname, literal.address, allowList);
+    const checked = checkAddress(hostname, literal.address, allowList, port);
     if (!checked.ok) return checked;
     const address =
       literal.family === 4 ? (parseLooseIpv4(literal.address) ?? literal.address) : literal.address;
@@ -393,7 +446,7 @@ export async function resolveChecked(
     return err({ kind: 'Unresolvable', hostname, message: `host "${hostname}" has no A or AAAA address` });
   }
   for (const a of addresses) {
-    const checked = checkAddress(hostname, a.address, allowList);
+    const checked = checkAddress(hostname, a.address, allowList, port);
     if (!checked.ok) return checked;
   }
   return ok(addresses);
@@ -415,14 +468,15 @@ export class GuardedLookupError extends Error {
 
 /**
  * A `lookup` for `http.request` / `net.connect`: resolves with the injected resolver, checks every
- * address and hands the socket only the addresses it checked. The socket connects to exactly what
+ * address (with the port the request goes to, when given) and hands the socket only the addresses
+ * it checked. The socket connects to exactly what
  * was validated, with no second resolution in between, which is what defeats DNS rebinding.
  */
-export function guardedLookup(resolve: Resolver, allowList?: AllowList): LookupFunction {
+export function guardedLookup(resolve: Resolver, allowList?: AllowList, port?: number): LookupFunction {
   return (hostname, options, callback) => {
     const family = typeof options === 'object' && options ? options.family : undefined;
     const all = typeof options === 'object' && options ? options.all === true : false;
-    resolveChecked(hostname, resolve, allowList).then(
+    resolveChecked(hostname, resolve, allowList, port).then(
       (result) => {
         if (!result.ok) {
           callback(new GuardedLookupError(result.error) as NodeJS.ErrnoException, '', 0);

@@ -91,10 +91,15 @@ const idList = (what: string) =>
 
 function urlSchema(policy: UrlPolicyOptions) {
   // validateUrl checks the length (MAX_URL_LENGTH) with the rest, so a long URL gets one clear issue.
-  return z.string().superRefine((url, ctx) => {
+  // What is stored is the WHATWG-serialised form (`new URL(x).href`), the URL the sender will
+  // actually request: `http://host\@other/` is stored as `http://host/@other/`, never as typed.
+  return z.string().transform((url, ctx) => {
     const checked = validateUrl(url, policy);
-    if (!checked.ok)
+    if (!checked.ok) {
       ctx.addIssue({ code: 'custom', message: checked.error.message.replace(/^url: /, ''), input: url });
+      return z.NEVER;
+    }
+    return checked.value.href;
   });
 }
 
@@ -168,7 +173,7 @@ export type PatchSubscriptionBody = z.output<SubscriptionSchemas['patch']>;
 export type ReplayBody = z.output<SubscriptionSchemas['replay']>;
 
 export interface FieldIssue {
-  /** `eventTypes[1]`, `url`, `(body)` for the body as a whole. */
+  /** `eventTypes[1]`, `url`, `body` for the body as a whole. */
   readonly field: string;
   readonly reason: string;
 }
@@ -183,17 +188,19 @@ export interface ValidationError {
 function fieldName(path: readonly PropertyKey[]): string {
   let out = '';
   for (const p of path) out += typeof p === 'number' ? `[${p}]` : out ? `.${String(p)}` : String(p);
-  return out || '(body)';
+  return out || 'body';
 }
 
 export function toValidationError(error: z.ZodError): ValidationError {
   const issues = error.issues.map((issue) => {
-    const reason =
-      issue.code === 'unrecognized_keys'
-        ? `unknown field(s): ${issue.keys.join(', ')}`
-        : issue.code === 'invalid_type' && issue.input === undefined
-          ? 'is required'
-          : issue.message;
+    if (issue.code === 'unrecognized_keys') {
+      // Named by the unknown field itself (`secret`), not by the object that holds it.
+      return {
+        field: fieldName([...issue.path, issue.keys[0] ?? '']),
+        reason: `unknown field(s): ${issue.keys.join(', ')}`,
+      };
+    }
+    const reason = issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message;
     return { field: fieldName(issue.path), reason };
   });
   return { kind: 'Malformed', message: issues.map((i) => `${i.field}: ${i.reason}`).join('; '), issues };

@@ -132,7 +132,7 @@ export function validateUrl(raw: unknown, options: UrlPolicyOptions = {}): Resul
     }
   } else {
     // The address is the most telling problem of an SSRF attempt: report it before the scheme.
-    const checked = checkAddress(host, literal.address, options.allowList);
+    const checked = checkAddress(host, literal.address, options.allowList, effectivePort(url));
     if (!checked.ok) return refuse(raw, 'address', checked.error.message, literal);
   }
   const loopback = literal ? literal.class === 'loopback' : isLoopbackName(host);
@@ -172,7 +172,12 @@ export async function checkUrl(
   if (!validated.ok) return validated;
   const url = validated.value;
   const host = bareHost(url);
-  const resolved = await resolveChecked(host, options.resolve ?? systemResolver, options.allowList);
+  const resolved = await resolveChecked(
+    host,
+    options.resolve ?? systemResolver,
+    options.allowList,
+    effectivePort(url),
+  );
   if (!resolved.ok) {
     const e = resolved.error;
     return e.kind === 'AddressRefused'
