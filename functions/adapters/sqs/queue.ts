@@ -1,15 +1,15 @@
-import type {
+import {
   ChangeMessageVisibilityCommand,
-  ChangeMessageVisibilityCommandOutput,
+  type ChangeMessageVisibilityCommandOutput,
   DeleteMessageCommand,
-  DeleteMessageCommandOutput,
-  Message,
-  MessageAttributeValue,
+  type DeleteMessageCommandOutput,
+  type Message,
+  type MessageAttributeValue,
   ReceiveMessageCommand,
-  ReceiveMessageCommandOutput,
+  type ReceiveMessageCommandOutput,
   SendMessageBatchCommand,
-  SendMessageBatchCommandOutput,
-  SendMessageBatchRequestEntry,
+  type SendMessageBatchCommandOutput,
+  type SendMessageBatchRequestEntry,
 } from '@aws-sdk/client-sqs';
 import { planBatches } from '../../core/publishing/limits';
 import { checkVisibility, QUEUE_LIMITS, splitDelay, validateOutgoing } from '../../core/queue/limits';
@@ -40,18 +40,6 @@ export interface SqsClientLike {
     | ChangeMessageVisibilityCommandOutput
   >;
 }
-
-type SqsSdk = typeof import('@aws-sdk/client-sqs');
-let sdk: Promise<SqsSdk> | undefined;
-/**
- * The client package is loaded on the first call, not at import: a consumer Lambda only calls SQS
- * to re-time a message, most invocations never (issue 7: cold start). A failed load is tried again.
- */
-const loadSdk = (): Promise<SqsSdk> =>
-  (sdk ??= import('@aws-sdk/client-sqs').catch((error: unknown) => {
-    sdk = undefined;
-    throw error;
-  }));
 
 /** Message attribute carrying a due time beyond the 900 s queue delay (see `splitDelay`). */
 export const NOT_BEFORE_ATTRIBUTE = 'carhookNotBefore';
@@ -151,7 +139,6 @@ export class SqsQueue<T> implements JobQueue<T>, QueueConsumer<T> {
       for (const batch of batches) {
         const byId = new Map(batch.map((e) => [e.entry.Id, e]));
         try {
-          const { SendMessageBatchCommand } = await loadSdk();
           const output = (await client.send(
             new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch.map((e) => e.entry) }),
           )) as SendMessageBatchCommandOutput;
@@ -199,7 +186,6 @@ export class SqsQueue<T> implements JobQueue<T>, QueueConsumer<T> {
     }
     const invalid = checkVisibility(visibilityTimeoutSeconds);
     if (invalid) throw new RangeError(`receive: ${invalid}`);
-    const { ReceiveMessageCommand } = await loadSdk();
     const output = (await this.options.client.send(
       new ReceiveMessageCommand({
         QueueUrl: this.options.queueUrl,
@@ -214,7 +200,6 @@ export class SqsQueue<T> implements JobQueue<T>, QueueConsumer<T> {
   }
 
   async delete(receipt: string): Promise<boolean> {
-    const { DeleteMessageCommand } = await loadSdk();
     try {
       await this.options.client.send(
         new DeleteMessageCommand({ QueueUrl: this.options.queueUrl, ReceiptHandle: receipt }),
@@ -239,7 +224,6 @@ export const changeSqsVisibility = async (
   receipt: string,
   seconds: number,
 ): Promise<boolean> => {
-  const { ChangeMessageVisibilityCommand } = await loadSdk();
   try {
     await client.send(
       new ChangeMessageVisibilityCommand({
