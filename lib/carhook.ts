@@ -98,13 +98,6 @@ export interface CarhookProps {
   readonly serviceName?: string;
   /** Log level of every function. @default 'INFO' */
   readonly logLevel?: CarhookLogLevel;
-  /**
-   * Bundle the AWS SDK into every function instead of using the one the Node 22 runtime ships:
-   * pinned SDK versions and only the SDK code a handler uses, for bundles about twice as large
-   * (compare with `npx tsx bench/bundles.ts --bundle-sdk`).
-   * @default false
-   */
-  readonly bundleAwsSdk?: boolean;
 }
 
 /** CarhookProps with every default applied and checked: what the runtime is configured from. */
@@ -120,7 +113,6 @@ export interface CarhookConfig {
   readonly serviceName: string;
   readonly metricsNamespace: string;
   readonly logLevel: CarhookLogLevel;
-  readonly bundleAwsSdk: boolean;
 }
 
 const BRAND_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -218,7 +210,6 @@ export function resolveCarhookConfig(props: CarhookProps): CarhookConfig {
     serviceName,
     metricsNamespace: CARHOOK_DEFAULTS.metricsNamespace,
     logLevel,
-    bundleAwsSdk: props.bundleAwsSdk ?? false,
   };
 }
 
@@ -468,7 +459,6 @@ export class Carhook extends Construct {
       metricsNamespace: this.config.metricsNamespace,
       logLevel: this.config.logLevel,
       ...props,
-      bundling: { bundleAwsSDK: this.config.bundleAwsSdk, ...props.bundling },
       environment: { ...carhookRuntimeEnvironment(this.config), ...props.environment },
     });
     this.functionsById.set(id, fn);
