@@ -31,7 +31,6 @@ import {
   readFileSync,
   rmSync,
   statSync,
-  symlinkSync,
 } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { SourceMap, type SourceMapPayload } from 'node:module';

@@ -47,7 +47,11 @@ export const NOT_BEFORE_ATTRIBUTE = 'carhookNotBefore';
 export interface SqsQueueOptions {
   readonly client: SqsClientLike;
   readonly queueUrl: string;
-  /** SendMessageBatch attempts for entries SQS failed without sender fault (default 3). */
+  /**
+   * SendMessageBatch rounds for entries a successful call reported failed without sender fault
+   * (default 3; SendMessageBatch leaves them to the caller). A call that fails is not sent again
+   * here: the SDK client has retried it.
+   */
   readonly maxAttempts?: number;
   readonly baseDelayMs?: number;
   /** Long polling for `receive` (0–20 s, default 1: short enough to stop promptly). */
@@ -64,8 +68,8 @@ const attributeBytes = (name: string, value: MessageAttributeValue): number =>
 
 /**
  * SQS as `JobQueue` and `QueueConsumer`. Sends with SendMessageBatch, ≤ 10 entries and ≤ 256 KB
- * per call (body + attributes, as SQS counts them), retries entries that failed without sender
- * fault. Delays over 900 s, and any delay on a FIFO queue (which refuses per-message DelaySeconds),
+ * per call (body + attributes, as SQS counts them), resends entries a call reported failed
+ * without sender fault. Delays over 900 s, and any delay on a FIFO queue (which refuses per-message DelaySeconds),
  * travel as the `carhookNotBefore` attribute: the consumer defers them (`processMessages`).
  */
 export class SqsQueue<T> implements JobQueue<T>, QueueConsumer<T> {
@@ -157,13 +161,11 @@ export class SqsQueue<T> implements JobQueue<T>, QueueConsumer<T> {
             }
           }
         } catch (error) {
+          // A failed call has had the SDK's retries already: it is final here (only the entries a
+          // successful call reports failed are the caller's to resend, as SendMessageBatch says).
           const classified = classifyCallError(error, 'SendMessageBatch');
           for (const entry of batch) {
-            const failure = { index: entry.index, code: classified.code, message: classified.message };
-            if (classified.retryable) {
-              retry.push(entry);
-              lastFailures.push(failure);
-            } else permanent.push(failure);
+            permanent.push({ index: entry.index, code: classified.code, message: classified.message });
           }
         }
       }
