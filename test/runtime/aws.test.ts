@@ -4,11 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
-import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AWS_CLIENT_SETTINGS } from '../../functions/adapters/aws/client-config';
 import { createAwsRuntime } from '../../functions/runtime/aws';
 import { awsClient, forgetAwsClients, onFirstSend } from '../../functions/runtime/aws-clients';
+import { tracer } from '../../functions/runtime/observability';
 
 type Client = { send(command: string): Promise<string> };
 
@@ -50,6 +51,22 @@ describe('awsClient (one SDK client per service per process)', () => {
       connectionTimeout: AWS_CLIENT_SETTINGS.dynamodb.connectionTimeoutMs,
       requestTimeout: AWS_CLIENT_SETTINGS.dynamodb.requestTimeoutMs,
     });
+  });
+
+  it('wraps each client once with Powertools Tracer captureAWSv3Client when tracing is on (Lambda)', () => {
+    forgetAwsClients();
+    const enabled = vi.spyOn(tracer, 'isTracingEnabled').mockReturnValue(true);
+    const capture = vi.spyOn(tracer, 'captureAWSv3Client').mockImplementation((client) => client);
+    try {
+      const make = () => awsClient('sqs', (config) => new SQSClient({ ...config, region: 'eu-west-1' }));
+      const client = make();
+      expect(make()).toBe(client);
+      expect(capture.mock.calls).toEqual([[client]]);
+    } finally {
+      enabled.mockRestore();
+      capture.mockRestore();
+      forgetAwsClients();
+    }
   });
 
   it('uses the standard retry mode where throttling is not expected', async () => {
