@@ -1,59 +1,73 @@
 /**
- * Lambda bundle benchmark (issue 7): synthesizes the ready CDK app (the very esbuild bundling
- * `cdk synth` runs: minified, tree-shaken ESM, `@aws-sdk/*` left to the Lambda runtime), then for
- * each function records the minified bundle's size and its cold import time on Node 22: a fresh
- * `node` process imports the bundle (with `--enable-source-maps`, as the functions run) and reports
- * how long the `import()` took; the median of a few runs is kept.
+ * Lambda cold start as it is felt. For each function bundle, as `cdk synth` builds it (esbuild,
+ * minified ESM, the AWS SDK bundled in): its size, and the time from a fresh `node` process to the
+ * end of its first invocation (import, handler init, the invocation's real AWS calls: DynamoDB on
+ * DynamoDB Local, EventBridge / SQS / Secrets Manager on a stub on 127.0.0.1 reached through
+ * `AWS_ENDPOINT_URL_<SERVICE>`, fake static credentials from the environment), median of `runs`
+ * fresh processes. Beside them, a baseline built with the same esbuild options: a minimal handler
+ * making one DynamoDB GetItem and one PutEvents with bare SDK clients (support/baseline-handler.ts).
  *
- * A bundle may leave some `@aws-sdk/*` packages to a dynamic `import()` at their first use (the
- * EventBridge, SQS and Secrets Manager clients: functions/runtime/aws.ts). That moves their load out
- * of the import into the first invocation that calls the service, so the same process then imports
- * those packages too and the bench reports both: the import alone (issue 7's figure) and the import
- * plus every deferred package (what a first invocation calling every service pays), so the move
- * never passes for a saving.
+ * Each function gets the event it gets in production, the smallest that makes it work: the
+ * scheduler's for the planner and the sweeper (one unpublished event seeded, so the sweep publishes
+ * it: Query + PutEvents + UpdateItem), `GET /health` for the HTTP API (Query + GetSecretValue), a
+ * poll job / delivery job / bus event for the consumers. The table reports the calls each first
+ * invocation made (counted by the stub, which also forwards DynamoDB's to DynamoDB Local).
  *
- *   npx tsx bench/bundles.ts [--runs 5] [--bundle-sdk]   (prints the markdown section)
+ * Goals: every bundle ≤ 1.3 × the baseline's first-invocation time and ≤ 1.5 × its size. When a
+ * bundle misses one, the section shows where its bytes come from (esbuild metafile, by package)
+ * and where its time goes (`--cpu-prof` of one more process, self time by source package through
+ * the bundle's source map).
+ *
+ *   npx tsx bench/bundles.ts [--runs 10]   (prints the markdown section)
  *   import { run, markdown } from './bundles'
- *
- * Targets (issue 7): every bundle < 500 KB minified, every cold import < 150 ms.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
-  symlinkSync,
 } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { SourceMap, type SourceMapPayload } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import { App } from 'aws-cdk-lib';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import { build } from 'esbuild';
+import { createDynamoStores, createTable } from '../functions/adapters/dynamodb';
+import { dynamoDbLocalClient, startDynamoDbLocal } from '../functions/adapters/local/dynamodb-local';
+import type { EventEnvelope } from '../functions/core/events/envelope';
 import { buildCarhookApp, readAppSettings } from '../lib/app';
+import { esbuildOptions } from '../lib/bundling';
 import { REPO_ROOT } from '../lib/paths';
 
-export const BUNDLE_TARGETS = { maxBytes: 500_000, maxImportMs: 150 } as const;
+export const BUNDLE_GOALS = { maxTimeRatio: 1.3, maxSizeRatio: 1.5 } as const;
+
+export const BASELINE_ID = 'Baseline';
 
 export interface BundleInfo {
-  /** Function id in the Carhook construct (`Planner`, `PollWorker`…). */
+  /** Function id in the Carhook construct (`Planner`, `PollWorker`…), or `Baseline`. */
   readonly id: string;
   /** Handler module, relative to the repository root. */
   readonly entry: string;
-  /** The bundle CDK uploads (`index.mjs` in the asset directory). */
+  /** The bundle (`index.mjs`, with `index.mjs.map` beside it). */
   readonly file: string;
   readonly bytes: number;
 }
 
 export class BundleBenchError extends Error {
   override readonly name = 'BundleBenchError';
-  readonly kind = 'BundleMissing' as const;
   constructor(
     readonly functionId: string,
+    readonly kind: 'BundleMissing' | 'InvocationFailed',
     message: string,
   ) {
     super(`${functionId}: ${message}`);
@@ -64,9 +78,7 @@ export class BundleBenchError extends Error {
  * Synthesizes the ready app (bin/app.ts's stacks, cdk.json's feature flags) into `outdir` and returns
  * every function's bundle. Throws if a function has no bundled `index.mjs` (the build failed).
  */
-export function synthesizeBundles(
-  options: { readonly outdir?: string; readonly bundleAwsSdk?: boolean } = {},
-): BundleInfo[] {
+export function synthesizeBundles(options: { readonly outdir?: string } = {}): BundleInfo[] {
   const outdir = options.outdir ?? mkdtempSync(join(tmpdir(), 'carhook-bundles-'));
   const cdkJson = JSON.parse(readFileSync(join(REPO_ROOT, 'cdk.json'), 'utf8')) as {
     context: Record<string, unknown>;
@@ -75,7 +87,6 @@ export function synthesizeBundles(
     apiBaseUrl: 'https://api.example.net',
     authUrl: 'https://id.example.net',
     brands: 'cielo,pavo',
-    bundleAwsSdk: options.bundleAwsSdk === true,
   };
   const app = new App({ context: cdkJson.context, outdir });
   const { stack } = buildCarhookApp(
@@ -92,50 +103,66 @@ export function synthesizeBundles(
     const logicalId = stack.getLogicalId(fn.node.defaultChild as CfnFunction);
     const key = template.Resources[logicalId]?.Properties?.Code?.S3Key;
     if (typeof key !== 'string' || !key.endsWith('.zip')) {
-      throw new BundleBenchError(id, `no asset S3Key in the template (got ${JSON.stringify(key)})`);
+      throw new BundleBenchError(
+        id,
+        'BundleMissing',
+        `no asset S3Key in the template (got ${JSON.stringify(key)})`,
+      );
     }
     const file = join(outdir, `asset.${key.slice(0, -'.zip'.length)}`, 'index.mjs');
-    if (!existsSync(file)) throw new BundleBenchError(id, `the asset has no index.mjs (${file})`);
+    if (!existsSync(file))
+      throw new BundleBenchError(id, 'BundleMissing', `the asset has no index.mjs (${file})`);
     bundles.push({ id, entry: relative(REPO_ROOT, fn.entryPath), file, bytes: statSync(file).size });
   }
   return bundles;
 }
 
-export interface ImportTiming {
+const BASELINE_ENTRY = 'bench/support/baseline-handler.ts';
+
+/** The baseline handler, bundled with the options every Carhook function is bundled with. */
+export async function buildBaseline(outdir: string): Promise<BundleInfo> {
+  const file = join(outdir, 'index.mjs');
+  await build({
+    ...esbuildOptions(),
+    entryPoints: [join(REPO_ROOT, BASELINE_ENTRY)],
+    outfile: file,
+    logLevel: 'silent',
+  });
+  return { id: BASELINE_ID, entry: BASELINE_ENTRY, file, bytes: statSync(file).size };
+}
+
+export interface Timing {
   readonly medianMs: number;
   readonly minMs: number;
   readonly maxMs: number;
   readonly samples: readonly number[];
 }
 
-export interface BundleTiming {
-  /** `await import()` of the bundle. */
-  readonly import: ImportTiming;
-  /**
-   * CPU time of that import (user + system, all threads: V8 compiles and collects in the background).
-   * Other processes move it far less than wall time, so it compares runs on a busy machine better.
-   */
-  readonly importCpu: ImportTiming;
-  /** The import, then in the same process the `@aws-sdk/*` packages the bundle loads at first use. */
-  readonly withDeferred: ImportTiming;
-  /** CPU time of that import and those packages. */
-  readonly withDeferredCpu: ImportTiming;
-  /** Those packages (`import("@aws-sdk/…")` in the bundle), in the order imported. */
-  readonly deferred: readonly string[];
-}
-
-/** The `@aws-sdk/*` packages a bundle imports dynamically (at first use) rather than statically. */
-export function deferredSdkImports(code: string): string[] {
-  const specs = [...code.matchAll(/\bimport\(\s*["'](@aws-sdk\/[^"']+)["']\s*\)/g)].map((m) => m[1] ?? '');
-  return [...new Set(specs)].sort();
+export interface BundleResult extends BundleInfo {
+  /** Fresh process start → the end of the first invocation. */
+  readonly firstInvocation: Timing;
+  /** Fresh process start → the bundle imported (part of the above). */
+  readonly imported: Timing;
+  /** CPU (user + system, all threads) of the whole process up to the end of the first invocation. */
+  readonly cpu: Timing;
+  /** The AWS calls the first invocation made (`DynamoDB.GetItem`, `EventBridge.PutEvents`…). */
+  readonly calls: readonly string[];
+  readonly timeRatio: number;
+  readonly sizeRatio: number;
+  /** CPU ÷ the baseline's: steadier than wall time on a loaded machine. */
+  readonly cpuRatio: number;
+  /** Filled when a goal is missed: where the bytes and the time go. */
+  readonly breakdown?: {
+    readonly bytesByPackage: readonly [string, number][];
+    readonly cpuByPackage: readonly [string, number][];
+  };
 }
 
 export interface BundleBenchResult {
   readonly node: string;
   readonly runs: number;
-  /** The AWS SDK bundled in (`-c bundleAwsSdk=true`) rather than left to the runtime. */
-  readonly bundleAwsSdk: boolean;
-  readonly bundles: ReadonlyArray<BundleInfo & BundleTiming>;
+  readonly baseline: BundleResult;
+  readonly bundles: readonly BundleResult[];
 }
 
 /** Node 22 as the project pins it (npm `node` package), else the one running this script. */
@@ -144,21 +171,11 @@ function node22(): string {
   return existsSync(pinned) ? pinned : process.execPath;
 }
 
-// argv[1]: the bundle; argv[2…]: its deferred SDK packages (resolved from the sandbox's node_modules).
-const IMPORT_SCRIPT = [
-  'const c0 = process.cpuUsage();',
-  'const t0 = performance.now();',
-  'await import(process.argv[1]);',
-  'const t1 = performance.now();',
-  'const cpu = process.cpuUsage(c0);',
-  'for (const spec of process.argv.slice(2)) await import(spec);',
-  'const all = process.cpuUsage(c0);',
-  'process.stdout.write(JSON.stringify([t1 - t0, (cpu.user + cpu.system) / 1000, performance.now() - t0, (all.user + all.system) / 1000]));',
-].join(' ');
+const execFileAsync = promisify(execFile);
 
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
-function timing(samples: readonly number[]): ImportTiming {
+function timing(samples: readonly number[]): Timing {
   const sorted = [...samples].sort((a, b) => a - b);
   return {
     medianMs: round(sorted[Math.floor(sorted.length / 2)] ?? Number.NaN),
@@ -168,98 +185,480 @@ function timing(samples: readonly number[]): ImportTiming {
   };
 }
 
-/** Times `runs` cold imports of each bundle, each in a fresh process. */
-export function run(
-  options: { readonly runs?: number; readonly outdir?: string; readonly bundleAwsSdk?: boolean } = {},
-): BundleBenchResult {
-  const runs = options.runs ?? 5;
+// A fresh process: `performance.now()` counts from the process's time origin (its start).
+// argv[1]: the bundle; argv[2]: the event (JSON). The result line is marked: the handler logs too.
+const DRIVER = [
+  'const { handler } = await import(process.argv[1]);',
+  'const imported = performance.now();',
+  "const context = { functionName: 'bench', functionVersion: '$LATEST', invokedFunctionArn: 'arn:aws:lambda:eu-west-1:111111111111:function:bench', memoryLimitInMB: '512', awsRequestId: 'r-1', logGroupName: '/aws/lambda/bench', logStreamName: 's', callbackWaitsForEmptyEventLoop: false, getRemainingTimeInMillis: () => 30000, done() {}, fail() {}, succeed() {} };",
+  'let error;',
+  'try { await handler(JSON.parse(process.argv[2]), context); } catch (e) { error = String(e && e.stack || e); }',
+  'const done = performance.now();',
+  'const cpu = process.cpuUsage();',
+  "process.stdout.write('\\n@@bench ' + JSON.stringify({ imported, done, cpuMs: (cpu.user + cpu.system) / 1000, error }) + '\\n');",
+  'process.exit(0);',
+].join(' ');
+
+/** The stub AWS endpoint: EventBridge, SQS and Secrets Manager answered here, DynamoDB forwarded to DynamoDB Local. */
+interface Stub {
+  readonly endpoint: string;
+  readonly calls: string[];
+  close(): Promise<void>;
+}
+
+const SECRET_VALUES: Record<string, string> = {
+  'arn:aws:secretsmanager:eu-west-1:111111111111:secret:bench/api-client': JSON.stringify({
+    clientId: 'bench',
+    clientSecret: 'bench',
+  }),
+  'arn:aws:secretsmanager:eu-west-1:111111111111:secret:bench/token-keys': JSON.stringify({
+    current: 'k1',
+    k1: Buffer.alloc(32, 7).toString('base64'),
+  }),
+  'arn:aws:secretsmanager:eu-west-1:111111111111:secret:bench/map': JSON.stringify({
+    username: '',
+    password: '',
+  }),
+};
+
+const readBody = (req: IncomingMessage): Promise<Buffer> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+
+async function startStub(dynamoEndpoint: string): Promise<Stub> {
+  const calls: string[] = [];
+  const server: Server = createServer(async (req, res) => {
+    const body = await readBody(req);
+    const target = String(req.headers['x-amz-target'] ?? '');
+    const [service = '', operation = ''] = target.split('.');
+    const reply = (json: unknown) => {
+      res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
+      res.end(JSON.stringify(json));
+    };
+    if (service.startsWith('DynamoDB')) {
+      calls.push(`DynamoDB.${operation}`);
+      // Forwarded as is: DynamoDB Local does not check signatures.
+      const answer = await fetch(`${dynamoEndpoint}/`, {
+        method: 'POST',
+        headers: {
+          'content-type': String(req.headers['content-type'] ?? 'application/x-amz-json-1.0'),
+          'x-amz-target': target,
+          authorization: String(req.headers.authorization ?? ''),
+          'x-amz-date': String(req.headers['x-amz-date'] ?? ''),
+        },
+        body,
+      });
+      res.writeHead(answer.status, {
+        'content-type': answer.headers.get('content-type') ?? 'application/x-amz-json-1.0',
+      });
+      res.end(Buffer.from(await answer.arrayBuffer()));
+      return;
+    }
+    const input = JSON.parse(body.toString('utf8') || '{}') as Record<string, unknown>;
+    if (target === 'AWSEvents.PutEvents') {
+      calls.push('EventBridge.PutEvents');
+      const entries = (input.Entries as unknown[] | undefined) ?? [];
+      return reply({
+        FailedEntryCount: 0,
+        Entries: entries.map((_, i) => ({ EventId: `eb-${calls.length}-${i}` })),
+      });
+    }
+    if (service === 'AmazonSQS') {
+      calls.push(`SQS.${operation}`);
+      const entries = (input.Entries as { Id: string }[] | undefined) ?? [];
+      return reply(
+        operation === 'SendMessageBatch'
+          ? {
+              Successful: entries.map((e) => ({ Id: e.Id, MessageId: `m-${e.Id}`, MD5OfMessageBody: '' })),
+              Failed: [],
+            }
+          : {},
+      );
+    }
+    if (target === 'secretsmanager.GetSecretValue') {
+      calls.push('SecretsManager.GetSecretValue');
+      const id = String(input.SecretId);
+      return reply({ ARN: id, Name: id, SecretString: SECRET_VALUES[id] ?? '' });
+    }
+    calls.push(`unknown:${target}`);
+    res.writeHead(400, { 'content-type': 'application/x-amz-json-1.1' });
+    res.end(JSON.stringify({ __type: 'UnknownOperationException', message: target }));
+  });
+  server.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    calls,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+const TABLE = 'carhook-bench-bundles';
+const QUEUE = (name: string) => `http://127.0.0.1/111111111111/${name}`;
+
+/** What every process gets: Lambda's variables (region, keys) and every Carhook binding. */
+function environment(stub: string): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    AWS_REGION: 'eu-west-1',
+    AWS_ACCESS_KEY_ID: 'AKIDBENCH',
+    AWS_SECRET_ACCESS_KEY: 'bench-secret',
+    AWS_ENDPOINT_URL_DYNAMODB: stub,
+    AWS_ENDPOINT_URL_EVENTBRIDGE: stub,
+    AWS_ENDPOINT_URL_SQS: stub,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: stub,
+    // Lambda's log level for Carhook functions; the output is not read.
+    POWERTOOLS_LOG_LEVEL: 'WARN',
+    POWERTOOLS_METRICS_NAMESPACE: 'Carhook',
+    POWERTOOLS_SERVICE_NAME: 'carhook',
+    CARHOOK_TABLE_NAME: TABLE,
+    CARHOOK_EVENT_BUS_NAME: 'carhook-bench',
+    CARHOOK_EVENT_SOURCE: 'carhook',
+    CARHOOK_API_BASE_URL: 'https://api.example.net',
+    CARHOOK_AUTH_URL: 'https://id.example.net',
+    CARHOOK_BRANDS: 'cielo,pavo',
+    CARHOOK_API_CLIENT_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:111111111111:secret:bench/api-client',
+    CARHOOK_TOKEN_KEY_RING_SECRET_ARN:
+      'arn:aws:secretsmanager:eu-west-1:111111111111:secret:bench/token-keys',
+    CARHOOK_MAP_API_SECRET_ARN: 'arn:aws:secretsmanager:eu-west-1:111111111111:secret:bench/map',
+    CARHOOK_POLL_QUEUE_URL: QUEUE('carhook-poll-jobs'),
+    CARHOOK_DELIVERY_QUEUE_URL: QUEUE('carhook-deliveries'),
+  };
+}
+
+const ENVELOPE = (id: string): EventEnvelope =>
+  ({
+    id,
+    type: 'enrollment.vehicle.removed',
+    schemaVersion: 1,
+    occurredAt: '2026-11-22T09:59:00.000Z',
+    detectedAt: '2026-11-22T10:00:00.000Z',
+    sequence: 1,
+    enrollment: { id: 'enr-bench', kind: 'oauth-user' },
+    source: { api: 'v2', operation: 'GET /vehicles', recordId: 'veh-bench' },
+    data: { vehicleId: 'veh-bench', vin: 'VF3ABCDEF12345678' },
+  }) as unknown as EventEnvelope;
+
+const sqsEvent = (body: unknown, queue: string) => ({
+  Records: [
+    {
+      messageId: 'm-1',
+      receiptHandle: 'rh-1',
+      body: JSON.stringify(body),
+      attributes: {
+        ApproximateReceiveCount: '1',
+        SentTimestamp: '0',
+        SenderId: 'bench',
+        ApproximateFirstReceiveTimestamp: '0',
+      },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: `arn:aws:sqs:eu-west-1:111111111111:${queue}`,
+      awsRegion: 'eu-west-1',
+    },
+  ],
+});
+
+const scheduled = {
+  version: '0',
+  id: 'bench',
+  'detail-type': 'Scheduled Event',
+  source: 'aws.scheduler',
+  account: '111111111111',
+  time: '2026-11-22T10:00:00Z',
+  region: 'eu-west-1',
+  resources: [],
+  detail: {},
+};
+
+/** The production event of each function, the smallest that makes it do its work. */
+const EVENTS: Record<string, unknown> = {
+  [BASELINE_ID]: {},
+  Planner: scheduled,
+  Sweeper: scheduled,
+  PollWorker: sqsEvent(
+    {
+      kind: 'poll-vehicle',
+      vehicleId: 'veh-bench',
+      resources: ['alerts'],
+      strategy: 'carhook',
+      plannedAt: '2026-11-22T10:00:00.000Z',
+    },
+    'carhook-poll-jobs',
+  ),
+  FanOut: {
+    version: '0',
+    id: 'eb-1',
+    'detail-type': 'enrollment.vehicle.removed',
+    source: 'carhook',
+    account: '111111111111',
+    time: '2026-11-22T10:00:00Z',
+    region: 'eu-west-1',
+    resources: [],
+    detail: ENVELOPE('evt_bench_fanout'),
+  },
+  Delivery: sqsEvent({ deliveryId: 'dlv_bench' }, 'carhook-deliveries'),
+  HttpApi: {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: '/health',
+    rawQueryString: '',
+    headers: { host: 'bench.execute-api.eu-west-1.amazonaws.com' },
+    requestContext: {
+      accountId: '111111111111',
+      apiId: 'bench',
+      domainName: 'bench.execute-api.eu-west-1.amazonaws.com',
+      domainPrefix: 'bench',
+      http: {
+        method: 'GET',
+        path: '/health',
+        protocol: 'HTTP/1.1',
+        sourceIp: '127.0.0.1',
+        userAgent: 'bench',
+      },
+      requestId: 'r-1',
+      routeKey: '$default',
+      stage: '$default',
+      time: '22/Nov/2026:10:00:00 +0000',
+      timeEpoch: 0,
+    },
+    isBase64Encoded: false,
+  },
+};
+
+/** Bytes of the bundle's output by source package (esbuild metafile of the same build). */
+async function bytesByPackage(entry: string): Promise<[string, number][]> {
+  const out = await build({
+    ...esbuildOptions(),
+    entryPoints: [join(REPO_ROOT, entry)],
+    write: false,
+    outfile: 'index.mjs',
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const output = Object.values(out.metafile.outputs).find((o) => o.entryPoint);
+  const sums = new Map<string, number>();
+  for (const [path, { bytesInOutput }] of Object.entries(output?.inputs ?? {})) {
+    const pkg = packageOf(path);
+    sums.set(pkg, (sums.get(pkg) ?? 0) + bytesInOutput);
+  }
+  return [...sums].sort((a, b) => b[1] - a[1]).slice(0, 8);
+}
+
+function packageOf(path: string): string {
+  const rest = path.split('node_modules/').at(-1) ?? path;
+  if (rest === path) return /(^|\/)(functions|bench|lib)\//.test(path) ? 'carhook (our code)' : path;
+  const [first, second] = rest.split('/');
+  return first?.startsWith('@') ? `${first}/${second}` : (first ?? path);
+}
+
+interface CpuProfile {
+  readonly nodes: {
+    id: number;
+    callFrame: { url: string; lineNumber: number; columnNumber: number; functionName: string };
+  }[];
+  readonly samples: number[];
+  readonly timeDeltas: number[];
+}
+
+/** Self CPU time of one first invocation by source package, read through the bundle's source map. */
+async function cpuByPackage(
+  invoke: (extraArgs: string[]) => Promise<unknown>,
+  dir: string,
+): Promise<[string, number][]> {
+  const profDir = join(dir, 'prof');
+  mkdirSync(profDir, { recursive: true });
+  await invoke(['--cpu-prof', `--cpu-prof-dir=${profDir}`]);
+  const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
+  if (!file) return [];
+  const profile = JSON.parse(readFileSync(join(profDir, file), 'utf8')) as CpuProfile;
+  const map = new SourceMap(JSON.parse(readFileSync(join(dir, 'index.mjs.map'), 'utf8')) as SourceMapPayload);
+  const byNode = new Map(profile.nodes.map((n) => [n.id, n]));
+  const sums = new Map<string, number>();
+  profile.samples.forEach((id, i) => {
+    const frame = byNode.get(id)?.callFrame;
+    const ms = (profile.timeDeltas[i] ?? 0) / 1000;
+    let label = frame?.functionName ? `(${frame.functionName})` : '(program)';
+    if (frame?.url.endsWith('index.mjs')) {
+      const entry = map.findEntry(frame.lineNumber, frame.columnNumber) as { originalSource?: string };
+      label = entry.originalSource ? packageOf(entry.originalSource.replace(/^(\.\.\/)+/, '')) : 'index.mjs';
+    } else if (frame?.url.startsWith('node:')) {
+      label = frame.url;
+    }
+    sums.set(label, (sums.get(label) ?? 0) + ms);
+  });
+  return [...sums]
+    .map(([k, v]) => [k, round(v)] as [string, number])
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 8);
+}
+
+/** Times `runs` first invocations of each bundle and of the baseline, each in a fresh process. */
+export async function run(
+  options: { readonly runs?: number; readonly outdir?: string } = {},
+): Promise<BundleBenchResult> {
+  const runs = options.runs ?? 10;
   if (!Number.isInteger(runs) || runs < 1 || runs > 50) {
     throw new RangeError(`runs: must be a whole number from 1 to 50, got ${runs}`);
   }
   const nodeBin = node22();
-  const bundleAwsSdk = options.bundleAwsSdk === true;
-  const bundles = synthesizeBundles({ ...(options.outdir ? { outdir: options.outdir } : {}), bundleAwsSdk });
-  // Outside the repository, with node_modules linked in: the bundle's externals (`@aws-sdk/*`, which
-  // the Lambda runtime provides) resolve, nothing else of the source tree does.
-  const sandbox = mkdtempSync(join(tmpdir(), 'carhook-import-'));
+  const outdir = options.outdir ?? mkdtempSync(join(tmpdir(), 'carhook-bundles-'));
+  const bundles = synthesizeBundles({ outdir: join(outdir, 'cdk') });
+  mkdirSync(join(outdir, 'baseline'), { recursive: true });
+  const baseline = await buildBaseline(join(outdir, 'baseline'));
+  const dynamo = await startDynamoDbLocal();
+  const client = dynamoDbLocalClient(dynamo.endpoint);
+  const stub = await startStub(dynamo.endpoint);
+  // Outside the repository: the bundle must not resolve anything from the source tree.
+  const sandbox = mkdtempSync(join(tmpdir(), 'carhook-invoke-'));
   try {
-    symlinkSync(join(REPO_ROOT, 'node_modules'), join(sandbox, 'node_modules'), 'dir');
-    const timed = bundles.map((bundle) => {
+    await createTable(client, TABLE, { timeToLive: false });
+    const { events } = createDynamoStores({ client, tableName: TABLE });
+    const env = environment(stub.endpoint);
+    type Measured = Omit<BundleResult, 'timeRatio' | 'sizeRatio' | 'cpuRatio'>;
+    /** The timings of `bundle`, and `profile` for one more, profiled, first invocation. */
+    const measure = async (
+      bundle: BundleInfo,
+    ): Promise<{ measured: Measured; profile: () => Promise<[string, number][]> }> => {
       const dir = join(sandbox, bundle.id);
       mkdirSync(dir);
       copyFileSync(bundle.file, join(dir, 'index.mjs'));
       if (existsSync(`${bundle.file}.map`)) copyFileSync(`${bundle.file}.map`, join(dir, 'index.mjs.map'));
       const url = pathToFileURL(join(dir, 'index.mjs')).href;
-      const deferred = deferredSdkImports(readFileSync(bundle.file, 'utf8'));
-      const imports: number[] = [];
-      const cpu: number[] = [];
-      const withDeferred: number[] = [];
-      const withDeferredCpu: number[] = [];
-      for (let i = 0; i < runs; i++) {
-        const out = execFileSync(
+      const event = JSON.stringify(EVENTS[bundle.id] ?? {});
+      // Asynchronous: the stub answering the child's calls runs in this process's event loop.
+      const invokeOnce = async (extraArgs: string[] = []) => {
+        const { stdout } = await execFileAsync(
           nodeBin,
-          ['--enable-source-maps', '--input-type=module', '-e', IMPORT_SCRIPT, url, ...deferred],
-          { cwd: dir, env: { PATH: process.env.PATH ?? '', AWS_REGION: 'eu-west-1' }, encoding: 'utf8' },
+          ['--enable-source-maps', ...extraArgs, '--input-type=module', '-e', DRIVER, url, event],
+          { cwd: dir, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 60_000 },
         );
-        const [alone, cpuMs, all, allCpuMs] = JSON.parse(out) as [number, number, number, number];
-        imports.push(alone);
-        cpu.push(cpuMs);
-        withDeferred.push(all);
-        withDeferredCpu.push(allCpuMs);
+        const line = stdout.split('\n').find((l) => l.startsWith('@@bench '));
+        const result = JSON.parse(line?.slice('@@bench '.length) ?? '{}') as {
+          imported: number;
+          done: number;
+          cpuMs: number;
+          error?: string;
+        };
+        if (result.error) throw new BundleBenchError(bundle.id, 'InvocationFailed', result.error);
+        return result;
+      };
+      const seed = async () => {
+        // The sweeper publishes what the log holds unpublished: one event per run.
+        if (bundle.id === 'Sweeper') await events.append([ENVELOPE(`evt_bench_${Date.now()}`)], Date.now());
+      };
+      const firstInvocation: number[] = [];
+      const imported: number[] = [];
+      const cpu: number[] = [];
+      let calls: string[] = [];
+      for (let i = 0; i < runs; i++) {
+        await seed();
+        const before = stub.calls.length;
+        const r = await invokeOnce();
+        if (i === 0) calls = stub.calls.slice(before);
+        firstInvocation.push(r.done);
+        imported.push(r.imported);
+        cpu.push(r.cpuMs);
       }
       return {
-        ...bundle,
-        import: timing(imports),
-        importCpu: timing(cpu),
-        withDeferred: timing(withDeferred),
-        withDeferredCpu: timing(withDeferredCpu),
-        deferred,
+        measured: {
+          ...bundle,
+          firstInvocation: timing(firstInvocation),
+          imported: timing(imported),
+          cpu: timing(cpu),
+          calls,
+        },
+        profile: async () => {
+          await seed();
+          return cpuByPackage((args) => invokeOnce(args), dir);
+        },
       };
-    });
+    };
+    const { measured: base } = await measure(baseline);
+    const results: BundleResult[] = [];
+    for (const bundle of bundles) {
+      const { measured: m, profile } = await measure(bundle);
+      const timeRatio = round(m.firstInvocation.medianMs / base.firstInvocation.medianMs, 2);
+      const sizeRatio = round(m.bytes / base.bytes, 2);
+      const cpuRatio = round(m.cpu.medianMs / base.cpu.medianMs, 2);
+      const missed = timeRatio > BUNDLE_GOALS.maxTimeRatio || sizeRatio > BUNDLE_GOALS.maxSizeRatio;
+      results.push({
+        ...m,
+        timeRatio,
+        sizeRatio,
+        cpuRatio,
+        ...(missed
+          ? { breakdown: { bytesByPackage: await bytesByPackage(m.entry), cpuByPackage: await profile() } }
+          : {}),
+      });
+    }
     const version = execFileSync(nodeBin, ['-v'], { encoding: 'utf8' }).trim();
-    return { node: version, runs, bundleAwsSdk, bundles: timed };
+    return {
+      node: version,
+      runs,
+      baseline: { ...base, timeRatio: 1, sizeRatio: 1, cpuRatio: 1 },
+      bundles: results,
+    };
   } finally {
+    await stub.close();
+    client.destroy();
+    await dynamo.stop();
     rmSync(sandbox, { recursive: true, force: true });
   }
 }
 
 const met = (ok: boolean) => (ok ? 'met' : '**not met**');
+const kb = (bytes: number) => `${round(bytes / 1000)} KB`;
 
 export function markdown(result: BundleBenchResult): string {
-  const kb = (bytes: number) => `${round(bytes / 1000)} KB`;
-  const rows = result.bundles.map(
-    (b) =>
-      `| ${b.id} | \`${b.entry}\` | ${kb(b.bytes)} | ${b.import.medianMs} ms | ${b.import.minMs}–${b.import.maxMs} ms | ${b.importCpu.medianMs} ms | ${b.deferred.length === 0 ? '(none deferred)' : `${b.withDeferred.medianMs} ms (min ${b.withDeferred.minMs}), CPU ${b.withDeferredCpu.medianMs} ms`} | ${met(b.bytes < BUNDLE_TARGETS.maxBytes)} / ${met(b.import.medianMs < BUNDLE_TARGETS.maxImportMs)} |`,
-  );
-  const deferred = [...new Set(result.bundles.flatMap((b) => b.deferred))].sort();
+  const b0 = result.baseline;
+  const row = (b: BundleResult, goals: boolean) =>
+    `| ${b.id} | \`${b.entry}\` | ${kb(b.bytes)} | ${goals ? `${b.sizeRatio}×` : '1×'} | ${b.firstInvocation.medianMs} ms | ${b.firstInvocation.minMs}–${b.firstInvocation.maxMs} ms | ${goals ? `${b.timeRatio}×` : '1×'} | ${b.imported.medianMs} ms | ${b.cpu.medianMs} ms | ${goals ? `${b.cpuRatio}×` : '1×'} | ${summarizeCalls(b.calls)} | ${goals ? `${met(b.sizeRatio <= BUNDLE_GOALS.maxSizeRatio)} / ${met(b.timeRatio <= BUNDLE_GOALS.maxTimeRatio)}` : '–'} |`;
+  const missed = result.bundles.filter((b) => b.breakdown);
   return [
-    `## Lambda bundles (issue 7)${result.bundleAwsSdk ? ', AWS SDK bundled in' : ''}`,
+    '## Lambda bundles: size and cold start as felt',
     '',
-    `Bundles as \`cdk synth\` builds them (esbuild: ESM, minified, tree-shaken, ${result.bundleAwsSdk ? 'the AWS SDK bundled in (`-c bundleAwsSdk=true`)' : '`@aws-sdk/*` left to the Lambda runtime'}); cold import = \`await import()\` of the bundle in a fresh \`node --enable-source-maps\` process (${result.node}), median of ${result.runs} runs; import CPU = user + system time of that import (all threads), which other load on the machine moves far less than wall time.`,
+    `Bundles as \`cdk synth\` builds them (lib/bundling.ts: esbuild, ESM, minified, source maps, \`mainFields: ['module', 'main']\`, the AWS SDK v3 bundled in). First invocation = from a fresh \`node --enable-source-maps\` process (${result.node}) to the end of the handler's first invocation: import, handler init, and the invocation's real AWS calls (DynamoDB on DynamoDB Local, EventBridge / SQS / Secrets Manager on a stub on 127.0.0.1 through \`AWS_ENDPOINT_URL_<SERVICE>\`, fake static keys in the environment); median of ${result.runs} fresh processes. The baseline (\`${b0.entry}\`) is bundled with the same esbuild options and makes one DynamoDB GetItem and one PutEvents with bare SDK clients. CPU = user + system of the whole process (all threads), which other load moves less than wall time.`,
     '',
-    '| function | handler | minified size | cold import (median) | min–max | import CPU (median) | import + deferred SDK (median) | targets (size / import) |',
-    '|---|---|---|---|---|---|---|---|',
-    ...rows,
+    '| function | handler | size | size ÷ baseline | first invocation (median) | min–max | time ÷ baseline | of which import | CPU (median) | CPU ÷ baseline | AWS calls of the first invocation | goals (size / time) |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    row(b0, false),
+    ...result.bundles.map((b) => row(b, true)),
     '',
-    deferred.length === 0
-      ? 'No `@aws-sdk/*` package is deferred: the import includes every SDK package the function loads.'
-      : `Deferred to first use (\`import()\` when the function first calls the service, so not in the cold import): ${deferred.map((d) => `\`${d}\``).join(', ')}. "import + deferred SDK" imports them right after the bundle in the same process: what an invocation calling every one of those services adds to a cold start.`,
-    '',
-    `Targets (issue 7): every bundle < ${BUNDLE_TARGETS.maxBytes / 1000} KB minified, every import < ${BUNDLE_TARGETS.maxImportMs} ms.`,
+    `Goals: every bundle ≤ ${BUNDLE_GOALS.maxSizeRatio} × the baseline's size and ≤ ${BUNDLE_GOALS.maxTimeRatio} × its first-invocation time.`,
+    ...(missed.length === 0
+      ? []
+      : [
+          '',
+          "Where the bytes and the time go, for the bundles that miss a goal (bytes: esbuild metafile of the same build, by source package; CPU: `--cpu-prof` of one more first invocation, self time by source package through the bundle's source map):",
+          '',
+          '| function | largest packages (bytes in the bundle) | most self CPU time |',
+          '|---|---|---|',
+          ...missed.map(
+            (b) =>
+              `| ${b.id} | ${(b.breakdown?.bytesByPackage ?? []).map(([p, n]) => `${p} ${kb(n)}`).join(', ')} | ${(b.breakdown?.cpuByPackage ?? []).map(([p, ms]) => `${p} ${ms} ms`).join(', ')} |`,
+          ),
+        ]),
     '',
   ].join('\n');
 }
 
+function summarizeCalls(calls: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const c of calls) counts.set(c, (counts.get(c) ?? 0) + 1);
+  return [...counts].map(([c, n]) => (n > 1 ? `${c} ×${n}` : c)).join(', ') || '(none)';
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   try {
-    const { values } = parseArgs({
-      options: { runs: { type: 'string' }, 'bundle-sdk': { type: 'boolean' } },
-      strict: true,
-    });
-    const result = run({
-      ...(values.runs === undefined ? {} : { runs: Number(values.runs) }),
-      bundleAwsSdk: values['bundle-sdk'] === true,
-    });
+    const { values } = parseArgs({ options: { runs: { type: 'string' } }, strict: true });
+    const result = await run(values.runs === undefined ? {} : { runs: Number(values.runs) });
     console.log(markdown(result));
   } catch (error) {
     console.error(error instanceof Error ? error.message : error);

@@ -23,17 +23,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import {
   createDynamoSubscriptionStores,
-  type DynamoDb,
+  documentClient,
   WRITE_OPERATIONS,
 } from '../functions/adapters/dynamodb';
-import {
-  BatchWriteCommand,
-  DocumentClient,
-  PutCommand,
-  TransactWriteCommand,
-} from '../functions/adapters/dynamodb/document';
 import { LocalBus } from '../functions/adapters/local/bus';
 import { dynamoDbLocalClient, startDynamoDbLocal } from '../functions/adapters/local/dynamodb-local';
 import { createKeyRing, createTokenCipher } from '../functions/core/crypto/token-cipher';
@@ -547,13 +543,13 @@ async function measureStore(
 
 /** DynamoDB Local's own write rate, with the shapes a delivery writes, at `parallel` in flight. */
 async function dynamoCeiling(
-  client: DynamoDb,
+  client: DynamoDBClient,
   tableName: string,
   seconds: number,
   // The client's default socket pool (50): the most requests the stores have in flight.
   parallel = 50,
 ): Promise<DynamoCeiling> {
-  const doc = new DocumentClient(client);
+  const doc = documentClient(client);
   const body = 'x'.repeat(900); // about a delivery record with its envelope
   const rate = async (write: (i: number) => Promise<unknown>) => {
     let next = 0;

@@ -21,7 +21,7 @@
  * 2,000 changes) with `npm run bench -- --faults`, or alone: `npx tsx bench/faults.ts [--long]`.
  */
 import { fileURLToPath } from 'node:url';
-import type { DynamoDb } from '../functions/adapters/dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDynamoStores, createDynamoSubscriptionStores } from '../functions/adapters/dynamodb';
 import {
   createDeliveryEngine,
@@ -54,7 +54,7 @@ export interface FaultOptions {
   /** Length of the scripted phase in simulated minutes (default: one change per 12 s, at least 30 min). */
   readonly minutes?: number;
   /** Stores on DynamoDB Local (the table is created here); memory stores otherwise. */
-  readonly dynamo?: { readonly client: DynamoDb; readonly tableName: string };
+  readonly dynamo?: { readonly client: DynamoDBClient; readonly tableName: string };
   /** Poll jobs run at the same time (default 4). */
   readonly workers?: number;
   /** Share of jobs (poll, fan-out, delivery) whose worker is killed at a random step (default 0.1). */

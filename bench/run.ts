@@ -175,7 +175,7 @@ export type AreaOutcome =
       readonly seconds: number;
       readonly result: ThroughputResult;
     }
-  /** bench/bundles.ts renders its own section (issue 7). */
+  /** bench/bundles.ts renders its own section. */
   | { readonly area: 'bundles'; readonly ok: true; readonly seconds: number; readonly markdown: string }
   | { readonly area: Area; readonly ok: false; readonly seconds: number; readonly error: string };
 
@@ -225,7 +225,7 @@ const TITLES: Record<Area, string> = {
   detection: 'Detection engine (issue 4)',
   webhooks: 'Webhook sender (issue 6)',
   delivery: 'Webhook delivery, bus → receiver (issue 6)',
-  bundles: 'Lambda bundles (issue 7)',
+  bundles: 'Lambda bundles',
   pipeline: 'Poll pipeline (issues 5 and 9)',
   fleet: 'Fleet contracts, v1 bulk lists (issue 9)',
   throughput: 'Throughput with the quota lifted (issue 9)',
@@ -379,7 +379,7 @@ async function runArea(area: Area, quick: boolean, log: (line: string) => void):
       case 'bundles': {
         // Loaded here so that a problem in it (CDK synthesis, esbuild) fails this area only.
         const bundles = await import('./bundles');
-        const markdown = bundles.markdown(bundles.run({ runs: quick ? 3 : 5 }));
+        const markdown = bundles.markdown(await bundles.run({ runs: quick ? 3 : 10 }));
         return { area, ok: true, seconds: seconds(), markdown };
       }
     }

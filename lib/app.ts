@@ -33,8 +33,6 @@ export interface AppSettings {
   readonly removalPolicy: 'retain' | 'destroy';
   readonly logLevel: CarhookLogLevel;
   readonly serviceName: string;
-  /** Bundle the AWS SDK into the functions (see CarhookProps.bundleAwsSdk). */
-  readonly bundleAwsSdk: boolean;
   /** Deployment region/account; default: the CLI's (CDK_DEFAULT_REGION / CDK_DEFAULT_ACCOUNT). */
   readonly region?: string;
   readonly account?: string;
@@ -60,7 +58,6 @@ export const APP_CONTEXT_DEFAULTS = {
   removalPolicy: 'retain',
   logLevel: 'INFO',
   serviceName: CARHOOK_DEFAULTS.serviceName,
-  bundleAwsSdk: false,
 } as const;
 
 const PLACEHOLDER_KEYS = ['apiBaseUrl', 'authUrl', 'brands'] as const;
@@ -123,22 +120,6 @@ export function readAppSettings(context: (key: string) => unknown): AppSettings 
   if (logLevel !== 'DEBUG' && logLevel !== 'INFO' && logLevel !== 'WARN' && logLevel !== 'ERROR') {
     throw new CarhookConfigError('context logLevel', `must be DEBUG, INFO, WARN or ERROR, got '${logLevel}'`);
   }
-  // `-c bundleAwsSdk=true` arrives as a string, cdk.json can hold a boolean.
-  const rawBundle = context('bundleAwsSdk');
-  const bundleAwsSdk =
-    rawBundle === undefined || rawBundle === null || rawBundle === ''
-      ? d.bundleAwsSdk
-      : rawBundle === true || rawBundle === 'true'
-        ? true
-        : rawBundle === false || rawBundle === 'false'
-          ? false
-          : undefined;
-  if (bundleAwsSdk === undefined) {
-    throw new CarhookConfigError(
-      'context bundleAwsSdk',
-      `must be true or false, got ${JSON.stringify(rawBundle)}`,
-    );
-  }
   const eventBusArn = str('eventBusArn');
   const eventBusName = str('eventBusName');
   if (eventBusArn !== undefined && eventBusName !== undefined) {
@@ -174,7 +155,6 @@ export function readAppSettings(context: (key: string) => unknown): AppSettings 
     removalPolicy,
     logLevel,
     serviceName: str('serviceName') ?? d.serviceName,
-    bundleAwsSdk,
     ...optional('region', str('region')),
     ...optional('account', str('account')),
     placeholders,
@@ -240,7 +220,6 @@ function carhookPropsFrom(settings: AppSettings, data: CarhookData): CarhookProp
     eventLogRetention: Duration.days(settings.eventLogRetentionDays),
     serviceName: settings.serviceName,
     logLevel: settings.logLevel,
-    bundleAwsSdk: settings.bundleAwsSdk,
     ...(settings.alarmEmail === undefined ? {} : { alarmEmail: settings.alarmEmail }),
     data,
   };

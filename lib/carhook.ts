@@ -100,13 +100,6 @@ export interface CarhookProps {
   /** Log level of every function. @default 'INFO' */
   readonly logLevel?: CarhookLogLevel;
   /**
-   * Bundle the AWS SDK into every function instead of using the one the Node 22 runtime ships:
-   * pinned SDK versions and only the SDK code a handler uses, for bundles about twice as large
-   * (compare with `npx tsx bench/bundles.ts --bundle-sdk`).
-   * @default false
-   */
-  readonly bundleAwsSdk?: boolean;
-  /**
    * Where webhooks may go besides the public internet (IP addresses, CIDRs, hostnames or
    * `*.suffix`), e.g. a receiver inside your network: the same allow-list as
    * `carhook dev --allow-webhook-host`. Set as `CARHOOK_WEBHOOK_ALLOW_HOSTS`.
@@ -134,7 +127,6 @@ export interface CarhookConfig {
   readonly serviceName: string;
   readonly metricsNamespace: string;
   readonly logLevel: CarhookLogLevel;
-  readonly bundleAwsSdk: boolean;
   readonly webhookAllowHosts: readonly string[];
   readonly oauthRedirectOrigins: readonly string[];
 }
@@ -234,7 +226,6 @@ export function resolveCarhookConfig(props: CarhookProps): CarhookConfig {
     serviceName,
     metricsNamespace: CARHOOK_DEFAULTS.metricsNamespace,
     logLevel,
-    bundleAwsSdk: props.bundleAwsSdk ?? false,
     webhookAllowHosts: checkedAllowHosts(props.webhookAllowHosts ?? []),
     oauthRedirectOrigins: (props.oauthRedirectOrigins ?? []).map((origin, i) => {
       requireHttpsUrl(`oauthRedirectOrigins[${i}]`, origin);
@@ -507,7 +498,6 @@ export class Carhook extends Construct {
       metricsNamespace: this.config.metricsNamespace,
       logLevel: this.config.logLevel,
       ...props,
-      bundling: { bundleAwsSDK: this.config.bundleAwsSdk, ...props.bundling },
       environment: { ...carhookRuntimeEnvironment(this.config), ...props.environment },
     });
     this.functionsById.set(id, fn);

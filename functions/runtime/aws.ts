@@ -4,43 +4,35 @@
  * `createAwsRuntime` once per container (lazily, on the first invocation); tests pass their own
  * clients (DynamoDB Local, fake EventBridge/SQS/Secrets Manager `{ send }`).
  *
- * DynamoDB, which every function reads on every invocation, goes through Carhook's own client
- * (adapters/dynamodb/client.ts: DynamoDB's JSON protocol, SigV4, keep-alive HTTPS, retries): the
- * AWS SDK's DynamoDB packages compile ~930 KB of JavaScript at import, about half of a cold start
- * (issue 7: import < 150 ms). The EventBridge, SQS and Secrets Manager SDK packages are loaded,
- * and their clients created, on a function's first call to that service (their adapters load the
- * command classes the same way): a function or an invocation that never calls a service does not
- * load it.
+ * AWS calls go through the AWS SDK v3 clients of ./aws-clients.ts: one per service per process,
+ * created on first use (DynamoDB at the first invocation, which always reads the table; EventBridge,
+ * SQS and Secrets Manager on a function's first call to them), configured and traced in one place.
  */
-import { createDynamoStores, createDynamoSubscriptionStores, DynamoDb } from '../adapters/dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { createDynamoStores, createDynamoSubscriptionStores } from '../adapters/dynamodb';
 import { createEventBridgeBus, type PutEventsClient } from '../adapters/eventbridge/bus';
-import {
-  createSecretsManagerSecrets,
-  type SecretsManagerClientLike,
-} from '../adapters/secrets/secrets-manager';
+import { createSecretsManagerSecrets } from '../adapters/secrets/secrets-manager';
 import { type CarhookSecrets, SecretError } from '../adapters/secrets/types';
 import { type SqsClientLike, SqsQueue } from '../adapters/sqs/queue';
 import type { DeliveryJob } from '../core/delivery/engine';
 import type { PollJob } from '../core/polling/jobs';
 import type { EventBus, PublishResult } from '../core/publishing/ports';
 import type { SenderOptions } from '../core/webhooks/sender';
-import {
-  ConfigError,
-  type ConfigNeed,
-  loadRuntimeConfig,
-  RUNTIME_ENV,
-  type RuntimeConfig,
-  required,
-} from './config';
+import { awsClient, onFirstSend } from './aws-clients';
+import { type ConfigNeed, loadRuntimeConfig, RUNTIME_ENV, type RuntimeConfig, required } from './config';
 import { logger, type MetricSink, powertoolsMetricSink } from './observability';
 import { createRuntime, type Runtime } from './runtime';
 import type { createWebhooks, Webhooks } from './webhooks';
 
 export interface AwsClients {
-  readonly dynamodb: DynamoDb;
+  readonly dynamodb: DynamoDBClient;
   readonly eventBridge: PutEventsClient;
   readonly sqs: SqsClientLike;
-  readonly secretsManager: SecretsManagerClientLike;
+  /** Called on the first secret read (Powertools Parameters wants the SDK client itself). */
+  readonly secretsManager: () => SecretsManagerClient;
 }
 
 export interface AwsRuntimeOptions {
@@ -75,7 +67,7 @@ export interface AwsRuntime {
  * The secrets bound to this function (CDK `bindSecret`); reading one that is not bound says which
  * variable is missing. Each function gets only what it reads (the webhook functions: the key ring).
  */
-function boundSecrets(config: RuntimeConfig, client: SecretsManagerClientLike): CarhookSecrets {
+function boundSecrets(config: RuntimeConfig, client: () => SecretsManagerClient): CarhookSecrets {
   const { apiClientArn, tokenKeyRingArn, mapApiArn } = config.secrets;
   const missing = (variable: string) => () =>
     Promise.reject(new SecretError('SecretUnavailable', variable, `${variable}: not set for this function`));
@@ -109,54 +101,24 @@ const noBus: EventBus = {
   }),
 };
 
-/**
- * A `{ send }` that creates the real client on its first call (the package is imported then) and
- * sends through it from then on. A failed creation is not kept: the next call tries again.
- */
-export function onFirstSend<C extends { send(command: never): Promise<unknown> }>(
-  create: () => Promise<C>,
-): C {
-  let client: Promise<C> | undefined;
-  const send = async (command: never) => {
-    client ??= create().catch((error: unknown) => {
-      client = undefined;
-      throw error;
-    });
-    return (await client).send(command);
-  };
-  return { send } as unknown as C; // only `send` is part of the port types (PutEventsClient, SqsClientLike…)
-}
-
-const lazyClients = {
+/** The process's clients (./aws-clients.ts), each created at its first use. */
+const processClients = {
+  dynamodb: (): DynamoDBClient => awsClient('dynamodb', (config) => new DynamoDBClient(config)),
   eventBridge: (): PutEventsClient =>
-    onFirstSend(async () => new (await import('@aws-sdk/client-eventbridge')).EventBridgeClient({})),
-  sqs: (): SqsClientLike => onFirstSend(async () => new (await import('@aws-sdk/client-sqs')).SQSClient({})),
-  secretsManager: (): SecretsManagerClientLike =>
-    onFirstSend(async () => new (await import('@aws-sdk/client-secrets-manager')).SecretsManagerClient({})),
+    onFirstSend(() => awsClient('eventBridge', (config) => new EventBridgeClient(config))),
+  sqs: (): SqsClientLike => onFirstSend(() => awsClient('sqs', (config) => new SQSClient(config))),
+  secretsManager: (): SecretsManagerClient =>
+    awsClient('secretsManager', (config) => new SecretsManagerClient(config)),
 };
-
-/**
- * The function's region (Lambda sets AWS_REGION) and, like the AWS SDK, an endpoint override from
- * AWS_ENDPOINT_URL_DYNAMODB or AWS_ENDPOINT_URL (tests, LocalStack); credentials are read from the
- * environment by the client at each call.
- */
-function dynamoDbFromEnv(env: Readonly<Record<string, string | undefined>>): DynamoDb {
-  const region = env.AWS_REGION?.trim();
-  if (!region) throw new ConfigError([{ variable: 'AWS_REGION', message: 'is required but not set' }]);
-  const endpoint = env.AWS_ENDPOINT_URL_DYNAMODB?.trim() || env.AWS_ENDPOINT_URL?.trim();
-  return new DynamoDb({ region, ...(endpoint ? { endpoint } : {}) });
-}
 
 export function createAwsRuntime(options: AwsRuntimeOptions): AwsRuntime {
   const env = options.env ?? process.env;
   const config = loadRuntimeConfig(env, ['table', 'api', ...options.needs]);
   const clients: AwsClients = {
-    // Lambda sets AWS_REGION and the role's credentials in the environment (the client reads both).
-    // AWS_* variables are the process's own (Lambda sets them), as the AWS SDK clients read them.
-    dynamodb: options.clients?.dynamodb ?? dynamoDbFromEnv(process.env),
-    eventBridge: options.clients?.eventBridge ?? lazyClients.eventBridge(),
-    sqs: options.clients?.sqs ?? lazyClients.sqs(),
-    secretsManager: options.clients?.secretsManager ?? lazyClients.secretsManager(),
+    dynamodb: options.clients?.dynamodb ?? processClients.dynamodb(),
+    eventBridge: options.clients?.eventBridge ?? processClients.eventBridge(),
+    sqs: options.clients?.sqs ?? processClients.sqs(),
+    secretsManager: options.clients?.secretsManager ?? processClients.secretsManager,
   };
   const { rateBudget, ...stores } = createDynamoStores({
     client: clients.dynamodb,

@@ -1,18 +1,17 @@
 /**
  * What the Lambda handlers run against in tests: DynamoDB Local (a table per test), the simulator
- * (manual clock), and fake EventBridge / SQS / Secrets Manager clients (`{ send }`) that record
- * every call. Events are built as AWS sends them.
+ * (manual clock), fake EventBridge / SQS clients (`{ send }`) and a stubbed Secrets Manager client
+ * that record every call. Events are built as AWS sends them.
  */
 
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type {
   PutEventsCommand,
   PutEventsCommandOutput,
   PutEventsRequestEntry,
 } from '@aws-sdk/client-eventbridge';
-import type { GetSecretValueCommand, GetSecretValueCommandOutput } from '@aws-sdk/client-secrets-manager';
 import type { SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { DynamoDb } from '../../functions/adapters/dynamodb/client';
 import type { SqsClientLike, SqsCommand } from '../../functions/adapters/sqs/queue';
 import { generateKey } from '../../functions/core/crypto/token-cipher';
 import { type AwsRuntime, createAwsRuntime } from '../../functions/runtime/aws';
@@ -21,6 +20,7 @@ import { createWebhooks } from '../../functions/runtime/webhooks';
 import { type RunningSimulator, startSimulator } from '../../sim';
 import { recordingSink } from '../runtime/support';
 import { createSimulatedClockTable, localDynamoClient, uniqueTableName } from '../support/dynamodb';
+import { stubbedSecretsManager } from '../support/secrets';
 import { loopbackAllowList } from '../webhooks/receiver';
 
 export const ACCOUNT = '123456789012';
@@ -112,18 +112,6 @@ export function sqsRecord(body: string, messageId: string, queueArn = POLL_QUEUE
   };
 }
 
-export function fakeSecretsManager(values: Record<string, string>) {
-  return {
-    calls: 0,
-    async send(command: GetSecretValueCommand): Promise<GetSecretValueCommandOutput> {
-      this.calls++;
-      const v = values[String(command.input.SecretId)];
-      if (v === undefined) throw Object.assign(new Error('not found'), { name: 'ResourceNotFoundException' });
-      return { SecretString: v, $metadata: {} };
-    },
-  };
-}
-
 export function lambdaContext(name: string): Context {
   return {
     callbackWaitsForEmptyEventLoop: false,
@@ -190,7 +178,7 @@ export interface HandlerWorld {
   readonly eventBridge: FakeEventBridge;
   readonly sqs: FakeSqs;
   /** The DynamoDB Local client every runtime of this world uses (tests reach the stores with it). */
-  readonly dynamodb: DynamoDb;
+  readonly dynamodb: DynamoDBClient;
   readonly env: Record<string, string>;
   readonly metrics: ReturnType<typeof recordingSink>;
   /**
@@ -213,7 +201,7 @@ export async function startHandlerWorld(options: { apiClientSecret?: string } = 
   const eventBridge = new FakeEventBridge();
   const sqs = new FakeSqs();
   const metrics = recordingSink();
-  const secretsManager = fakeSecretsManager({
+  const secretsManager = stubbedSecretsManager({
     [SECRET_ARNS.apiClient]:
       options.apiClientSecret ?? JSON.stringify({ clientId: sim.clientId, clientSecret: sim.clientSecret }),
     [SECRET_ARNS.keyRing]: JSON.stringify({ current: 'k1', k1: generateKey() }),
@@ -246,7 +234,7 @@ export async function startHandlerWorld(options: { apiClientSecret?: string } = 
           ...overrides,
         },
         needs,
-        clients: { dynamodb, eventBridge, sqs, secretsManager },
+        clients: { dynamodb, eventBridge, sqs, secretsManager: () => secretsManager.client },
         metrics,
         now: () => sim.world.now(),
         webhooks: createWebhooks,

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { type BundleInfo, synthesizeBundles } from '../../bench/bundles';
 import { REPO_ROOT } from '../../lib/paths';
 
-// Sizes and import times against the targets are bench/bundles.ts's job (no timed assertions here):
+// Sizes and first-invocation times against the baseline are bench/bundles.ts's job (no timed assertions here):
 // this test proves every bundle builds as `cdk synth` builds it, and prints the sizes.
 describe('Lambda bundles', () => {
   it('builds one ESM bundle per handler of functions/handlers, exporting `handler`', {
@@ -18,8 +18,8 @@ describe('Lambda bundles', () => {
       // esbuild's ESM output ends with `export{x as handler}`: the name Lambda calls (index.handler).
       expect(/export\s*\{[^}]*\bas handler\b[^}]*\}/.test(code), bundle.id).toBe(true);
       expect(code.trimEnd().endsWith('//# sourceMappingURL=index.mjs.map'), bundle.id).toBe(true);
-      // Only Node built-ins are imported at load: everything else is inlined, DynamoDB goes through
-      // Carhook's own client, and the AWS SDK packages the runtime provides are `import()`ed at first use.
+      // Only Node built-ins are imported at load: everything else, the AWS SDK included, is inlined
+      // (CarhookFunction's `externalModules: []`), so nothing is taken from the Lambda runtime.
       const imported = [
         ...code.matchAll(/(?:^|[;}])\s*import\s*(?:[\w$*{},\s]+?from\s*)?["']([^"']+)["']/g),
       ].map((m) => m[1] ?? '');

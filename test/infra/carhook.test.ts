@@ -33,7 +33,6 @@ describe('resolveCarhookConfig (defaults in one place)', () => {
     expect(config.serviceName).toBe('carhook');
     expect(config.metricsNamespace).toBe('Carhook');
     expect(config.logLevel).toBe('INFO');
-    expect(config.bundleAwsSdk).toBe(false);
   });
 
   it('keeps a partial maintenance threshold and fills the other half', () => {

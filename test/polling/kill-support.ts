@@ -11,12 +11,9 @@
  * worker may have spent.
  */
 import { randomBytes } from 'node:crypto';
-import { createDynamoStores, type DynamoDb, documentClient } from '../../functions/adapters/dynamodb';
-import {
-  BatchWriteCommand,
-  type DocumentClient,
-  ScanCommand,
-} from '../../functions/adapters/dynamodb/document';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, type DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
+import { createDynamoStores, documentClient } from '../../functions/adapters/dynamodb';
 import { createTokenEndpoint } from '../../functions/core/api';
 import {
   createKeyRing,
@@ -137,21 +134,16 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'undefined';
 }
 
-async function scanAll(doc: DocumentClient, tableName: string): Promise<Items> {
+async function scanAll(doc: DynamoDBDocumentClient, tableName: string): Promise<Items> {
   const items: Items = new Map();
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await doc.send(
-      new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey: start }),
-    );
+  for await (const page of paginateScan({ client: doc }, { TableName: tableName, ConsistentRead: true })) {
     for (const item of page.Items ?? []) items.set(itemKey(item), item);
-    start = page.LastEvaluatedKey;
-  } while (start);
+  }
   return items;
 }
 
 async function batchWrite(
-  doc: DocumentClient,
+  doc: DynamoDBDocumentClient,
   tableName: string,
   requests: Record<string, unknown>[],
 ): Promise<void> {
@@ -209,7 +201,7 @@ export interface KillBench {
 
 export const LEASE_EXPIRED_OFFSET_MS = DEFAULT_TOKEN_MANAGER_CONFIG.leaseTtlMs;
 
-export async function startKillBench(client: DynamoDb): Promise<KillBench> {
+export async function startKillBench(client: DynamoDBClient): Promise<KillBench> {
   const app = createSimulatorApp({ vehicles: 6, seed: 7, clock: 'manual' });
   const world = app.world;
   const now = (): number => world.now();

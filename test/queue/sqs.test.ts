@@ -137,6 +137,30 @@ describe('SQS queue adapter: sending', () => {
     expect(batches()).toHaveLength(3);
   });
 
+  it('does not send a failed call again (the SDK client retried it): SendFailed names each of its messages', async () => {
+    let calls = 0;
+    const throttled = Object.assign(new Error('Rate exceeded'), {
+      name: 'ThrottlingException',
+      $metadata: { httpStatusCode: 400 },
+    });
+    const client: SqsClientLike = {
+      async send() {
+        calls++;
+        throw throttled;
+      },
+    };
+    const error = (await queue<string>(client)
+      .send([{ body: 'a' }, { body: 'b' }])
+      .catch((e: unknown) => e)) as QueueSendError;
+    expect(error).toBeInstanceOf(QueueSendError);
+    expect(error.kind).toBe('SendFailed');
+    expect(error.failures.map((f) => [f.index, f.code])).toEqual([
+      [0, 'ThrottlingException'],
+      [1, 'ThrottlingException'],
+    ]);
+    expect(calls).toBe(1);
+  });
+
   it('refuses an oversized or invalid message before sending anything', async () => {
     const { client, batches } = fakeSqs();
     const error = (await queue<string>(client)

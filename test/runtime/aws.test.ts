@@ -1,47 +1,80 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
-import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createAwsRuntime, onFirstSend } from '../../functions/runtime/aws';
+import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { AWS_CLIENT_SETTINGS } from '../../functions/adapters/aws/client-config';
+import { createAwsRuntime } from '../../functions/runtime/aws';
+import { awsClient, forgetAwsClients, onFirstSend } from '../../functions/runtime/aws-clients';
+import { tracer } from '../../functions/runtime/observability';
 
 type Client = { send(command: string): Promise<string> };
 
-describe('onFirstSend (clients created at their first call: issue 7)', () => {
-  it('creates nothing until the first send, then one client for every later send', async () => {
-    let created = 0;
-    const client = onFirstSend<Client>(async () => {
-      created++;
-      return { send: async (command) => `sent ${command} with client ${created}` };
-    });
-    expect(created).toBe(0);
-    const [a, b] = await Promise.all([client.send('a'), client.send('b')]);
-    expect([a, b, await client.send('c')]).toEqual([
-      'sent a with client 1',
-      'sent b with client 1',
-      'sent c with client 1',
-    ]);
-    expect(created).toBe(1);
-  });
-
-  it('reports a failed creation to the caller and tries again on the next send', async () => {
-    let attempts = 0;
-    const client = onFirstSend<Client>(async () => {
-      attempts++;
-      if (attempts === 1) throw Object.assign(new Error('package not found'), { name: 'LoadError' });
+describe('onFirstSend (a client created at its first call)', () => {
+  it('asks for the client only when sending, and sends through it', async () => {
+    let asked = 0;
+    const client = onFirstSend<Client>(() => {
+      asked++;
       return { send: async (command) => `sent ${command}` };
     });
-    await expect(client.send('a')).rejects.toMatchObject({ name: 'LoadError' });
-    expect(await client.send('b')).toBe('sent b');
-    expect(attempts).toBe(2);
+    expect(asked).toBe(0);
+    expect(await client.send('a')).toBe('sent a');
+    expect(asked).toBe(1);
   });
 
   it('passes a rejection of the real client through unchanged', async () => {
     const refused = Object.assign(new Error('denied'), { name: 'AccessDeniedException' });
-    const client = onFirstSend<Client>(async () => ({ send: () => Promise.reject(refused) }));
+    const client = onFirstSend<Client>(() => ({ send: () => Promise.reject(refused) }));
     await expect(client.send('a')).rejects.toBe(refused);
+  });
+});
+
+describe('awsClient (one SDK client per service per process)', () => {
+  it('creates a service’s client once, with its retry mode, attempts and timeouts', async () => {
+    let created = 0;
+    const make = () =>
+      awsClient('dynamodb', (config) => {
+        created++;
+        return new DynamoDBClient({ ...config, region: 'eu-west-1' });
+      });
+    const first = make();
+    expect(make()).toBe(first);
+    expect(created).toBe(1);
+    expect(await first.config.retryStrategy()).toMatchObject({ mode: 'adaptive' });
+    expect(await first.config.maxAttempts()).toBe(AWS_CLIENT_SETTINGS.dynamodb.maxAttempts);
+    // NodeHttpHandler resolves its options when first used; its `configProvider` holds them until then.
+    const handler = first.config.requestHandler as unknown as { configProvider: Promise<unknown> };
+    expect(await handler.configProvider).toMatchObject({
+      connectionTimeout: AWS_CLIENT_SETTINGS.dynamodb.connectionTimeoutMs,
+      requestTimeout: AWS_CLIENT_SETTINGS.dynamodb.requestTimeoutMs,
+    });
+  });
+
+  it('wraps each client once with Powertools Tracer captureAWSv3Client when tracing is on (Lambda)', () => {
+    forgetAwsClients();
+    const enabled = vi.spyOn(tracer, 'isTracingEnabled').mockReturnValue(true);
+    const capture = vi.spyOn(tracer, 'captureAWSv3Client').mockImplementation((client) => client);
+    try {
+      const make = () => awsClient('sqs', (config) => new SQSClient({ ...config, region: 'eu-west-1' }));
+      const client = make();
+      expect(make()).toBe(client);
+      expect(capture.mock.calls).toEqual([[client]]);
+    } finally {
+      enabled.mockRestore();
+      capture.mockRestore();
+      forgetAwsClients();
+    }
+  });
+
+  it('uses the standard retry mode where throttling is not expected', async () => {
+    const client = awsClient(
+      'eventBridge',
+      (config) => new EventBridgeClient({ ...config, region: 'eu-west-1' }),
+    );
+    expect(await client.config.retryStrategy()).toMatchObject({ mode: 'standard' });
   });
 });
 
@@ -68,11 +101,12 @@ async function startFakeAws(replies: Record<string, unknown>) {
 describe('createAwsRuntime without injected clients', () => {
   const saved = { ...process.env };
   afterEach(() => {
+    forgetAwsClients();
     for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
     Object.assign(process.env, saved);
   });
 
-  it('creates Carhook’s DynamoDB client and the real EventBridge, Secrets Manager and SQS clients at their first call, and they work', async () => {
+  it('creates the SDK’s DynamoDB, EventBridge, Secrets Manager and SQS clients, signed with the env credentials, and they work', async () => {
     const aws = await startFakeAws({
       'AWSEvents.PutEvents': { FailedEntryCount: 0, Entries: [{ EventId: 'eb-1' }] },
       'secretsmanager.GetSecretValue': { Name: 'carhook/api-client', SecretString: '{"clientId":"c"}' },
@@ -96,12 +130,10 @@ describe('createAwsRuntime without injected clients', () => {
         needs: [],
       });
       expect(aws.targets).toEqual([]);
-      // Carhook's DynamoDB client honours AWS_ENDPOINT_URL (as the SDK does), region and keys from the env.
-      const got = await runtime.clients.dynamodb.call('GetItem', {
-        TableName: 'carhook-test',
-        Key: { pk: { S: 'VEH#v1' }, sk: { S: 'VEH' } },
-      });
-      expect(got).toEqual({ Item: { pk: { S: 'VEH#v1' }, sk: { S: 'VEH' } } });
+      const got = await runtime.clients.dynamodb.send(
+        new GetItemCommand({ TableName: 'carhook-test', Key: { pk: { S: 'VEH#v1' }, sk: { S: 'VEH' } } }),
+      );
+      expect(got.Item).toEqual({ pk: { S: 'VEH#v1' }, sk: { S: 'VEH' } });
       expect(aws.authorizations[0]).toMatch(
         /^AWS4-HMAC-SHA256 Credential=test\/\d{8}\/eu-west-1\/dynamodb\/aws4_request, SignedHeaders=[a-z0-9;-]+, Signature=[0-9a-f]{64}$/,
       );
@@ -109,9 +141,9 @@ describe('createAwsRuntime without injected clients', () => {
         new PutEventsCommand({ Entries: [{ Source: 'carhook', DetailType: 'webhook.test', Detail: '{}' }] }),
       );
       expect(put.Entries?.[0]?.EventId).toBe('eb-1');
-      const secret = await runtime.clients.secretsManager.send(
-        new GetSecretValueCommand({ SecretId: 'carhook/api-client' }),
-      );
+      const secret = await runtime.clients
+        .secretsManager()
+        .send(new GetSecretValueCommand({ SecretId: 'carhook/api-client' }));
       expect(secret.SecretString).toBe('{"clientId":"c"}');
       await runtime.clients.sqs.send(
         new ChangeMessageVisibilityCommand({

@@ -1,8 +1,8 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { GetSecretValueCommand, GetSecretValueCommandOutput } from '@aws-sdk/client-secrets-manager';
-import { describe, expect, it } from 'vitest';
+import { InternalServiceError } from '@aws-sdk/client-secrets-manager';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   createLocalSecrets,
   createSecretsManagerSecrets,
@@ -10,38 +10,23 @@ import {
   SecretError,
 } from '../../functions/adapters/secrets';
 import { createTokenCipher, createTokenSet, generateKey } from '../../functions/core/crypto/token-cipher';
+import { stubbedSecretsManager } from '../support/secrets';
 
 const API_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:carhook/api-client-AbCdEf';
 const RING_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:carhook/token-keys-AbCdEf';
 const MAP_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:carhook/map-AbCdEf';
-
-/** A fake Secrets Manager `{ send }`: values by ARN, every call recorded. */
-function fakeSecretsManager(values: Record<string, string | Error>) {
-  const calls: string[] = [];
-  return {
-    calls,
-    values,
-    client: {
-      async send(command: GetSecretValueCommand): Promise<GetSecretValueCommandOutput> {
-        const id = String(command.input.SecretId);
-        calls.push(id);
-        const v = values[id];
-        if (v instanceof Error) throw v;
-        if (v === undefined)
-          throw Object.assign(new Error('not found'), { name: 'ResourceNotFoundException' });
-        return { SecretString: v, $metadata: {} };
-      },
-    },
-  };
-}
 
 /** The form the CDK stack generates: generateSecretString can only add a top-level field. */
 const generatedRing = () => JSON.stringify({ current: 'k1', k1: generateKey() });
 const blankCredentials = JSON.stringify({ clientId: '', clientSecret: '' });
 
 describe('Secrets Manager secrets', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('reads the client credentials, the map credentials and the generated key ring form', async () => {
-    const sm = fakeSecretsManager({
+    const sm = stubbedSecretsManager({
       [API_ARN]: JSON.stringify({ clientId: 'id', clientSecret: 'secret' }),
       [RING_ARN]: generatedRing(),
       [MAP_ARN]: JSON.stringify({ username: 'u', password: 'p' }),
@@ -65,7 +50,7 @@ describe('Secrets Manager secrets', () => {
   });
 
   it('refuses blank client credentials naming the secret and how to set it', async () => {
-    const sm = fakeSecretsManager({ [API_ARN]: blankCredentials, [RING_ARN]: generatedRing() });
+    const sm = stubbedSecretsManager({ [API_ARN]: blankCredentials, [RING_ARN]: generatedRing() });
     const secrets = createSecretsManagerSecrets({
       client: sm.client,
       apiClientSecretArn: API_ARN,
@@ -79,7 +64,7 @@ describe('Secrets Manager secrets', () => {
   });
 
   it('skips map polling when the map secret is blank or not bound', async () => {
-    const sm = fakeSecretsManager({ [MAP_ARN]: JSON.stringify({ username: '', password: '' }) });
+    const sm = stubbedSecretsManager({ [MAP_ARN]: JSON.stringify({ username: '', password: '' }) });
     const bound = createSecretsManagerSecrets({
       client: sm.client,
       apiClientSecretArn: API_ARN,
@@ -95,41 +80,39 @@ describe('Secrets Manager secrets', () => {
     expect(await unbound.mapApi()).toBeUndefined();
   });
 
-  it('caches each secret for its TTL and shares one call between concurrent readers', async () => {
-    let t = 0;
-    const sm = fakeSecretsManager({ [API_ARN]: JSON.stringify({ clientId: 'id', clientSecret: 's' }) });
+  it('caches each secret for its maxAge (Powertools Parameters), then reads it again', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: 0 });
+    const sm = stubbedSecretsManager({ [API_ARN]: JSON.stringify({ clientId: 'id', clientSecret: 's' }) });
     const secrets = createSecretsManagerSecrets({
       client: sm.client,
       apiClientSecretArn: API_ARN,
       tokenKeyRingSecretArn: RING_ARN,
-      ttlMs: 1000,
-      now: () => t,
+      maxAgeSeconds: 1,
     });
-    await Promise.all([secrets.apiClient(), secrets.apiClient(), secrets.apiClient()]);
-    expect(sm.calls).toEqual([API_ARN]);
-    t = 999;
     await secrets.apiClient();
-    expect(sm.calls).toHaveLength(1);
+    vi.setSystemTime(1000);
+    await secrets.apiClient();
+    expect(sm.calls).toEqual([API_ARN]);
     sm.values[API_ARN] = JSON.stringify({ clientId: 'id2', clientSecret: 's2' });
-    t = 1000;
+    vi.setSystemTime(1001);
     expect((await secrets.apiClient()).clientId).toBe('id2');
-    expect(sm.calls).toHaveLength(2);
+    expect(sm.calls).toEqual([API_ARN, API_ARN]);
   });
 
   it('keeps the last good value when a refresh fails, and names the secret when there is none', async () => {
-    let t = 0;
-    const sm = fakeSecretsManager({ [API_ARN]: JSON.stringify({ clientId: 'id', clientSecret: 's' }) });
+    vi.useFakeTimers({ toFake: ['Date'], now: 0 });
+    const sm = stubbedSecretsManager({ [API_ARN]: JSON.stringify({ clientId: 'id', clientSecret: 's' }) });
     const secrets = createSecretsManagerSecrets({
-      client: sm.client,
+      client: () => sm.client,
       apiClientSecretArn: API_ARN,
       tokenKeyRingSecretArn: RING_ARN,
-      ttlMs: 10,
-      now: () => t,
+      maxAgeSeconds: 1,
     });
     await secrets.apiClient();
-    sm.values[API_ARN] = Object.assign(new Error('throttled'), { name: 'ThrottlingException' });
-    t = 100;
+    sm.values[API_ARN] = new InternalServiceError({ message: 'unavailable', $metadata: {} });
+    vi.setSystemTime(5000);
     expect((await secrets.apiClient()).clientId).toBe('id');
+    expect(sm.calls).toEqual([API_ARN, API_ARN]);
     const ring = await secrets.keyRing.load().catch((e: unknown) => e);
     expect(ring).toMatchObject({ kind: 'SecretUnavailable', secret: RING_ARN });
     expect((ring as Error).message).toMatch(/ResourceNotFoundException.*GetSecretValue grant/);
@@ -140,7 +123,7 @@ describe('Secrets Manager secrets', () => {
     ['[1]', /must be a JSON object/],
     [JSON.stringify({ clientId: 3, clientSecret: 's' }), /clientId must be a string/],
   ])('reports a malformed client secret %s without its value', async (value, message) => {
-    const sm = fakeSecretsManager({ [API_ARN]: value });
+    const sm = stubbedSecretsManager({ [API_ARN]: value });
     const secrets = createSecretsManagerSecrets({
       client: sm.client,
       apiClientSecretArn: API_ARN,
@@ -152,7 +135,7 @@ describe('Secrets Manager secrets', () => {
   });
 
   it('reports a key ring with a wrong key length, naming the secret and the key id', async () => {
-    const sm = fakeSecretsManager({
+    const sm = stubbedSecretsManager({
       [RING_ARN]: JSON.stringify({ current: 'k1', k1: Buffer.alloc(16).toString('base64') }),
     });
     const secrets = createSecretsManagerSecrets({

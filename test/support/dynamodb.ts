@@ -1,26 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { inject } from 'vitest';
-import type { DynamoDb } from '../../functions/adapters/dynamodb/client';
 import { dynamoDbLocalClient } from '../../functions/adapters/local/dynamodb-local';
 
-export { createSimulatedClockTable } from '../../bench/support/dynamo';
+export { createSimulatedClockTable, onDynamoCall } from '../../bench/support/dynamo';
 
-/** Carhook's own DynamoDB client (what the stores use) for the DynamoDB Local of test/setup/global.ts. */
-export function localDynamoClient(): DynamoDb {
+/** The AWS SDK's DynamoDB client (what the stores use) for the DynamoDB Local of test/setup/global.ts. */
+export function localDynamoClient(): DynamoDBClient {
   return dynamoDbLocalClient(inject('dynamoEndpoint'));
 }
 
 /**
- * The AWS SDK's client for the same DynamoDB Local: tests that check what Carhook wrote (or how the
- * table is set up) read through it, independently of Carhook's client.
+ * A second, separate client for the same DynamoDB Local: tests that check what Carhook wrote (or
+ * how the table is set up) read through it, with none of the middleware a test added to the first.
  */
 export function localSdkClient(): DynamoDBClient {
-  return new DynamoDBClient({
-    endpoint: inject('dynamoEndpoint'),
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  return dynamoDbLocalClient(inject('dynamoEndpoint'));
 }
 
 /** A table name no other test uses. */

@@ -1,11 +1,17 @@
-import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  paginateQuery,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { StoreError } from '../../core/store/errors';
-import { type DocumentClient, GetCommand, PutCommand, QueryCommand } from './document';
-import { unmarshall } from './marshall';
 
 /** What every adapter of the table shares. */
 export interface TableContext {
-  readonly doc: DocumentClient;
+  readonly doc: DynamoDBDocumentClient;
   readonly tableName: string;
   /** How long events stay in the log (TTL from `detectedAt`). */
   readonly eventRetentionMs: number;
@@ -61,9 +67,12 @@ export function isTransactionCanceled(error: unknown): boolean {
   return errorName(error) === 'TransactionCanceledException';
 }
 
-/** The current item a failed condition returned (`ReturnValuesOnConditionCheckFailure: ALL_OLD`). */
+/**
+ * The current item a failed condition returned (`ReturnValuesOnConditionCheckFailure: ALL_OLD`).
+ * lib-dynamodb unmarshalls outputs, not errors: the SDK error carries it as attribute values.
+ */
 export function conditionFailedItem(error: unknown): Item | undefined {
-  const raw = (error as { Item?: Record<string, unknown> }).Item;
+  const raw = (error as { Item?: Record<string, AttributeValue> }).Item;
   return raw ? unmarshall(raw) : undefined;
 }
 
@@ -75,7 +84,7 @@ export interface CancellationReason {
 /** One reason per action of the transaction, in order (`None` for the actions that passed). */
 export function cancellationReasons(error: unknown): CancellationReason[] {
   const reasons =
-    (error as { CancellationReasons?: { Code?: string; Item?: Record<string, unknown> }[] })
+    (error as { CancellationReasons?: { Code?: string; Item?: Record<string, AttributeValue> }[] })
       .CancellationReasons ?? [];
   return reasons.map((reason) => ({
     code: reason.Code ?? 'None',
@@ -139,7 +148,7 @@ export interface RangeQuery {
 
 /**
  * Reads matching items of one partition in sort-key order until `want` are collected (a filter
- * can make DynamoDB pages shorter than their Limit, so this loops on LastEvaluatedKey).
+ * can make DynamoDB pages shorter than their Limit, so this reads on through the SDK's paginator).
  */
 export async function queryRange(ctx: TableContext, query: RangeQuery, want: number): Promise<Item[]> {
   const names: Record<string, string> = { '#p': query.partitionName, ...query.filter?.names };
@@ -158,33 +167,32 @@ export async function queryRange(ctx: TableContext, query: RangeQuery, want: num
     condition += ' AND #s <= :hi';
     values[':hi'] = query.to;
   }
+  const input: QueryCommandInput = {
+    TableName: ctx.tableName,
+    KeyConditionExpression: condition,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+    ...(query.index !== undefined ? { IndexName: query.index } : {}),
+    ...(query.filter !== undefined ? { FilterExpression: query.filter.expression } : {}),
+    ...(query.consistentRead ? { ConsistentRead: true } : {}),
+  };
   const out: Item[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const input: QueryCommandInput = {
-      TableName: ctx.tableName,
-      KeyConditionExpression: condition,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-      Limit: Math.min(Math.max(want - out.length + 1, 10), 1000),
-      ...(query.index !== undefined ? { IndexName: query.index } : {}),
-      ...(query.filter !== undefined ? { FilterExpression: query.filter.expression } : {}),
-      ...(query.consistentRead ? { ConsistentRead: true } : {}),
-      ...(startKey !== undefined ? { ExclusiveStartKey: startKey } : {}),
-    };
-    const page = await ctx.doc.send(new QueryCommand(input)).catch((error: unknown) => {
-      throw storeFailure(ctx, `Query${query.index ? ` ${query.index}` : ''}`, error, {
-        partition: query.partitionValue,
-      });
-    });
-    for (const item of page.Items ?? []) {
-      // `after` is exclusive: BETWEEN/>= include it, and sort keys are unique per item.
-      if (query.after !== undefined && item[query.sortName] === query.after) continue;
-      out.push(item);
-      if (out.length >= want) return out;
+  // The SDK's paginator follows LastEvaluatedKey; leaving the loop stops it (no further page read).
+  const pages = paginateQuery({ client: ctx.doc, pageSize: Math.min(Math.max(want + 1, 10), 1000) }, input);
+  try {
+    for await (const page of pages) {
+      for (const item of page.Items ?? []) {
+        // `after` is exclusive: BETWEEN/>= include it, and sort keys are unique per item.
+        if (query.after !== undefined && item[query.sortName] === query.after) continue;
+        out.push(item);
+        if (out.length >= want) return out;
+      }
     }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey !== undefined);
+  } catch (error) {
+    throw storeFailure(ctx, `Query${query.index ? ` ${query.index}` : ''}`, error, {
+      partition: query.partitionValue,
+    });
+  }
   return out;
 }
 

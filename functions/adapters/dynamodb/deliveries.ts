@@ -1,3 +1,4 @@
+import { BatchWriteCommand, paginateQuery, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventEnvelope } from '../../core/events/envelope';
 import { invalidInput } from '../../core/store/errors';
 import {
@@ -36,7 +37,6 @@ import {
   storeFailure,
   type TableContext,
 } from './common';
-import { BatchWriteCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from './document';
 import { INDEX } from './table';
 
 /**
@@ -146,9 +146,11 @@ const BATCH_ITEMS = 25;
 
 export interface DeliveryStoreOptions {
   /**
-   * BatchWriteItem rounds for one chunk (the first included) while items come back unprocessed or
-   * the request is throttled; between rounds an exponential, jittered backoff from `batchBackoffMs`
-   * (default 8 rounds from 25 ms: about 3 s in all, capped at 1 s a wait).
+   * BatchWriteItem rounds for one chunk (the first included) while items come back in
+   * `UnprocessedItems`, which the API leaves to the caller to resend with backoff (the SDK retries
+   * failed requests, throttling included, not a request that succeeded for only some items);
+   * between rounds an exponential, jittered backoff from `batchBackoffMs` (default 8 rounds from
+   * 25 ms: about 3 s in all, capped at 1 s a wait).
    */
   readonly batchRounds?: number;
   readonly batchBackoffMs?: number;
@@ -156,15 +158,6 @@ export interface DeliveryStoreOptions {
   readonly sleep?: (ms: number) => Promise<void>;
   readonly random?: () => number;
 }
-
-/** Errors that mean "not now" for the whole request (the SDK has already retried a few times). */
-const THROTTLED = new Set([
-  'ProvisionedThroughputExceededException',
-  'ThrottlingException',
-  'RequestLimitExceeded',
-  'InternalServerError',
-  'ServiceUnavailable',
-]);
 
 function attemptFromItem(item: Item): AttemptRecord {
   const { pk: _pk, sk: _sk, entity: _e, expiresAt: _x, ...rest } = item;
@@ -187,7 +180,8 @@ export function createDynamoDeliveryStore(
   const keyOf = (item: Item) => `${String(item.pk)}\u0000${String(item.sk)}`;
 
   /**
-   * One BatchWriteItem chunk (≤ 25 puts), retried until every put landed or the rounds run out.
+   * One BatchWriteItem chunk (≤ 25 puts), its unprocessed puts resent until every put landed or the
+   * rounds run out.
    * Returns the keys still unwritten. Puts are whole items on fixed keys: repeating one that had
    * landed writes the same thing again, so a retry never needs to know which ones did.
    */
@@ -195,19 +189,19 @@ export function createDynamoDeliveryStore(
     let left: Item[] = [...puts];
     for (let round = 0; round < rounds && left.length > 0; round++) {
       if (round > 0) await sleep(Math.min(1000, backoffMs * 2 ** (round - 1)) * (0.5 + random() / 2));
-      try {
-        const out = await doc.send(
+      // A failed request (throttled after the SDK's own retries, or any other error) fails the chunk.
+      const out = await doc
+        .send(
           new BatchWriteCommand({
             RequestItems: { [TableName]: left.map((Item) => ({ PutRequest: { Item } })) },
           }),
-        );
-        left = (out.UnprocessedItems?.[TableName] ?? []).flatMap((r) =>
-          r.PutRequest?.Item ? [r.PutRequest.Item as Item] : [],
-        );
-      } catch (error) {
-        const name = error instanceof Error ? error.name : '';
-        if (!THROTTLED.has(name)) throw fail('BatchWriteItem recorded attempts', error, ids.join(','));
-      }
+        )
+        .catch((error: unknown) => {
+          throw fail('BatchWriteItem recorded attempts', error, ids.join(','));
+        });
+      left = (out.UnprocessedItems?.[TableName] ?? []).flatMap((r) =>
+        r.PutRequest?.Item ? [r.PutRequest.Item as Item] : [],
+      );
     }
     return new Set(left.map(keyOf));
   }
@@ -496,25 +490,24 @@ export function createDynamoDeliveryStore(
       const limit = requirePageLimit(query.limit);
       const before = decodeCursor(query.cursor);
       const items: Item[] = [];
-      let startKey: Record<string, unknown> | undefined;
+      // One item past the page says whether there is a next one; the paginator stops when we do.
+      const pages = paginateQuery(
+        { client: doc, pageSize: limit + 1 },
+        {
+          TableName,
+          KeyConditionExpression: before !== undefined ? 'pk = :pk AND sk < :before' : 'pk = :pk',
+          ExpressionAttributeValues: {
+            ':pk': deliveryKeys.attempts(query.subscriptionId),
+            ...(before !== undefined ? { ':before': before } : {}),
+          },
+          ScanIndexForward: false,
+        },
+      );
       try {
-        do {
-          const out = await doc.send(
-            new QueryCommand({
-              TableName,
-              KeyConditionExpression: before !== undefined ? 'pk = :pk AND sk < :before' : 'pk = :pk',
-              ExpressionAttributeValues: {
-                ':pk': deliveryKeys.attempts(query.subscriptionId),
-                ...(before !== undefined ? { ':before': before } : {}),
-              },
-              ScanIndexForward: false,
-              Limit: limit + 1 - items.length,
-              ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-            }),
-          );
+        for await (const out of pages) {
           items.push(...(out.Items ?? []));
-          startKey = out.LastEvaluatedKey;
-        } while (startKey && items.length < limit + 1);
+          if (items.length >= limit + 1) break;
+        }
       } catch (error) {
         throw storeFailure(ctx, 'Query attempts', error, { subscriptionId: query.subscriptionId });
       }

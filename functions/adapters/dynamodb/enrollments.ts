@@ -1,3 +1,4 @@
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventEnvelope } from '../../core/events/envelope';
 import { invalidInput } from '../../core/store/errors';
 import {
@@ -37,7 +38,6 @@ import {
   storeFailure,
   type TableContext,
 } from './common';
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from './document';
 import { eventItem } from './events';
 import { INDEX } from './table';
 

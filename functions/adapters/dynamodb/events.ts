@@ -1,3 +1,4 @@
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type EventEnvelope, envelopeSchema } from '../../core/events/envelope';
 import {
   decodeCursor,
@@ -27,7 +28,6 @@ import {
   storeFailure,
   type TableContext,
 } from './common';
-import { GetCommand, PutCommand, UpdateCommand } from './document';
 import { INDEX } from './table';
 
 /** Conditional puts and updates in flight at once (per call). */

@@ -1,12 +1,12 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_RATE_BUDGET, type RateBudgetConfig } from '../../core/ratelimit/bucket';
 import type { RateBudget } from '../../core/ratelimit/budget';
 import { invalidInput } from '../../core/store/errors';
 import { DEFAULT_EVENT_RETENTION_MS } from '../../core/store/logic';
 import type { Stores } from '../../core/store/ports';
-import type { DynamoDb } from './client';
 import type { TableContext } from './common';
 import { createDynamoDeliveryStore } from './deliveries';
-import { DocumentClient } from './document';
 import { createDynamoEnrollmentStore } from './enrollments';
 import { createDynamoEventLog } from './events';
 import { createDynamoLeaseStore } from './leases';
@@ -15,22 +15,14 @@ import { createDynamoVehicleStateStore } from './states';
 import { createDynamoSubscriptionStore } from './subscriptions';
 import { createDynamoVehicleStore } from './vehicles';
 
-export {
-  type AwsCredentials,
-  DynamoDb,
-  DynamoDbError,
-  type DynamoDbOptions,
-  WRITE_OPERATIONS,
-} from './client';
-export { DocumentClient } from './document';
 export { createTable, createTableInput, INDEX, tableDefinition } from './table';
 
 /** Default partitions of the due index (README "Hot partitions"). */
 export const DEFAULT_DUE_SHARDS = 4;
 
 export interface DynamoStoreOptions {
-  /** Carhook's DynamoDB client (./client.ts: the JSON protocol over keep-alive HTTPS, no AWS SDK). */
-  readonly client: DynamoDb;
+  /** The AWS SDK's DynamoDB client (the process's, from runtime/aws-clients.ts, or DynamoDB Local's). */
+  readonly client: DynamoDBClient;
   readonly tableName: string;
   /** Event log retention (default 30 days). */
   readonly eventRetentionMs?: number;
@@ -39,10 +31,24 @@ export interface DynamoStoreOptions {
   readonly rateBudget?: RateBudgetConfig;
 }
 
-/** Items as plain objects; attributes set to `undefined` are left out (never written as NULL). */
-export function documentClient(client: DynamoDb): DocumentClient {
-  return new DocumentClient(client, { removeUndefinedValues: true });
+/**
+ * lib-dynamodb's document client: items as plain objects; attributes set to `undefined` are left
+ * out (never written as NULL). It shares `client`'s configuration and middleware stack.
+ */
+export function documentClient(client: DynamoDBClient): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(client, {
+    marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
+  });
 }
+
+/** The DynamoDB operations that write items (what write counters count). */
+export const WRITE_OPERATIONS: ReadonlySet<string> = new Set([
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'BatchWriteItem',
+  'TransactWriteItems',
+]);
 
 /** Every store port and the rate budget over one table. */
 export function createDynamoStores(

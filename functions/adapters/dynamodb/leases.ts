@@ -1,8 +1,8 @@
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { invalidInput } from '../../core/store/errors';
 import { requireEpochMs, requireId } from '../../core/store/logic';
 import type { LeaseStore } from '../../core/store/ports';
 import { isConditionalCheckFailed, keys, storeFailure, type TableContext } from './common';
-import { DeleteCommand, PutCommand } from './document';
 
 /** TTL cleans abandoned leases well after they expired (the condition, not TTL, decides ownership). */
 const LEASE_TTL_SLACK_SECONDS = 3600;

@@ -1,4 +1,5 @@
 import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   applyObservation,
   type BucketState,
@@ -23,7 +24,6 @@ import {
   storeFailure,
   type TableContext,
 } from './common';
-import { UpdateCommand } from './document';
 
 /**
  * The shared token bucket in DynamoDB: one item per client_id (`windowStart`, `used`,

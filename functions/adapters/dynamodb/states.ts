@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventEnvelope } from '../../core/events/envelope';
 import { invalidInput } from '../../core/store/errors';
 import {
@@ -23,7 +24,6 @@ import {
   storeFailure,
   type TableContext,
 } from './common';
-import { QueryCommand, TransactWriteCommand, UpdateCommand } from './document';
 import { appendEvents, eventItem } from './events';
 import { scheduleUpdateParts, vehicleFromItem } from './vehicles';
 

@@ -1,3 +1,4 @@
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   decodeCursor,
   encodeCursor,
@@ -20,7 +21,6 @@ import {
   storeFailure,
   type TableContext,
 } from './common';
-import { DeleteCommand, UpdateCommand } from './document';
 import { INDEX } from './table';
 
 /**

@@ -1,5 +1,10 @@
-import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import { type DynamoDb, DynamoDbError } from './client';
+import {
+  CreateTableCommand,
+  type CreateTableCommandInput,
+  type DynamoDBClient,
+  UpdateTimeToLiveCommand,
+  waitUntilTableExists,
+} from '@aws-sdk/client-dynamodb';
 
 /**
  * Carhook's one table (design and access patterns: ./README.md). This plain data is the single
@@ -103,7 +108,7 @@ export function createTableInput(
  * turns TTL on.
  */
 export async function createTable(
-  client: DynamoDb,
+  client: DynamoDBClient,
   tableName: string,
   options: {
     readonly maxWaitSeconds?: number;
@@ -116,37 +121,16 @@ export async function createTable(
     readonly timeToLive?: boolean;
   } = {},
 ): Promise<void> {
-  await client.call('CreateTable', { ...createTableInput(tableName) });
-  await waitUntilActive(client, tableName, options.maxWaitSeconds ?? 60);
+  await client.send(new CreateTableCommand(createTableInput(tableName)));
+  await waitUntilTableExists(
+    { client, maxWaitTime: options.maxWaitSeconds ?? 60, minDelay: 1, maxDelay: 2 },
+    { TableName: tableName },
+  );
   if (options.timeToLive === false) return;
-  await client.call('UpdateTimeToLive', {
-    TableName: tableName,
-    TimeToLiveSpecification: { AttributeName: tableDefinition.timeToLiveAttribute, Enabled: true },
-  });
-}
-
-/** Polls DescribeTable until the table is ACTIVE (DynamoDB Local: at once; DynamoDB: seconds). */
-export async function waitUntilActive(
-  client: DynamoDb,
-  tableName: string,
-  maxWaitSeconds: number,
-): Promise<void> {
-  const deadline = Date.now() + maxWaitSeconds * 1000;
-  for (;;) {
-    const out = await client.call('DescribeTable', { TableName: tableName }).catch((error: unknown) => {
-      // Just after CreateTable, DynamoDB may not know the table yet.
-      if (error instanceof DynamoDbError && error.name === 'ResourceNotFoundException') return {};
-      throw error;
-    });
-    const status = (out as { Table?: { TableStatus?: string } }).Table?.TableStatus;
-    if (status === 'ACTIVE') return;
-    if (Date.now() >= deadline) {
-      throw new DynamoDbError({
-        name: 'TableNotActive',
-        message: `table ${tableName} is not ACTIVE after ${maxWaitSeconds} s (status ${status ?? 'unknown'})`,
-        operation: 'DescribeTable',
-      });
-    }
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
+  await client.send(
+    new UpdateTimeToLiveCommand({
+      TableName: tableName,
+      TimeToLiveSpecification: { AttributeName: tableDefinition.timeToLiveAttribute, Enabled: true },
+    }),
+  );
 }

@@ -1,3 +1,4 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   decodeCursor,
   encodeCursor,
@@ -31,7 +32,6 @@ import {
   storeFailure,
   type TableContext,
 } from './common';
-import { UpdateCommand } from './document';
 import { INDEX } from './table';
 
 export function dueSortKey(nextPollAt: string, vehicleId: string): string {

@@ -1,7 +1,7 @@
-import type {
+import {
   PutEventsCommand,
-  PutEventsCommandOutput,
-  PutEventsRequestEntry,
+  type PutEventsCommandOutput,
+  type PutEventsRequestEntry,
 } from '@aws-sdk/client-eventbridge';
 import type { EventEnvelope } from '../../core/events/envelope';
 import {
@@ -24,18 +24,6 @@ export interface EventBridgeBusOptions {
   /** EventBridge `Source` (DESIGN.md "Events": `carhook`, configurable). */
   readonly source?: string;
 }
-
-type EventBridgeSdk = typeof import('@aws-sdk/client-eventbridge');
-let sdk: Promise<EventBridgeSdk> | undefined;
-/**
- * The client package is loaded on the first PutEvents, not at import: a Lambda that publishes
- * nothing in an invocation does not pay for loading it (issue 7). A failed load is tried again.
- */
-const loadSdk = (): Promise<EventBridgeSdk> =>
-  (sdk ??= import('@aws-sdk/client-eventbridge').catch((error: unknown) => {
-    sdk = undefined;
-    throw error;
-  }));
 
 // aws-facts.md "EventBridge": only these per-entry codes may succeed when sent again.
 const RETRYABLE_ENTRY_CODES = new Set(['InternalFailure', 'ThrottlingException']);
@@ -85,7 +73,6 @@ export const createEventBridgeBus = (options: EventBridgeBusOptions): EventBus =
       for (const batch of plan.batches) {
         let output: PutEventsCommandOutput;
         try {
-          const { PutEventsCommand } = await loadSdk();
           output = await options.client.send(new PutEventsCommand({ Entries: batch.map(toEntry) }));
         } catch (error) {
           const { retryable, code, message } = classifyCallError(error, 'PutEvents');

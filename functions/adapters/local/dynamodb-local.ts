@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
 import { promisify } from 'node:util';
-import { DynamoDb } from '../dynamodb/client';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { AWS_CLIENT_SETTINGS, awsClientConfig } from '../aws/client-config';
 import { spawnLauncher } from './dynamodb-launcher';
 
 /**
@@ -128,9 +129,13 @@ export async function startDynamoDbLocal(
   };
 }
 
-/** Carhook's DynamoDB client for a DynamoDB Local endpoint (any keys do; region `local`). */
-export function dynamoDbLocalClient(endpoint: string): DynamoDb {
-  return new DynamoDb({
+/**
+ * The AWS SDK's DynamoDB client for a DynamoDB Local endpoint (any static keys do; region `local`).
+ * Its settings are the Lambda's (adapters/aws/client-config.ts: retries, timeouts).
+ */
+export function dynamoDbLocalClient(endpoint: string): DynamoDBClient {
+  return new DynamoDBClient({
+    ...awsClientConfig(AWS_CLIENT_SETTINGS.dynamodb),
     endpoint,
     region: 'local',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },

@@ -1,4 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { CreateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  BatchWriteCommand,
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  PutCommand,
+  paginateQuery,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { checkVisibility, validateOutgoing } from '../../core/queue/limits';
 import {
   type JobQueue,
@@ -7,17 +18,8 @@ import {
   QueueSendError,
   type ReceivedMessage,
 } from '../../core/queue/ports';
-import type { DynamoDb } from '../dynamodb/client';
 import { cancellationReasons, isConditionalCheckFailed, isTransactionCanceled } from '../dynamodb/common';
-import {
-  BatchWriteCommand,
-  DeleteCommand,
-  DocumentClient,
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '../dynamodb/document';
+import { documentClient } from '../dynamodb/index';
 
 /**
  * The local runtime's durable queue (DESIGN.md ports table, issue 8: "a restart loses nothing"):
@@ -42,7 +44,7 @@ import {
 export const QUEUE_INDEX = 'byVisibleAt';
 
 export interface LocalQueueOptions {
-  readonly client: DynamoDb;
+  readonly client: DynamoDBClient;
   readonly tableName: string;
   /** Logical queue: `poll-jobs`, `fan-out`, `deliveries`… */
   readonly queueName: string;
@@ -77,32 +79,34 @@ const checkTableName = (tableName: string): void => {
   }
 };
 
-export const createQueueTable = async (client: DynamoDb, tableName: string): Promise<void> => {
+export const createQueueTable = async (client: DynamoDBClient, tableName: string): Promise<void> => {
   checkTableName(tableName);
   try {
-    await client.call('CreateTable', {
-      TableName: tableName,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [
-        { AttributeName: 'queue', AttributeType: 'S' },
-        { AttributeName: 'id', AttributeType: 'S' },
-        { AttributeName: 'visibleAt', AttributeType: 'N' },
-      ],
-      KeySchema: [
-        { AttributeName: 'queue', KeyType: 'HASH' },
-        { AttributeName: 'id', KeyType: 'RANGE' },
-      ],
-      LocalSecondaryIndexes: [
-        {
-          IndexName: QUEUE_INDEX,
-          KeySchema: [
-            { AttributeName: 'queue', KeyType: 'HASH' },
-            { AttributeName: 'visibleAt', KeyType: 'RANGE' },
-          ],
-          Projection: { ProjectionType: 'ALL' },
-        },
-      ],
-    });
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [
+          { AttributeName: 'queue', AttributeType: 'S' },
+          { AttributeName: 'id', AttributeType: 'S' },
+          { AttributeName: 'visibleAt', AttributeType: 'N' },
+        ],
+        KeySchema: [
+          { AttributeName: 'queue', KeyType: 'HASH' },
+          { AttributeName: 'id', KeyType: 'RANGE' },
+        ],
+        LocalSecondaryIndexes: [
+          {
+            IndexName: QUEUE_INDEX,
+            KeySchema: [
+              { AttributeName: 'queue', KeyType: 'HASH' },
+              { AttributeName: 'visibleAt', KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'ALL' },
+          },
+        ],
+      }),
+    );
   } catch (error) {
     // Restarting on a persisted --data-dir: the table is already there, with its messages.
     if (!(error instanceof Error && error.name === 'ResourceInUseException')) throw error;
@@ -120,12 +124,12 @@ export class LocalQueue<T> implements JobQueue<T>, QueueConsumer<T> {
   readonly queueName: string;
   readonly deadLetterQueue: string | null;
   readonly maxReceiveCount: number;
-  private readonly doc: DocumentClient;
+  private readonly doc: DynamoDBDocumentClient;
   private readonly table: string;
   private readonly now: () => number;
 
   constructor(options: LocalQueueOptions) {
-    this.doc = new DocumentClient(options.client, { removeUndefinedValues: true });
+    this.doc = documentClient(options.client);
     checkTableName(options.tableName);
     if (options.queueName.length === 0 || options.queueName.length > 200) {
       throw new RangeError(`queueName must be 1–200 characters, got ${options.queueName.length}`);
@@ -441,22 +445,18 @@ export class LocalQueue<T> implements JobQueue<T>, QueueConsumer<T> {
   /** Messages in this queue, visible or not (operators and tests; reads the whole partition). */
   async count(): Promise<number> {
     let total = 0;
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: '#q = :q',
-          ExpressionAttributeNames: { '#q': 'queue' },
-          ExpressionAttributeValues: { ':q': this.queueName },
-          Select: 'COUNT',
-          ConsistentRead: true,
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      total += page.Count ?? 0;
-      start = page.LastEvaluatedKey;
-    } while (start);
+    const pages = paginateQuery(
+      { client: this.doc },
+      {
+        TableName: this.table,
+        KeyConditionExpression: '#q = :q',
+        ExpressionAttributeNames: { '#q': 'queue' },
+        ExpressionAttributeValues: { ':q': this.queueName },
+        Select: 'COUNT',
+        ConsistentRead: true,
+      },
+    );
+    for await (const page of pages) total += page.Count ?? 0;
     return total;
   }
 }

@@ -1,8 +1,7 @@
 export { createLocalSecrets, LOCAL_SECRET_ENV, type LocalSecretSource, localSecretsFromEnv } from './local';
 export {
   createSecretsManagerSecrets,
-  DEFAULT_SECRET_TTL_MS,
+  DEFAULT_SECRET_MAX_AGE_SECONDS,
   parseKeyRing,
-  type SecretsManagerClientLike,
 } from './secrets-manager';
 export * from './types';

@@ -1,3 +1,4 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { ReceivedMessage } from '../../core/queue/ports';
 import { type MessageHandler, type MessageResult, processMessages } from '../../core/queue/process';
@@ -41,22 +42,31 @@ export const fromSqsRecord = (record: SQSRecord): ReceivedMessage<unknown> => {
   };
 };
 
+/** A record not done (failed, or kept for a later retry or its due time): reported as a batch item failure. */
+export class SqsRecordNotDone extends Error {
+  override readonly name = 'SqsRecordNotDone';
+  constructor(readonly result: MessageResult) {
+    super(result.error ?? `message ${result.id}: ${result.status}`);
+  }
+}
+
 /**
  * The Lambda side of a queue (event source mapping with `ReportBatchItemFailures`): runs the same
- * `processMessages` as the local worker and returns the records not done as `batchItemFailures`;
- * Lambda deletes the others. Deferred and retry-later records had their visibility changed first,
- * so they come back when due; failed ones come back after the queue's visibility timeout and go to
- * the DLQ after `maxReceiveCount`.
- *
- * (`@aws-lambda-powertools/batch` `processPartialResponse` does the failure reporting too; we keep
- * this one because deferral and retry-after need the receipt and the shared `processMessages`.)
+ * `processMessages` as the local worker over the batch (same-group messages in order, the others
+ * concurrently), and Powertools Batch (`processPartialResponse`) turns the records not done into
+ * `batchItemFailures`; Lambda deletes the others. Deferred and retry-later records had their
+ * visibility changed first, so they come back when due; failed ones come back after the queue's
+ * visibility timeout and go to the DLQ after `maxReceiveCount`. A batch with no record done is
+ * answered the same way, not thrown (`throwOnFullBatchFailure: false`): deferring every record is
+ * not a failure of the invocation.
  */
 export const createSqsBatchHandler = <T>(handler: MessageHandler<T>, options: SqsBatchHandlerOptions<T>) => {
+  const processor = new BatchProcessor(EventType.SQS);
   return async (event: SQSEvent, context?: { signal?: AbortSignal }): Promise<SQSBatchResponse> => {
     const urls = new Map(
       event.Records.map((r) => [r.receiptHandle, options.queueUrl ?? queueUrlFromArn(r.eventSourceARN)]),
     );
-    const results = await processMessages(event.Records.map(fromSqsRecord), handler, {
+    const processed = processMessages(event.Records.map(fromSqsRecord), handler, {
       changeVisibility: async (receipt, seconds) => {
         const url = urls.get(receipt);
         if (!url) return false; // the message then simply comes back after the queue's visibility timeout
@@ -65,10 +75,18 @@ export const createSqsBatchHandler = <T>(handler: MessageHandler<T>, options: Sq
       ...(options.parse ? { parse: options.parse } : {}),
       ...(options.now ? { now: options.now } : {}),
       ...(context?.signal ? { signal: context.signal } : {}),
+    }).then((results) => {
+      for (const result of results) options.onResult?.(result);
+      return new Map(results.map((r) => [r.id, r]));
     });
-    for (const result of results) options.onResult?.(result);
-    return {
-      batchItemFailures: results.filter((r) => r.status !== 'done').map((r) => ({ itemIdentifier: r.id })),
+    const record = async (r: SQSRecord): Promise<void> => {
+      const result = (await processed).get(r.messageId);
+      if (result?.status !== 'done') {
+        throw new SqsRecordNotDone(
+          result ?? { id: r.messageId, receipt: r.receiptHandle, status: 'failed', error: 'no result' },
+        );
+      }
     };
+    return processPartialResponse(event, record, processor, { throwOnFullBatchFailure: false });
   };
 };

@@ -1,15 +1,15 @@
-import type {
+import {
   ChangeMessageVisibilityCommand,
-  ChangeMessageVisibilityCommandOutput,
+  type ChangeMessageVisibilityCommandOutput,
   DeleteMessageCommand,
-  DeleteMessageCommandOutput,
-  Message,
-  MessageAttributeValue,
+  type DeleteMessageCommandOutput,
+  type Message,
+  type MessageAttributeValue,
   ReceiveMessageCommand,
-  ReceiveMessageCommandOutput,
+  type ReceiveMessageCommandOutput,
   SendMessageBatchCommand,
-  SendMessageBatchCommandOutput,
-  SendMessageBatchRequestEntry,
+  type SendMessageBatchCommandOutput,
+  type SendMessageBatchRequestEntry,
 } from '@aws-sdk/client-sqs';
 import { planBatches } from '../../core/publishing/limits';
 import { checkVisibility, QUEUE_LIMITS, splitDelay, validateOutgoing } from '../../core/queue/limits';
@@ -41,25 +41,17 @@ export interface SqsClientLike {
   >;
 }
 
-type SqsSdk = typeof import('@aws-sdk/client-sqs');
-let sdk: Promise<SqsSdk> | undefined;
-/**
- * The client package is loaded on the first call, not at import: a consumer Lambda only calls SQS
- * to re-time a message, most invocations never (issue 7: cold start). A failed load is tried again.
- */
-const loadSdk = (): Promise<SqsSdk> =>
-  (sdk ??= import('@aws-sdk/client-sqs').catch((error: unknown) => {
-    sdk = undefined;
-    throw error;
-  }));
-
 /** Message attribute carrying a due time beyond the 900 s queue delay (see `splitDelay`). */
 export const NOT_BEFORE_ATTRIBUTE = 'carhookNotBefore';
 
 export interface SqsQueueOptions {
   readonly client: SqsClientLike;
   readonly queueUrl: string;
-  /** SendMessageBatch attempts for entries SQS failed without sender fault (default 3). */
+  /**
+   * SendMessageBatch rounds for entries a successful call reported failed without sender fault
+   * (default 3; SendMessageBatch leaves them to the caller). A call that fails is not sent again
+   * here: the SDK client has retried it.
+   */
   readonly maxAttempts?: number;
   readonly baseDelayMs?: number;
   /** Long polling for `receive` (0–20 s, default 1: short enough to stop promptly). */
@@ -76,8 +68,8 @@ const attributeBytes = (name: string, value: MessageAttributeValue): number =>
 
 /**
  * SQS as `JobQueue` and `QueueConsumer`. Sends with SendMessageBatch, ≤ 10 entries and ≤ 256 KB
- * per call (body + attributes, as SQS counts them), retries entries that failed without sender
- * fault. Delays over 900 s, and any delay on a FIFO queue (which refuses per-message DelaySeconds),
+ * per call (body + attributes, as SQS counts them), resends entries a call reported failed
+ * without sender fault. Delays over 900 s, and any delay on a FIFO queue (which refuses per-message DelaySeconds),
  * travel as the `carhookNotBefore` attribute: the consumer defers them (`processMessages`).
  */
 export class SqsQueue<T> implements JobQueue<T>, QueueConsumer<T> {
@@ -151,7 +143,6 @@ export class SqsQueue<T> implements JobQueue<T>, QueueConsumer<T> {
       for (const batch of batches) {
         const byId = new Map(batch.map((e) => [e.entry.Id, e]));
         try {
-          const { SendMessageBatchCommand } = await loadSdk();
           const output = (await client.send(
             new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch.map((e) => e.entry) }),
           )) as SendMessageBatchCommandOutput;
@@ -170,13 +161,11 @@ export class SqsQueue<T> implements JobQueue<T>, QueueConsumer<T> {
             }
           }
         } catch (error) {
+          // A failed call has had the SDK's retries already: it is final here (only the entries a
+          // successful call reports failed are the caller's to resend, as SendMessageBatch says).
           const classified = classifyCallError(error, 'SendMessageBatch');
           for (const entry of batch) {
-            const failure = { index: entry.index, code: classified.code, message: classified.message };
-            if (classified.retryable) {
-              retry.push(entry);
-              lastFailures.push(failure);
-            } else permanent.push(failure);
+            permanent.push({ index: entry.index, code: classified.code, message: classified.message });
           }
         }
       }
@@ -199,7 +188,6 @@ export class SqsQueue<T> implements JobQueue<T>, QueueConsumer<T> {
     }
     const invalid = checkVisibility(visibilityTimeoutSeconds);
     if (invalid) throw new RangeError(`receive: ${invalid}`);
-    const { ReceiveMessageCommand } = await loadSdk();
     const output = (await this.options.client.send(
       new ReceiveMessageCommand({
         QueueUrl: this.options.queueUrl,
@@ -214,7 +202,6 @@ export class SqsQueue<T> implements JobQueue<T>, QueueConsumer<T> {
   }
 
   async delete(receipt: string): Promise<boolean> {
-    const { DeleteMessageCommand } = await loadSdk();
     try {
       await this.options.client.send(
         new DeleteMessageCommand({ QueueUrl: this.options.queueUrl, ReceiptHandle: receipt }),
@@ -239,7 +226,6 @@ export const changeSqsVisibility = async (
   receipt: string,
   seconds: number,
 ): Promise<boolean> => {
-  const { ChangeMessageVisibilityCommand } = await loadSdk();
   try {
     await client.send(
       new ChangeMessageVisibilityCommand({

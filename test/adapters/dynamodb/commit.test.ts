@@ -1,19 +1,21 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import {
-  createDynamoStores,
-  type DynamoDb,
-  WRITE_OPERATIONS,
-} from '../../../functions/adapters/dynamodb/index';
+import { createDynamoStores, WRITE_OPERATIONS } from '../../../functions/adapters/dynamodb/index';
 import { scheduleNeedsWrite } from '../../../functions/core/store/schedule';
 import { envelope, iso, MINUTE, newVehicle, T0 } from '../../store/fixtures';
-import { createSimulatedClockTable, localDynamoClient, uniqueTableName } from '../../support/dynamodb';
+import {
+  createSimulatedClockTable,
+  localDynamoClient,
+  onDynamoCall,
+  uniqueTableName,
+} from '../../support/dynamodb';
 
 /** Counts the write requests a client sends (middleware on the client every adapter shares). */
-function countWrites(client: DynamoDb): { writes: () => number; reset: () => void; names: string[] } {
+function countWrites(client: DynamoDBClient): { writes: () => number; reset: () => void; names: string[] } {
   const names: string[] = [];
-  client.use((operation, body, next) => {
+  onDynamoCall(client, (operation, _input, next) => {
     if (WRITE_OPERATIONS.has(operation)) names.push(operation);
-    return next(body);
+    return next();
   });
   return { writes: () => names.length, reset: () => names.splice(0), names };
 }

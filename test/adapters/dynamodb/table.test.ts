@@ -9,7 +9,7 @@ describe('the Carhook table', () => {
   it('is created from the exported definition: keys, every GSI and TTL on expiresAt', async () => {
     const TableName = uniqueTableName();
     await createTable(localDynamoClient(), TableName);
-    // Read back through the AWS SDK: an independent check of what Carhook's client asked for.
+    // Read back through a second client: what createTable asked for is what the table has.
     const client = localSdkClient();
     const { Table } = await client.send(new DescribeTableCommand({ TableName }));
     expect(Table?.TableStatus).toBe('ACTIVE');
