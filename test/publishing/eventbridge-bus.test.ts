@@ -160,6 +160,8 @@ describe('EventBridge bus adapter', () => {
       }).publish(events(2));
     const throttled = await throwing({ name: 'ThrottlingException', $metadata: { httpStatusCode: 400 } });
     expect(throttled.failed.map((f) => f.retryable)).toEqual([true, true]);
+    // The SDK client retried the call already: the publisher leaves these to the sweeper.
+    expect(throttled.failed.map((f) => f.clientRetried)).toEqual([true, true]);
     const unavailable = await throwing({ name: 'ServiceUnavailable', $metadata: { httpStatusCode: 503 } });
     expect(unavailable.failed.every((f) => f.retryable)).toBe(true);
     const network = await throwing({ name: 'TimeoutError' });

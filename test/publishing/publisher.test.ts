@@ -175,6 +175,35 @@ describe('publishEvents', () => {
     ]);
   });
 
+  it('does not call again for a call its client already retried: the events wait for the sweeper', async () => {
+    const log = new MemoryLog();
+    log.commit(events(2));
+    let calls = 0;
+    const bus = {
+      async publish(batch: readonly { id: string }[]) {
+        calls += 1;
+        return {
+          published: [],
+          failed: batch.map((e) => ({
+            id: e.id,
+            retryable: true,
+            code: 'ThrottlingException',
+            message: 'throttled after the client retries',
+            clientRetried: true,
+          })),
+        };
+      },
+    };
+    const outcome = await publishPending(log, { bus, marker: log, maxAttempts: 5, sleep: noSleep });
+    expect(calls).toBe(1);
+    expect(outcome.published).toEqual([]);
+    expect(outcome.unpublished.map((f) => [f.id, f.code, f.retryable])).toEqual([
+      ['evt-0', 'ThrottlingException', true],
+      ['evt-1', 'ThrottlingException', true],
+    ]);
+    expect(log.unpublishedIds()).toEqual(['evt-0', 'evt-1']);
+  });
+
   it('loses nothing when the process dies between commit and publish: the next run publishes', async () => {
     const log = new MemoryLog();
     const committed = events(3);

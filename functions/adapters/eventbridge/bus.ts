@@ -75,8 +75,10 @@ export const createEventBridgeBus = (options: EventBridgeBusOptions): EventBus =
         try {
           output = await options.client.send(new PutEventsCommand({ Entries: batch.map(toEntry) }));
         } catch (error) {
+          // The SDK client has retried this call already (its retry mode and attempts): final here.
           const { retryable, code, message } = classifyCallError(error, 'PutEvents');
-          for (const event of batch) failed.push({ id: event.id, retryable, code, message });
+          for (const event of batch)
+            failed.push({ id: event.id, retryable, code, message, clientRetried: true });
           continue;
         }
         // Results come back in request order, one per entry.

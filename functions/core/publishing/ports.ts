@@ -12,6 +12,12 @@ export interface PublishFailure {
   /** `EntryTooLarge`, `InternalFailure`, `ThrottlingException`, `SubscriberFailed`, `BusCallFailed`… */
   readonly code: string;
   readonly message: string;
+  /**
+   * The bus's client already retried the whole call (the AWS SDK does, with its own backoff and
+   * retry quota): the publisher does not try again now, and the event waits in the log for the
+   * sweeper's next run.
+   */
+  readonly clientRetried?: boolean;
 }
 
 export interface PublishResult {

@@ -153,7 +153,7 @@ export const publishEvents = async (
         const event = byId.get(failure.id);
         if (!event || acceptedSet.has(failure.id) || failedIds.has(failure.id)) continue;
         failedIds.add(failure.id);
-        if (failure.retryable && !isLast) retry.push(event);
+        if (failure.retryable && !failure.clientRetried && !isLast) retry.push(event);
         else unpublished.push(failure);
       }
       // A bus that forgets to report an event: treat it as a retryable failure, never as published.
