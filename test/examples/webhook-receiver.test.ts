@@ -22,7 +22,7 @@ describe('example webhook receiver', () => {
   });
 
   it('receives the test event and a simulated alert, verified and typed, and refuses a forgery', {
-    timeout: 120_000,
+    timeout: 240_000,
   }, async () => {
     let secrets: readonly string[] = [];
     const events: CarhookEvent[] = [];
@@ -64,7 +64,7 @@ describe('example webhook receiver', () => {
       'the alert raised',
       () => events.filter(isVehicleAlertRaised).find((e) => e.data.alertId === raised.body.id),
       running,
-      60_000,
+      150_000,
     );
     expect(alert.data.severity).toBe('high');
     expect(alert.vehicle?.id).toContain(vehicleApiId);
