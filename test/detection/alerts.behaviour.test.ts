@@ -201,7 +201,11 @@ describe('an alert raised, changed, fixed and back: exact events and stored entr
   });
 
   it('a re-read that changes nothing (severity and category omitted) leaves the entry untouched', () => {
-    const prior = withActiveA1();
+    const prior = diff(
+      baselined(),
+      [obs('v2.alerts', [alert('a1', true, { startedAt: at(1), updatedAt: at(1), category: 'engine' })], 1)],
+      context(1),
+    ).state;
     const r = diff(
       prior,
       [obs('v2.alerts', [alert('a1', true, { startedAt: at(1), updatedAt: at(1), severity: undefined })], 4)],
@@ -210,6 +214,71 @@ describe('an alert raised, changed, fixed and back: exact events and stored entr
     expect(r.events).toEqual([]);
     expect(r.changed).toBe('cursors');
     expect(r.state.alerts['v2:a1']).toEqual(prior.alerts['v2:a1']);
+  });
+
+  it('a record that omits severity, category or end keeps the stored ones when it changes the entry', () => {
+    const prior = diff(
+      baselined(),
+      [
+        obs(
+          'v2.alerts',
+          [alert('a1', true, { startedAt: at(1), updatedAt: at(1), category: 'engine', endedAt: at(30) })],
+          1,
+        ),
+      ],
+      context(1),
+    ).state;
+    const r = diff(
+      prior,
+      [
+        obs(
+          'v2.alerts',
+          [alert('a1', true, { startedAt: at(1), updatedAt: at(2), severity: undefined, message: 'alertB' })],
+          3,
+        ),
+      ],
+      context(3),
+    );
+    expect(r.state.alerts['v2:a1']).toEqual({
+      active: true,
+      message: 'alertB',
+      severity: 'high',
+      category: 'engine',
+      startedAt: at(1),
+      endedAt: at(30),
+      updatedAt: at(2),
+      seenAt: at(3),
+    });
+  });
+
+  it('a record without a start updates the stored occurrence; it is not a new one', () => {
+    const r = diff(
+      withActiveA1(),
+      [obs('v2.alerts', [alert('a1', false, { startedAt: undefined, updatedAt: at(3) })], 4)],
+      context(4),
+    );
+    expect(r.events.map((e) => e.id)).toEqual([idOf(FIXED, `a1@${at(1)}`, 'fixed')]);
+    expect(r.state.alerts['v2:a1']?.startedAt).toBe(at(1));
+  });
+
+  it('a stored alert without a start, read again with one, keeps its occurrence', () => {
+    const listed = diff(baselined(), [obs('v2.alerts', [], 1)], context(1)).state;
+    const noStart = diff(
+      listed,
+      [obs('v2.alerts', [alert('a1', true, { startedAt: undefined, updatedAt: at(2) })], 2)],
+      context(2),
+    );
+    expect(noStart.events.map((e) => e.id)).toEqual([idOf(RAISED, 'a1@-', 'raised')]);
+    const r = diff(
+      noStart.state,
+      [obs('v2.alerts', [alert('a1', true, { startedAt: at(2), updatedAt: at(3) })], 4)],
+      context(4),
+    );
+    expect(r.events).toEqual([]);
+    expect(r.state.alerts['v2:a1']).not.toHaveProperty('startedAt');
+    // An unwindowed complete list fixes it even without a start.
+    const fixed = diff(r.state, [obs('v2.alerts', [], 5)], context(5));
+    expect(fixed.events.map((e) => e.id)).toEqual([idOf(FIXED, 'a1@-', 'fixed')]);
   });
 
   it('a fixed alert whose end date is corrected later: the new end is stored, nothing is told', () => {
@@ -365,7 +434,7 @@ describe('an alert raised, changed, fixed and back: exact events and stored entr
   it('raised and fixed between two polls: both are told, raised first, with the record times', () => {
     const r = diff(
       baselined(),
-      [obs('v2.alerts', [alert('a1', false, { startedAt: at(1), endedAt: at(3), updatedAt: at(3) })], 5)],
+      [obs('v2.alerts', [alert('a1', false, { startedAt: at(1), endedAt: at(3), updatedAt: at(4) })], 5)],
       context(5),
     );
     expect(told(r.events)).toEqual([
@@ -600,6 +669,36 @@ describe('an alert embedded in a vehicle event without an id', () => {
     );
     expect(r.events).toEqual([]);
     expect(r.state.alerts).toEqual({});
+  });
+});
+
+describe('an embedded alert and a stored entry without a record time', () => {
+  it('any embedded record with a record time is newer', () => {
+    const prior = diff(
+      baselined(),
+      [obs('v2.alerts', [alert('a1', true, { startedAt: at(1) })], 1)],
+      context(1),
+    ).state;
+    const r = diff(
+      prior,
+      [
+        obs(
+          'v2.events',
+          [
+            {
+              id: 'e1',
+              type: 'ALERT',
+              eventId: 'x',
+              createdAt: at(2),
+              alert: alert('a1', false, { startedAt: at(1), updatedAt: at(2) }),
+            },
+          ],
+          3,
+        ),
+      ],
+      context(3),
+    );
+    expect(r.events.map((e) => e.id)).toEqual([idOf(FIXED, `a1@${at(1)}`, 'fixed')]);
   });
 });
 
