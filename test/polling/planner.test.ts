@@ -391,5 +391,25 @@ describe('configuration and jobs at the boundary', () => {
     ).toThrow(InvalidJobError);
     expect(() => parsePollJob({ kind: 'nope' })).toThrow(/poll job kind/);
     expect(() => parsePollJob('text')).toThrow(InvalidJobError);
+    // Every strategy's jobs cross the queue; an unknown one names the field.
+    for (const strategy of ['carhook', 'round-robin', 'naive']) {
+      const job = {
+        kind: 'poll-vehicle',
+        vehicleId: 'x',
+        resources: ['events'],
+        strategy,
+        plannedAt: iso(T0),
+      };
+      expect(parsePollJob(job)).toMatchObject({ strategy });
+    }
+    expect(() =>
+      parsePollJob({
+        kind: 'poll-vehicle',
+        vehicleId: 'x',
+        resources: ['events'],
+        strategy: 'fast',
+        plannedAt: iso(T0),
+      }),
+    ).toThrow(/strategy/);
   });
 });
