@@ -3,12 +3,15 @@
  * known-rates bound) as SVG from the benchmark's JSON files, with Vega-Lite (no native dependency).
  *
  *   npx tsx bench/freshness-chart.ts out.svg mixed.json uniform.json
+ *
+ * It also prints the tables of the files together (bench/freshness.ts `toMarkdown`), for a sweep
+ * run in several processes (one per world and group of sizes).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import * as vega from 'vega';
 import * as vl from 'vega-lite';
-import type { FreshnessResult, FreshnessSweep } from './freshness';
+import { type FreshnessResult, type FreshnessSweep, toMarkdown } from './freshness';
 
 export interface ChartRow {
   readonly world: string;
@@ -78,12 +81,33 @@ async function main(): Promise<void> {
     return;
   }
   const results: FreshnessResult[] = [];
+  let plan10kMsP99 = 0;
+  let wallSeconds = 0;
+  let hours = 0;
   for (const file of inputs) {
-    const body = JSON.parse(await readFile(file, 'utf8')) as FreshnessSweep | FreshnessResult;
-    if ('results' in body) results.push(...body.results);
-    else results.push(body);
+    const body = JSON.parse(await readFile(file, 'utf8')) as
+      | FreshnessSweep
+      | (FreshnessResult & { plan10kMsP99: number });
+    if ('results' in body) {
+      results.push(...body.results);
+      wallSeconds += body.wallSeconds;
+      hours = body.hours;
+    } else {
+      results.push(body);
+      hours = body.simulatedMinutes / 60;
+    }
+    plan10kMsP99 = Math.max(plan10kMsP99, body.plan10kMsP99);
   }
+  // Uniform first, then by size.
+  results.sort((a, b) => (a.world === b.world ? a.vehicles - b.vehicles : a.world === 'uniform' ? -1 : 1));
   await writeFile(out, await renderChart(results));
+  const seed = results[0]?.seed ?? 0;
+  process.stdout.write(
+    toMarkdown(
+      { seed, hours, plan10kMsP99, results, wallSeconds },
+      `npx tsx bench/freshness-chart.ts ${process.argv.slice(2).join(' ')}`,
+    ),
+  );
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -425,12 +425,24 @@ export function parseFreshnessArgs(
   if (world !== undefined && !(worlds as readonly string[]).includes(String(world))) {
     return { ok: false, field: '--world', message: `--world: must be one of ${worlds.join(', ')}` };
   }
-  const vehicles = num('vehicles', 1, 10_000, 0);
+  // One size, or a comma-separated list of sizes.
+  const sizeList = String(v.vehicles ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)
+    .map(Number);
+  if (sizeList.some((n) => !Number.isInteger(n) || n < 1 || n > 10_000)) {
+    return {
+      ok: false,
+      field: '--vehicles',
+      message: '--vehicles: whole numbers from 1 to 10000, comma-separated',
+    };
+  }
   const hours = num('hours', 0.1, 48, quick ? 0.5 : 2);
   const seed = num('seed', 0, 2 ** 31, 7);
   const warmup = num('warmup', 0, 600, quick ? 20 : 60);
   const drain = num('drain', 0, 600, 60);
-  for (const [field, x] of Object.entries({ vehicles, hours, seed, warmup, drain })) {
+  for (const [field, x] of Object.entries({ hours, seed, warmup, drain })) {
     if (typeof x === 'string') return { ok: false, field: `--${field}`, message: x };
   }
   const strategies = String(v.strategies ?? pollStrategies.join(','))
@@ -449,7 +461,7 @@ export function parseFreshnessArgs(
     ok: true,
     options: {
       worlds: world === undefined ? worlds : [world as World],
-      sizes: (vehicles as number) > 0 ? [vehicles as number] : quick ? [50, 100] : SWEEP_SIZES,
+      sizes: sizeList.length > 0 ? sizeList : quick ? [50, 100] : SWEEP_SIZES,
       hours: hours as number,
       warmupMinutes: warmup as number,
       drainMinutes: drain as number,
