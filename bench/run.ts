@@ -8,6 +8,9 @@
  *   npm run bench -- --only pipeline,sim   some areas
  *   npm run bench -- --out /tmp/b.md       write elsewhere (default: BENCHMARKS.md at the root)
  *   npm run bench -- --faults              every area and the long fault-injection run (--only faults: alone)
+ *   npm run bench -- --only freshness      the freshness sweep (sizes 50–800 × both worlds × 3 strategies);
+ *     with --world uniform|mixed --vehicles N --hours H --seed S --strategies carhook,round-robin,naive
+ *     --json file: one world and size, its figures written as JSON (also --warmup M, --drain M)
  *
  * An area that fails is reported in the file (and the exit code is 1); the others still run.
  */
@@ -20,6 +23,7 @@ import * as delivery from './delivery';
 import * as detection from './detection';
 import * as faults from './faults';
 import * as fleet from './fleet';
+import * as freshness from './freshness';
 import * as pipeline from './pipeline';
 import * as sim from './sim';
 import * as throughput from './throughput';
@@ -35,15 +39,34 @@ export const AREAS = [
   'fleet',
   'throughput',
   'faults',
+  'freshness',
 ] as const;
 export type Area = (typeof AREAS)[number];
-/** What a plain `npm run bench` runs: the fault suite's long run only with `--faults` (or `--only`). */
-export const DEFAULT_AREAS: readonly Area[] = AREAS.filter((a) => a !== 'faults');
+/**
+ * What a plain `npm run bench` runs: the fault suite's long run only with `--faults` (or `--only`),
+ * the freshness sweep (tens of minutes) only with `--only freshness`.
+ */
+export const DEFAULT_AREAS: readonly Area[] = AREAS.filter((a) => a !== 'faults' && a !== 'freshness');
+
+/** The freshness area's own flags (bench/freshness.ts). */
+const FRESHNESS_FLAGS = [
+  'world',
+  'vehicles',
+  'hours',
+  'seed',
+  'strategies',
+  'json',
+  'warmup',
+  'drain',
+] as const;
 
 export interface BenchArgs {
   readonly quick: boolean;
   readonly only: readonly Area[];
   readonly out: string;
+  /** The freshness area's settings, and its flags as given (for the command line). */
+  readonly freshness?: freshness.FreshnessOptions;
+  readonly freshnessFlags?: readonly string[];
 }
 
 export type ArgsResult =
@@ -67,7 +90,7 @@ export function parseBenchArgs(argv: readonly string[]): ArgsResult {
         faults: { type: 'boolean' };
         only: { type: 'string' };
         out: { type: 'string' };
-      };
+      } & Record<(typeof FRESHNESS_FLAGS)[number], { type: 'string' }>;
     }>
   >;
   try {
@@ -78,6 +101,10 @@ export function parseBenchArgs(argv: readonly string[]): ArgsResult {
         faults: { type: 'boolean' },
         only: { type: 'string' },
         out: { type: 'string' },
+        ...(Object.fromEntries(FRESHNESS_FLAGS.map((f) => [f, { type: 'string' }])) as Record<
+          (typeof FRESHNESS_FLAGS)[number],
+          { type: 'string' }
+        >),
       },
       strict: true,
       allowPositionals: false,
@@ -85,7 +112,7 @@ export function parseBenchArgs(argv: readonly string[]): ArgsResult {
   } catch (error) {
     return bad(
       'argv',
-      `${error instanceof Error ? error.message : String(error)} (flags: --quick, --faults, --only <${AREAS.join(',')}>, --out <file>)`,
+      `${error instanceof Error ? error.message : String(error)} (flags: --quick, --faults, --only <${AREAS.join(',')}>, --out <file>; freshness: ${FRESHNESS_FLAGS.map((f) => `--${f}`).join(' ')})`,
     );
   }
   let only: Area[] = [...DEFAULT_AREAS];
@@ -106,7 +133,17 @@ export function parseBenchArgs(argv: readonly string[]): ArgsResult {
   if (parsed.values.faults && !only.includes('faults')) only.push('faults');
   const out = parsed.values.out ?? DEFAULT_OUT;
   if (out.trim() === '') return bad('--out', 'must be a file path');
-  return { ok: true, args: { quick: parsed.values.quick ?? false, only, out } };
+  const quick = parsed.values.quick ?? false;
+  const freshnessFlags = FRESHNESS_FLAGS.flatMap((f) => {
+    const v = parsed.values[f];
+    return v === undefined ? [] : [`--${f}`, v];
+  });
+  if (freshnessFlags.length > 0 && !only.includes('freshness')) {
+    return bad(freshnessFlags[0] as string, 'is a flag of the freshness area: add --only freshness');
+  }
+  const f = freshness.parseFreshnessArgs([...freshnessFlags, ...(quick ? ['--quick'] : [])]);
+  if (!f.ok) return bad(f.field, f.message);
+  return { ok: true, args: { quick, only, out, freshness: f.options, freshnessFlags } };
 }
 
 export interface Machine {
@@ -177,6 +214,12 @@ export type AreaOutcome =
     }
   /** bench/bundles.ts renders its own section. */
   | { readonly area: 'bundles'; readonly ok: true; readonly seconds: number; readonly markdown: string }
+  | {
+      readonly area: 'freshness';
+      readonly ok: true;
+      readonly seconds: number;
+      readonly result: freshness.FreshnessSweep;
+    }
   | { readonly area: Area; readonly ok: false; readonly seconds: number; readonly error: string };
 
 const met = (ok: boolean): string => (ok ? '**met**' : '**not met**');
@@ -230,6 +273,7 @@ const TITLES: Record<Area, string> = {
   fleet: 'Fleet contracts, v1 bulk lists (issue 9)',
   throughput: 'Throughput with the quota lifted (issue 9)',
   faults: 'Fault-injection suite, long run (issue 9)',
+  freshness: 'Freshness at scale: carhook, round-robin, naive',
 };
 
 function faultsSection(r: FaultsResult): string {
@@ -243,7 +287,7 @@ function faultsSection(r: FaultsResult): string {
 }
 
 /** The command line that reproduces a run with these arguments. */
-export function benchCommand(args: Pick<BenchArgs, 'quick' | 'only'>): string {
+export function benchCommand(args: Pick<BenchArgs, 'quick' | 'only' | 'freshnessFlags'>): string {
   const withoutFaults: readonly Area[] = args.only.filter((a) => a !== 'faults');
   const allDefault =
     withoutFaults.length === DEFAULT_AREAS.length && DEFAULT_AREAS.every((a) => withoutFaults.includes(a));
@@ -251,6 +295,7 @@ export function benchCommand(args: Pick<BenchArgs, 'quick' | 'only'>): string {
   if (args.quick) flags.push('--quick');
   if (!allDefault) flags.push(`--only ${args.only.join(',')}`);
   else if (args.only.includes('faults')) flags.push('--faults');
+  flags.push(...(args.freshnessFlags ?? []));
   return `npm run bench${flags.length > 0 ? ` -- ${flags.join(' ')}` : ''}`;
 }
 
@@ -295,6 +340,14 @@ export function renderReport(input: {
       case 'sim':
         lines.push(simSection(o.result));
         break;
+      case 'freshness':
+        lines.push(
+          freshness
+            .toMarkdown(o.result, benchCommand(input.args))
+            .replace(/^## [^\n]*\n+/, '')
+            .trimEnd(),
+        );
+        break;
       case 'detection':
         lines.push(detectionSection(o.result));
         break;
@@ -331,7 +384,12 @@ const describeError = (error: unknown): string =>
   error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 
 /** Runs one area, catching its failure as a value. */
-async function runArea(area: Area, quick: boolean, log: (line: string) => void): Promise<AreaOutcome> {
+async function runArea(
+  area: Area,
+  quick: boolean,
+  log: (line: string) => void,
+  args?: BenchArgs,
+): Promise<AreaOutcome> {
   const t0 = performance.now();
   const seconds = () => Math.round((performance.now() - t0) / 100) / 10;
   try {
@@ -354,6 +412,12 @@ async function runArea(area: Area, quick: boolean, log: (line: string) => void):
             ? { idleSamples: 100, fixedSeconds: 2, saturationSeconds: 2, ceilingSeconds: 1, log }
             : { log },
         );
+        return { area, ok: true, seconds: seconds(), result };
+      }
+      case 'freshness': {
+        const options = args?.freshness;
+        if (!options) throw new Error('freshness: no options');
+        const result = await freshness.run({ ...options, log });
         return { area, ok: true, seconds: seconds(), result };
       }
       case 'pipeline': {
@@ -405,7 +469,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const outcomes: AreaOutcome[] = [];
   for (const area of args.only) {
     log(`${area}: start`);
-    const outcome = await runArea(area, args.quick, log);
+    const outcome = await runArea(area, args.quick, log, args);
     log(`${area}: ${outcome.ok ? 'done' : `FAILED (${outcome.error})`} in ${outcome.seconds} s`);
     outcomes.push(outcome);
   }

@@ -1,4 +1,5 @@
 import { Annotations, type App, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { type PollStrategy, pollStrategies } from '../functions/core/polling/config';
 import type { CarhookProps } from './carhook';
 import { CarhookStack } from './carhook-stack';
 import { CARHOOK_DEFAULTS } from './config';
@@ -26,6 +27,7 @@ export interface AppSettings {
   readonly eventLogRetentionDays: number;
   readonly archiveRetentionDays?: number;
   readonly pollIntervalMinutes: number;
+  readonly pollStrategy: PollStrategy;
   readonly quotaRequests: number;
   readonly quotaWindowSeconds: number;
   readonly maintenanceDueDays: number;
@@ -51,6 +53,7 @@ export const APP_CONTEXT_DEFAULTS = {
   eventSource: CARHOOK_DEFAULTS.eventSource,
   eventLogRetentionDays: CARHOOK_DEFAULTS.eventLogRetention.toDays(),
   pollIntervalMinutes: CARHOOK_DEFAULTS.pollInterval.toMinutes(),
+  pollStrategy: 'carhook',
   quotaRequests: CARHOOK_DEFAULTS.quota.requests,
   quotaWindowSeconds: CARHOOK_DEFAULTS.quota.window.toSeconds(),
   maintenanceDueDays: CARHOOK_DEFAULTS.maintenanceDueThreshold.days,
@@ -116,6 +119,13 @@ export function readAppSettings(context: (key: string) => unknown): AppSettings 
       `must be 'retain' or 'destroy', got '${removalPolicy}'`,
     );
   }
+  const pollStrategy = str('pollStrategy') ?? d.pollStrategy;
+  if (!(pollStrategies as readonly string[]).includes(pollStrategy)) {
+    throw new CarhookConfigError(
+      'context pollStrategy',
+      `must be one of ${pollStrategies.join(', ')}, got '${pollStrategy}'`,
+    );
+  }
   const logLevel = (str('logLevel') ?? d.logLevel).toUpperCase();
   if (logLevel !== 'DEBUG' && logLevel !== 'INFO' && logLevel !== 'WARN' && logLevel !== 'ERROR') {
     throw new CarhookConfigError('context logLevel', `must be DEBUG, INFO, WARN or ERROR, got '${logLevel}'`);
@@ -148,6 +158,7 @@ export function readAppSettings(context: (key: string) => unknown): AppSettings 
     eventLogRetentionDays: int('eventLogRetentionDays') ?? d.eventLogRetentionDays,
     ...optional('archiveRetentionDays', int('archiveRetentionDays')),
     pollIntervalMinutes: int('pollIntervalMinutes') ?? d.pollIntervalMinutes,
+    pollStrategy: pollStrategy as PollStrategy,
     quotaRequests: int('quotaRequests') ?? d.quotaRequests,
     quotaWindowSeconds: int('quotaWindowSeconds') ?? d.quotaWindowSeconds,
     maintenanceDueDays: int('maintenanceDueDays') ?? d.maintenanceDueDays,
@@ -215,6 +226,7 @@ function carhookPropsFrom(settings: AppSettings, data: CarhookData): CarhookProp
     brands: settings.brands,
     quota: { requests: settings.quotaRequests, window: Duration.seconds(settings.quotaWindowSeconds) },
     pollInterval: Duration.minutes(settings.pollIntervalMinutes),
+    pollStrategy: settings.pollStrategy,
     maintenanceDueThreshold: { days: settings.maintenanceDueDays, distanceKm: settings.maintenanceDueKm },
     eventSource: settings.eventSource,
     eventLogRetention: Duration.days(settings.eventLogRetentionDays),

@@ -7,6 +7,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { type PollStrategy, pollStrategies } from '../functions/core/polling/config';
 import { compileAllowList, parseAllowEntries } from '../functions/core/webhooks/ssrf';
 import { BUS_ONLY_PREFIX } from '../functions/core/webhooks/subscription';
 import { RUNTIME_ENV } from '../functions/runtime/config';
@@ -50,6 +51,12 @@ export interface CarhookProps {
    * @default 1 minute
    */
   readonly pollInterval?: Duration;
+  /**
+   * How the planner spends the quota: `carhook` (learned change rates under staleness guarantees),
+   * `round-robin` (the fair order) or `naive` (four reads per vehicle per cycle).
+   * @default 'carhook'
+   */
+  readonly pollStrategy?: PollStrategy;
   /**
    * `vehicle.maintenance.due` fires when a countdown crosses one of these.
    * @default 30 days / 1,000 km
@@ -121,6 +128,7 @@ export interface CarhookConfig {
   readonly brands: readonly string[];
   readonly quota: { readonly requests: number; readonly window: Duration };
   readonly pollInterval: Duration;
+  readonly pollStrategy: PollStrategy;
   readonly maintenanceDueThreshold: { readonly days: number; readonly distanceKm: number };
   readonly eventSource: string;
   readonly eventLogRetention: Duration;
@@ -163,6 +171,10 @@ export function resolveCarhookConfig(props: CarhookProps): CarhookConfig {
 
   const pollInterval = props.pollInterval ?? CARHOOK_DEFAULTS.pollInterval;
   requireWholeDuration('pollInterval', pollInterval, 'minutes', 1, 1440);
+  const pollStrategy = props.pollStrategy ?? 'carhook';
+  if (!(pollStrategies as readonly string[]).includes(pollStrategy)) {
+    throw new CarhookConfigError('pollStrategy', `must be one of ${pollStrategies.join(', ')}`);
+  }
 
   const maintenanceDueThreshold = {
     days: props.maintenanceDueThreshold?.days ?? CARHOOK_DEFAULTS.maintenanceDueThreshold.days,
@@ -220,6 +232,7 @@ export function resolveCarhookConfig(props: CarhookProps): CarhookConfig {
     brands: [...props.brands],
     quota,
     pollInterval,
+    pollStrategy,
     maintenanceDueThreshold,
     eventSource,
     eventLogRetention,
@@ -259,6 +272,7 @@ export function carhookRuntimeEnvironment(config: CarhookConfig): Record<string,
     [RUNTIME_ENV.quotaRequests]: String(config.quota.requests),
     [RUNTIME_ENV.quotaWindowSeconds]: String(config.quota.window.toSeconds()),
     [RUNTIME_ENV.pollIntervalSeconds]: String(config.pollInterval.toSeconds()),
+    [RUNTIME_ENV.pollStrategy]: config.pollStrategy,
     [RUNTIME_ENV.maintenanceDueDays]: String(config.maintenanceDueThreshold.days),
     [RUNTIME_ENV.maintenanceDueKm]: String(config.maintenanceDueThreshold.distanceKm),
     [RUNTIME_ENV.eventLogRetentionDays]: String(config.eventLogRetention.toDays()),

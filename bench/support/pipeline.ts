@@ -15,7 +15,9 @@ import {
 import type { EventEnvelope } from '../../functions/core/events/envelope';
 import {
   type ApiAccess,
+  createPlannerMemory,
   type JobResult,
+  type PlannerMemory,
   type PlannerRun,
   type PollDeps,
   type PollingConfig,
@@ -140,6 +142,8 @@ export interface PollPipeline<B extends EventBus> {
   readonly cipher: TokenCipher;
   readonly access: ApiAccess;
   readonly config: Partial<PollingConfig>;
+  /** The planner's memory across `cycle`s (as a warm planner function keeps it). */
+  readonly memory: PlannerMemory;
   /** The worker `cycle` runs every job with (its own token manager). */
   readonly pollDeps: PollDeps;
   readonly enrollDeps: OAuthEnrollmentDeps;
@@ -204,6 +208,7 @@ export async function startPollPipeline<B extends EventBus>(
   const endpointFor = endpointsFor();
   const fastSleep = (): Promise<void> => new Promise((r) => setImmediate(r));
   const config: Partial<PollingConfig> = options.config ?? {};
+  const memory = createPlannerMemory();
   const publish = { sleep: async () => {}, maxAttempts: 2 };
   const workerDeps = (ports: WorkerPorts = {}): PollDeps => {
     const workerStores = ports.stores ?? stores;
@@ -289,6 +294,7 @@ export async function startPollPipeline<B extends EventBus>(
     cipher,
     access,
     config,
+    memory,
     pollDeps,
     enrollDeps,
     now,
@@ -313,7 +319,7 @@ export async function startPollPipeline<B extends EventBus>(
       return enrolled;
     },
     cycle: async () => {
-      const planner = await runPlanner({ ...stores, queue, now, config, rateBudget: rate });
+      const planner = await runPlanner({ ...stores, queue, now, config, rateBudget: rate, memory });
       const results: JobResult[] = [];
       for (const job of queue.drain()) results.push(await runPollJob(pollDeps, job));
       return { planner, results };

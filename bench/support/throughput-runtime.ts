@@ -32,7 +32,7 @@ import {
 } from '../../functions/core/enrollment';
 import type { EventEnvelope } from '../../functions/core/events/envelope';
 import type { PollJob } from '../../functions/core/polling/jobs';
-import { runPlanner } from '../../functions/core/polling/planner';
+import { createPlannerMemory, runPlanner } from '../../functions/core/polling/planner';
 import { type JobResult, runPollJob } from '../../functions/core/polling/worker';
 import type { EventBus, PublishResult } from '../../functions/core/publishing/ports';
 import { type JobQueue, QUEUE_NAMES, type QueueConsumer } from '../../functions/core/queue/ports';
@@ -492,7 +492,9 @@ async function cycle(c: Composed, timeoutMs: number): Promise<CycleFigures> {
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
   const deadline = t0 + timeoutMs;
-  const planned = await runPlanner(await c.runtime.plannerDeps());
+  // The cycles run back to back on the real clock (a planner normally runs once per cycleMs): a
+  // fresh planner memory each time, so every vehicle read a moment ago is due again.
+  const planned = await runPlanner({ ...(await c.runtime.plannerDeps()), memory: createPlannerMemory() });
   const plannerSeconds = (performance.now() - t0) / 1000;
   const expected = planned.jobs + planned.discoveryJobs;
   // Every planned job has a result, and (in-process queue) none is left: the planner may queue two

@@ -3,6 +3,7 @@
  * banner, `--demo`, and a clean shutdown on Ctrl-C / SIGTERM.
  */
 
+import { type PollStrategy, pollStrategies } from '../../functions/core/polling/config';
 import { compileAllowList, parseAllowEntries } from '../../functions/core/webhooks/ssrf';
 import { formatDuration, parseDuration, parseInteger } from '../../functions/local/duration';
 import { LocalRuntimeError } from '../../functions/local/errors';
@@ -17,6 +18,7 @@ export interface DevFlags {
   readonly dataDir?: string;
   readonly quota?: string;
   readonly pollConcurrency?: string;
+  readonly pollStrategy?: string;
   readonly demo?: boolean;
   readonly demoEvery?: string;
   readonly apiBaseUrl?: string;
@@ -67,6 +69,13 @@ export function devSettings(flags: DevFlags, env: Readonly<Record<string, string
   const seed = integerFlag('--seed', flags.seed, 0, 2 ** 32 - 1);
   const quota = integerFlag('--quota', flags.quota, 1, 1_000_000);
   const pollConcurrency = integerFlag('--poll-concurrency', flags.pollConcurrency, 1, 64);
+  const pollStrategy = flags.pollStrategy;
+  if (pollStrategy !== undefined && !(pollStrategies as readonly string[]).includes(pollStrategy)) {
+    bad(
+      `--poll-strategy: must be one of ${pollStrategies.join(', ')}, got '${pollStrategy}'`,
+      '--poll-strategy',
+    );
+  }
   let pollIntervalMs: number | undefined;
   if (flags.pollInterval !== undefined) {
     const r = parseDuration('--poll-interval', flags.pollInterval, { minMs: 200, maxMs: 86_400_000 });
@@ -141,6 +150,7 @@ export function devSettings(flags: DevFlags, env: Readonly<Record<string, string
       ...(seed !== undefined ? { seed } : {}),
       ...(quota !== undefined ? { quota } : {}),
       ...(pollConcurrency !== undefined ? { pollConcurrency } : {}),
+      ...(pollStrategy !== undefined ? { pollStrategy: pollStrategy as PollStrategy } : {}),
       ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}),
       ...(flags.dataDir !== undefined ? { dataDir: flags.dataDir } : {}),
       ...(flags.jsonl !== undefined ? { jsonlPath: flags.jsonl } : {}),

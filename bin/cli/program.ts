@@ -44,6 +44,7 @@ export function buildProgram(): Command {
     .option('--data-dir <dir>', 'persist data, keys and events here (default: in memory)')
     .option('--quota <n>', 'API requests per 60 s (default 600 with the simulator, 120 with a real API)')
     .option('--poll-concurrency <n>', 'poll jobs run at once, 1 to 64 (default 4)')
+    .option('--poll-strategy <name>', 'carhook, round-robin or naive (default carhook)')
     .option(
       '--demo',
       'also start a verifying receiver subscribed to everything, and make the simulator raise and fix alerts',

@@ -27,6 +27,7 @@ import { parseKeyRing } from '../adapters/secrets/secrets-manager';
 import { type CarhookSecrets, SecretError } from '../adapters/secrets/types';
 import { type DeliveryJob, deliveryJobHandler, parseDeliveryJob } from '../core/delivery/engine';
 import { republishPending } from '../core/polling/commit';
+import type { PollStrategy } from '../core/polling/config';
 import type { PollJob } from '../core/polling/jobs';
 import { runPlanner } from '../core/polling/planner';
 import { runPollJob } from '../core/polling/worker';
@@ -79,6 +80,8 @@ export interface LocalRuntimeOptions {
   readonly quota?: number;
   /** Poll jobs run at once (default 4, 1 to 64): more drains a large fleet's cycle faster. */
   readonly pollConcurrency?: number;
+  /** How the planner spends the quota (default `carhook`). */
+  readonly pollStrategy?: PollStrategy;
   /** A real API instead of the simulator. */
   readonly api?: RealApiOptions;
   /** `CARHOOK_ADMIN_TOKEN`; generated (and persisted in dataDir) when absent. */
@@ -400,6 +403,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
         api: { baseUrl: api.baseUrl, authUrl: api.authUrl, brands: api.brands },
         quota: { requests: quota, windowSeconds: 60 },
         pollIntervalSeconds: pollIntervalMs / 1000,
+        ...(options.pollStrategy ? { pollStrategy: options.pollStrategy } : {}),
         // Locally the cadence is the point: alerts known active are followed every cycle, so a fix
         // shows within seconds (the quota still bounds it).
         polling: { cycleMs: pollIntervalMs, activeAlertsEveryMs: pollIntervalMs },

@@ -8,7 +8,7 @@
  * only for the parts it uses (`needs`): the planner never needs the API's secrets, for instance.
  */
 import * as z from 'zod';
-import type { PollStrategy } from '../core/polling/config';
+import { type PollStrategy, pollStrategies } from '../core/polling/config';
 
 /** Every variable the runtime reads. */
 export const RUNTIME_ENV = {
@@ -178,7 +178,9 @@ const envSchema = z.object({
   [RUNTIME_ENV.eventLogRetentionDays]: integer(1, 3650, 30),
   [RUNTIME_ENV.pollStrategy]: z.preprocess(
     blankToUndefined,
-    z.enum(['carhook', 'naive'], { message: 'must be "carhook" or "naive"' }).default('carhook'),
+    z
+      .enum(pollStrategies, { message: `must be one of ${pollStrategies.map((s) => `"${s}"`).join(', ')}` })
+      .default('carhook'),
   ),
   [RUNTIME_ENV.pollQueueUrl]: optional(httpUrl),
   [RUNTIME_ENV.fanOutQueueUrl]: optional(httpUrl),

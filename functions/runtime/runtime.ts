@@ -18,7 +18,7 @@ import type { PublishTuning, RepublishDeps } from '../core/polling/commit';
 import { DEFAULT_POLLING_CONFIG, type PollingConfig, type PollStrategy } from '../core/polling/config';
 import type { PollJob } from '../core/polling/jobs';
 import type { ApiAccess } from '../core/polling/metered-client';
-import type { PlannerDeps } from '../core/polling/planner';
+import { createPlannerMemory, type PlannerDeps } from '../core/polling/planner';
 import type { PollDeps } from '../core/polling/poll-vehicle';
 import type { EventBus } from '../core/publishing/ports';
 import type { JobQueue, OutgoingMessage } from '../core/queue/ports';
@@ -182,6 +182,8 @@ export function createRuntime(settings: RuntimeSettings, ports: RuntimePorts): R
 
   const mapEnabled = async (): Promise<boolean> => (await ports.secrets.mapApi()) !== undefined;
 
+  // When the planner last booked each read: kept as long as this runtime (a warm function) lives.
+  const plannerMemory = createPlannerMemory();
   return {
     settings,
     ports,
@@ -212,6 +214,7 @@ export function createRuntime(settings: RuntimeSettings, ports: RuntimePorts): R
         now,
         config: pollingConfig,
         rateBudget: rateBudgetConfig,
+        memory: plannerMemory,
       };
     },
 

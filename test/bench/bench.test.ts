@@ -17,7 +17,8 @@ describe('bench/run.ts arguments', () => {
     const plain = parseBenchArgs([]);
     expect(plain.ok && plain.args.only).not.toContain('faults');
     const withFaults = parseBenchArgs(['--faults']);
-    expect(withFaults.ok && withFaults.args.only).toEqual([...AREAS]);
+    expect(withFaults.ok && withFaults.args.only).toEqual([...DEFAULT_AREAS, 'faults']);
+    expect(AREAS).toContain('freshness');
     expect(withFaults.ok && benchCommand(withFaults.args)).toBe('npm run bench -- --faults');
     const alone = parseBenchArgs(['--only', 'faults', '--quick']);
     expect(alone.ok && alone.args.only).toEqual(['faults']);

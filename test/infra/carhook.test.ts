@@ -59,6 +59,7 @@ describe('resolveCarhookConfig (defaults in one place)', () => {
       CARHOOK_QUOTA_REQUESTS: '600',
       CARHOOK_QUOTA_WINDOW_SECONDS: '60',
       CARHOOK_POLL_INTERVAL_SECONDS: '300',
+      CARHOOK_POLL_STRATEGY: 'carhook',
       CARHOOK_MAINTENANCE_DUE_DAYS: '30',
       CARHOOK_MAINTENANCE_DUE_KM: '1000',
       CARHOOK_EVENT_LOG_RETENTION_DAYS: '7',

@@ -162,6 +162,7 @@ describe('functions', () => {
     RUNTIME_ENV.quotaRequests,
     RUNTIME_ENV.quotaWindowSeconds,
     RUNTIME_ENV.pollIntervalSeconds,
+    RUNTIME_ENV.pollStrategy,
     RUNTIME_ENV.maintenanceDueDays,
     RUNTIME_ENV.maintenanceDueKm,
     RUNTIME_ENV.eventLogRetentionDays,

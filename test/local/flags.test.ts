@@ -75,6 +75,7 @@ describe('carhook dev flags', () => {
         dataDir: '/tmp/x',
         quota: '900',
         pollConcurrency: '16',
+        pollStrategy: 'round-robin',
         demo: true,
         demoEvery: '3s',
       },
@@ -89,6 +90,7 @@ describe('carhook dev flags', () => {
       dataDir: '/tmp/x',
       quota: 900,
       pollConcurrency: 16,
+      pollStrategy: 'round-robin',
       adminToken: 'a-token-of-sixteen-chars',
     });
     expect(s).toMatchObject({ demo: true, demoEveryMs: 3000, generatedToken: false });
@@ -108,6 +110,7 @@ describe('carhook dev flags', () => {
     [{ quota: '-5' }, '--quota'],
     [{ pollConcurrency: '0' }, '--poll-concurrency'],
     [{ pollConcurrency: '65' }, '--poll-concurrency'],
+    [{ pollStrategy: 'fastest' }, '--poll-strategy'],
     [{ apiBaseUrl: 'https://api.example.net' }, '--auth-base-url'],
     [{ apiBaseUrl: 'ftp://x', authBaseUrl: 'https://id.example.net', brands: 'cielo' }, '--api-base-url'],
     [{ apiBaseUrl: 'https://api.example.net', authBaseUrl: 'https://id.example.net' }, '--brands'],

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Result, V1Target } from '../../functions/core/api';
 import {
   bulkWithSplit,
+  createPlannerMemory,
   cycleBudget,
   DEFAULT_POLLING_CONFIG,
   InvalidJobError,
@@ -9,6 +10,7 @@ import {
   parsePollingConfig,
   parsePollJob,
   plan,
+  remember,
   runPlanner,
 } from '../../functions/core/polling';
 import { createMemoryStores } from '../../functions/core/store/memory';
@@ -83,31 +85,59 @@ describe('planner', () => {
     expect(short.deferred).toEqual([]);
   });
 
-  it('follows active alerts every activeAlertsEveryMs, staggered across vehicles', () => {
+  it('reads active alerts every cycle when the budget allows, never closer than activeAlertsEveryMs', () => {
     const active = Array.from({ length: 20 }, (_, i) =>
       vehicle(`v${i}`, { hints: { activeAlerts: true, priority: 0 } }),
     );
-    let alertReads = 0;
-    for (let c = 0; c < 5; c++) {
-      const jobs = vehicleJobs(plan({ vehicles: active, budget: 1000, now: T0 + c * MIN }).jobs);
-      alertReads += jobs.filter((j) => j.resources.includes('alerts')).length;
+    const memory = createPlannerMemory();
+    for (const v of active) memory.set(v.id, { events: T0 - MIN, alerts: T0 - 5 * MIN });
+    const perCycle: number[] = [];
+    for (let c = 0; c < 6; c++) {
+      const p = plan({
+        vehicles: active,
+        budget: 1000,
+        now: T0 + c * MIN,
+        memory,
+        config: { activeAlertsEveryMs: 5 * MIN },
+      });
+      remember(memory, active, p, T0 + c * MIN);
+      perCycle.push(vehicleJobs(p.jobs).filter((j) => j.resources.includes('alerts')).length);
     }
-    // Each vehicle once in 5 cycles (5 min by default).
-    expect(alertReads).toBe(20);
+    // Read 5 min ago: all now, then none for 4 cycles (4.5 min is the threshold), then all again.
+    expect(perCycle).toEqual([20, 0, 0, 0, 0, 20]);
+    const every = plan({ vehicles: active, budget: 1000, now: T0, memory: createPlannerMemory() });
+    expect(vehicleJobs(every.jobs).filter((j) => j.resources.includes('alerts'))).toHaveLength(20);
   });
 
-  it('when the budget is short: stalest past max staleness, then active alerts, then recent activity', () => {
-    const quiet = vehicle('quiet');
-    const alerting = vehicle('alerting', { hints: { activeAlerts: true, priority: 0 } });
-    const recent = vehicle('recent', {
-      hints: { activeAlerts: false, priority: 0, lastActivityAt: iso(T0 - 5 * MIN) },
-    });
-    const forgotten = vehicle('forgotten', { lastPolledAt: iso(T0 - 30 * MIN) });
-    const p = plan({ vehicles: [quiet, recent, alerting, forgotten], budget: 3, now: T0 });
-    expect(vehicleJobs(p.jobs).map((j) => j.vehicleId)).toEqual(['forgotten', 'alerting', 'recent']);
+  it('when the budget is short: reads past the guarantee first, then by rate × age² (learned rates)', () => {
+    const memory = createPlannerMemory();
+    const at = (id: string, minutesAgo: number, rates?: string) => {
+      memory.set(id, { events: T0 - minutesAgo * MIN });
+      return vehicle(id, { hints: { activeAlerts: false, priority: 0, ...(rates ? { rates } : {}) } });
+    };
+    // r1:<t>:<events>:<eventsHours>:<fixes>:<alertHours>:<active>, as of T0: 20 changes in 2 h = fast.
+    const busy = `r1:${T0}:20:2:0:0:0`;
+    const idle = `r1:${T0}:0:20:0:0:0`;
+    const vs = [
+      at('quiet', 2, idle),
+      at('busy', 2, busy),
+      at('forgotten', 15, idle), // 15 + 1 > 15 min: past its guarantee by the next cycle
+      at('unknown', 2), // no history: the fleet's prior
+    ];
+    const p = plan({ vehicles: vs, budget: 3, now: T0, memory });
+    expect(vehicleJobs(p.jobs).map((j) => j.vehicleId)).toEqual(['forgotten', 'busy', 'unknown']);
     expect(p.deferred).toEqual(['quiet']);
-    // Deferring means rotating: the polled ones record their poll time.
-    expect(vehicleJobs(p.jobs).every((j) => j.rotate)).toBe(true);
+    expect(p.guaranteeMs).toBe(15 * MIN);
+    // Nothing written to rotate: the planner remembers what it booked.
+    expect(vehicleJobs(p.jobs).every((j) => !j.rotate)).toBe(true);
+    // round-robin ignores the rates: the oldest first, then (equal ages) the fixed hash order.
+    const rr = plan({ vehicles: vs, budget: 3, now: T0, memory, strategy: 'round-robin' });
+    expect(vehicleJobs(rr.jobs).map((j) => j.vehicleId)).toEqual(['forgotten', 'busy', 'unknown']);
+    // One minute fresher, 'forgotten' is no longer forced and loses to the busy one.
+    memory.set('forgotten', { events: T0 - 14 * MIN });
+    expect(
+      vehicleJobs(plan({ vehicles: vs, budget: 1, now: T0, memory }).jobs).map((j) => j.vehicleId),
+    ).toEqual(['busy']);
   });
 
   it('gives a vehicle at least its events when its full read does not fit', () => {
@@ -189,101 +219,60 @@ describe('planner within a full budget', () => {
     expect(none.estimatedRequests).toBe(108);
   });
 
-  it('reads every vehicle’s events before any alert follow-up, and rotates the follow-ups that do not fit', () => {
-    const config = { activeAlertsEveryMs: MIN };
-    const vs = fleet(100, 30);
-    const seen = new Set<string>();
-    for (let c = 0; c < 10; c++) {
-      const p = plan({ vehicles: vs, budget: 108, now: T0 + c * MIN, config });
-      expect(p.deferred).toEqual([]);
-      expect(vehicleJobs(p.jobs).filter((j) => j.resources.includes('events'))).toHaveLength(100);
-      // 108 − 2 reserved − 100 events: 6 alert reads a cycle.
-      const alerts = alertsOf(p.jobs);
-      expect(alerts).toHaveLength(6);
-      expect(p.estimatedRequests).toBe(106);
-      for (const id of alerts) seen.add(id);
+  it('starves no vehicle: over 60 cycles every events read within G and every active alert within its bound', () => {
+    // 300 vehicles (60 with active alerts), 106 reads a cycle: busy ones would take everything.
+    const vs = fleet(300, 60).map((v, i) =>
+      i % 10 === 0 ? { ...v, hints: { ...v.hints, rates: `r1:${T0}:200:1:0:0:0` } } : v,
+    );
+    const memory = createPlannerMemory();
+    const last = new Map<string, { events: number; alerts: number }>();
+    const worst = { events: 0, alerts: 0 };
+    let g = 0;
+    let ga = 0;
+    for (let c = 0; c < 60; c++) {
+      const now = T0 + c * MIN;
+      const p = plan({ vehicles: vs, budget: 108, now, memory });
+      g = p.guaranteeMs;
+      ga = p.alertGuaranteeMs;
+      remember(memory, vs, p, now);
+      for (const j of vehicleJobs(p.jobs)) {
+        const l = last.get(j.vehicleId) ?? { events: T0 - MIN, alerts: T0 - MIN };
+        if (j.resources.includes('events')) {
+          worst.events = Math.max(worst.events, now - l.events);
+          l.events = now;
+        }
+        if (j.resources.includes('alerts')) {
+          worst.alerts = Math.max(worst.alerts, now - l.alerts);
+          l.alerts = now;
+        }
+        last.set(j.vehicleId, l);
+      }
+      expect(p.estimatedRequests).toBeLessThanOrEqual(106);
     }
-    // 30 vehicles, 6 a cycle: every vehicle with active alerts had its turn within 10 cycles.
-    expect(seen.size).toBe(30);
+    expect(g).toBe(15 * MIN);
+    expect(ga).toBe(15 * MIN);
+    expect(last.size).toBe(300);
+    for (const [id, l] of last) {
+      expect(T0 + 59 * MIN - l.events, id).toBeLessThanOrEqual(g);
+    }
+    expect(worst.events).toBeLessThanOrEqual(g);
+    expect(worst.alerts).toBeLessThanOrEqual(ga);
+    // And the busy tenth is read far more often than the fair round (every 3 cycles).
+    const busyGap = T0 + 59 * MIN - (last.get('v000')?.events ?? 0);
+    expect(busyGap).toBeLessThanOrEqual(MIN);
   });
 
-  it('in a full cycle, queues the alert turns and periodic reads after every events poll, as routine jobs without follow-ups', () => {
+  it('with budget to spare, due periodic reads go in the vehicle’s own job: one poll per vehicle', () => {
     const vs = fleet(100, 12).map((v, i) =>
       i === 99
         ? { ...v, resourcePolledAt: { ...v.resourcePolledAt, maintenance: iso(T0 - 25 * 60 * MIN) } }
         : v,
     );
-    // 115 − 2 reserved − 100 events: 13 routine reads (12 alert turns, then the daily maintenance).
-    const p = plan({ vehicles: vs, budget: 115, now: T0, config: { activeAlertsEveryMs: MIN } });
-    const jobs = vehicleJobs(p.jobs);
-    const lastEvents = jobs.findLastIndex((j) => j.resources.includes('events'));
-    const firstRoutine = jobs.findIndex((j) => j.followUps === false);
-    // Every vehicle's events poll first (with follow-ups), then the routine reads the budget allows.
-    expect(lastEvents).toBe(99);
-    expect(firstRoutine).toBe(100);
-    expect(
-      jobs.slice(0, 100).every((j) => j.followUps === undefined && j.resources.join() === 'events'),
-    ).toBe(true);
-    const routine = jobs.slice(100);
-    expect(routine.every((j) => j.followUps === false && !j.resources.includes('events') && !j.rotate)).toBe(
-      true,
-    );
-    expect(routine.flatMap((j) => j.resources)).toHaveLength(13);
-    expect(routine.at(-1)).toMatchObject({ vehicleId: 'v099', resources: ['maintenance'] });
-    expect(p.estimatedRequests).toBe(113);
-    // With budget to spare, the same reads stay in each vehicle's job: one poll per vehicle.
-    const spare = vehicleJobs(
-      plan({ vehicles: vs, budget: 130, now: T0, config: { activeAlertsEveryMs: MIN } }).jobs,
-    );
+    const spare = vehicleJobs(plan({ vehicles: vs, budget: 130, now: T0 }).jobs);
     expect(spare).toHaveLength(100);
     expect(spare.filter((j) => j.resources.includes('alerts'))).toHaveLength(12);
+    expect(spare.find((j) => j.vehicleId === 'v099')?.resources).toEqual(['events', 'maintenance']);
     expect(spare.every((j) => j.followUps === undefined)).toBe(true);
-  });
-
-  it('gives routine jobs their own queue dedup id, so they are not dropped as duplicates of the events poll', async () => {
-    const stores = createMemoryStores();
-    const at = iso(T0);
-    await stores.enrollments.create({
-      kind: 'oauth-user',
-      id: 'enr_1',
-      brand: 'cielo',
-      status: 'active',
-      createdAt: at,
-      updatedAt: at,
-    });
-    await stores.vehicles.put(
-      {
-        id: 'enr_1:a',
-        enrollmentId: 'enr_1',
-        vin: 'VC2BS85NADMNYAMM1',
-        apiVehicleId: 'a',
-        nextPollAt: at,
-        hints: { activeAlerts: true },
-      },
-      T0,
-    );
-    const queue = new MemoryQueue<unknown>();
-    // A cycle of 3 requests, one for the discovery (every cycle): events and the alert turn fill it.
-    const config = { activeAlertsEveryMs: MIN, discoveryIntervalMs: MIN };
-    const rateBudget = { limit: 3, windowMs: MIN, safetyMargin: 0 };
-    await runPlanner({ ...stores, queue, now: () => T0, config, rateBudget });
-    const polls = vehicleJobs(queue.drain().filter((j) => (j as { kind: string }).kind === 'poll-vehicle'));
-    // Never read: alerts go with the events; the periodic reads of a new vehicle are all urgent.
-    expect(polls.map((j) => j.vehicleId)).toEqual(['enr_1:a']);
-    await stores.vehicles.touchSchedule(
-      'enr_1:a',
-      {
-        nextPollAt: at,
-        resourcePolledAt: { alerts: at, maintenance: at, services: at, map: at },
-      },
-      T0,
-    );
-    await runPlanner({ ...stores, queue, now: () => T0 + MIN, config, rateBudget });
-    const next = vehicleJobs(queue.drain().filter((j) => (j as { kind: string }).kind === 'poll-vehicle'));
-    expect(next.map((j) => [j.resources, j.followUps])).toEqual([
-      [['events'], undefined],
-      [['alerts'], false],
-    ]);
   });
 
   it('follows every vehicle with active alerts each cycle when the budget allows', () => {
@@ -312,32 +301,15 @@ describe('planner within a full budget', () => {
     expect(overdue.deferred).toHaveLength(1);
   });
 
-  it('rotates the alert reads of every vehicle with active alerts when their turns outnumber the slots', () => {
-    const vs = fleet(40, 40);
+  it('without memory (a cold planner), still reads every vehicle within G: a phase from the id’s hash', () => {
+    const vs = fleet(400);
     const reads = new Map<string, number>();
-    for (let c = 0; c < 16; c++) {
-      // 40 events (no reserve under 50): 4 slots a cycle for 40 vehicles due once in 5 cycles (8 a
-      // cycle): more turns than slots, so every vehicle rotates (10 groups of 4).
-      const p = plan({ vehicles: vs, budget: 44, now: T0 + c * MIN });
-      const alerts = alertsOf(p.jobs);
-      expect(alerts).toHaveLength(4);
-      for (const id of alerts) reads.set(id, (reads.get(id) ?? 0) + 1);
+    for (let c = 0; c < 15; c++) {
+      for (const j of vehicleJobs(plan({ vehicles: vs, budget: 108, now: T0 + c * MIN }).jobs)) {
+        reads.set(j.vehicleId, (reads.get(j.vehicleId) ?? 0) + 1);
+      }
     }
-    // One turn each in every 10 cycles: none starved, none read more than twice in 16.
-    expect(reads.size).toBe(40);
-    expect(Math.max(...reads.values())).toBeLessThanOrEqual(2);
-  });
-
-  it('serves the 5-minute alert turns of an uneven cycle in the next ones when slots just suffice', () => {
-    const vs = fleet(20, 20);
-    const reads = new Map<string, number>();
-    for (let c = 0; c < 10; c++) {
-      // 20 events, 4 slots: exactly the 20 turns of 5 cycles, however the hash spreads them.
-      const alerts = alertsOf(plan({ vehicles: vs, budget: 24, now: T0 + c * MIN }).jobs);
-      for (const id of alerts) reads.set(id, (reads.get(id) ?? 0) + 1);
-    }
-    expect(reads.size).toBe(20);
-    expect(Math.max(...reads.values())).toBeLessThanOrEqual(3);
+    expect(reads.size).toBe(400);
   });
 
   it('keeps reading active alerts (once per maxStalenessMs at least) when the events of the fleet do not fit', () => {
@@ -419,5 +391,25 @@ describe('configuration and jobs at the boundary', () => {
     ).toThrow(InvalidJobError);
     expect(() => parsePollJob({ kind: 'nope' })).toThrow(/poll job kind/);
     expect(() => parsePollJob('text')).toThrow(InvalidJobError);
+    // Every strategy's jobs cross the queue; an unknown one names the field.
+    for (const strategy of ['carhook', 'round-robin', 'naive']) {
+      const job = {
+        kind: 'poll-vehicle',
+        vehicleId: 'x',
+        resources: ['events'],
+        strategy,
+        plannedAt: iso(T0),
+      };
+      expect(parsePollJob(job)).toMatchObject({ strategy });
+    }
+    expect(() =>
+      parsePollJob({
+        kind: 'poll-vehicle',
+        vehicleId: 'x',
+        resources: ['events'],
+        strategy: 'fast',
+        plannedAt: iso(T0),
+      }),
+    ).toThrow(/strategy/);
   });
 });

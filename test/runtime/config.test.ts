@@ -93,7 +93,7 @@ describe('runtime configuration from the environment', () => {
     ['CARHOOK_TABLE_NAME', 'x', /table name/],
     ['CARHOOK_EVENT_SOURCE', 'aws.events', /reserved/],
     ['CARHOOK_API_CLIENT_SECRET_ARN', 'carhook/api-client', /secret ARN/],
-    ['CARHOOK_POLL_STRATEGY', 'fast', /"carhook" or "naive"/],
+    ['CARHOOK_POLL_STRATEGY', 'fast', /"carhook", "round-robin", "naive"/],
     ['CARHOOK_POLL_QUEUE_URL', 'queue', /http\(s\) URL/],
   ])('refuses %s=%s naming the variable', (variable, value, message) => {
     const issues = issuesOf({ ...base, [variable]: value });

@@ -258,6 +258,19 @@ export function storeContract(name: string, makeStores: StoresFactory): void {
       expect(await vehicles.touchSchedule('veh-unknown', { nextPollAt: iso(T0) }, T0)).toBe(false);
     });
 
+    it('keeps the planner rate estimate in the hints, and refuses one that is not a short printable string', async () => {
+      const { vehicles } = await makeStores();
+      await vehicles.put(newVehicle('veh-1', 'enr-1', T0), T0);
+      const rates = 'r1:1767225600000:2:5.5:1:0.25:1';
+      await vehicles.touchSchedule('veh-1', { nextPollAt: iso(T0), hints: { rates } }, T0);
+      await vehicles.touchSchedule('veh-1', { nextPollAt: iso(T0), hints: { activeAlerts: true } }, T0);
+      expect((await vehicles.get('veh-1'))?.hints).toEqual({ activeAlerts: true, priority: 0, rates });
+      await expect(
+        vehicles.touchSchedule('veh-1', { nextPollAt: iso(T0), hints: { rates: 'a b' } }, T0),
+      ).rejects.toMatchObject({ kind: 'InvalidInput', context: { field: 'schedule.hints.rates' } });
+      expect((await vehicles.get('veh-1'))?.hints.rates).toBe(rates);
+    });
+
     it('keeps a manual pause through a re-authorization and lets unenrolled override every pause', async () => {
       const { vehicles } = await makeStores();
       await vehicles.put(newVehicle('veh-1', 'enr-1', T0), T0);

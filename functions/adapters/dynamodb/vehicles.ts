@@ -52,6 +52,7 @@ export function vehicleFromItem(ctx: TableContext, item: Item): VehicleRecord {
     activeAlerts: rawHints.activeAlerts === true,
     priority: typeof rawHints.priority === 'number' ? rawHints.priority : 0,
     ...(typeof rawHints.lastActivityAt === 'string' ? { lastActivityAt: rawHints.lastActivityAt } : {}),
+    ...(typeof rawHints.rates === 'string' ? { rates: rawHints.rates } : {}),
   };
   const resourcePolledAt: Record<string, string> = {};
   for (const [resource, at] of Object.entries((item.resourcePolledAt ?? {}) as Record<string, unknown>)) {

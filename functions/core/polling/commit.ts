@@ -26,6 +26,7 @@ import type { EventLog, Stores } from '../store/ports';
 import type { ScheduleUpdate, VehicleRecord, VehicleStateRecord as VehicleState } from '../store/records';
 import { scheduleNeedsWrite } from '../store/schedule';
 import { diffConfigFor, type PollingConfig } from './config';
+import { decodeRates, encodeRates, observe } from './rates';
 
 /** Publisher tuning (the bus and marker come from the deps). */
 export type PublishTuning = Omit<PublishOptions, 'bus' | 'marker'>;
@@ -174,13 +175,24 @@ export async function applyObservations(deps: CommitDeps, input: ApplyInput): Pr
       previous = parsed.state;
     }
     const d = diff(previous, input.observations, context);
-    const schedule = scheduleFor(input, d.next, now, config);
+    const routine = scheduleFor(input, d.next, now, config);
+    // The learned rates go with a write the poll makes anyway, never as a reason to write: a poll
+    // that saw no change has nothing to add (the exposure it covered is computed from the time).
+    const rates = encodeRates(
+      observe(
+        decodeRates(input.vehicle.hints.rates),
+        now,
+        { events: d.events, activeAlerts: d.next.activeAlerts },
+        config,
+      ),
+    );
+    const schedule: ScheduleUpdate = { ...routine, hints: { ...routine.hints, rates } };
     const write =
       d.changed === 'state' || (d.changed === 'cursors' && cursorsWorthWriting(previous, d.state, config));
 
     if (!write) {
       let wrote: 'none' | 'schedule' = 'none';
-      if (input.rotate || scheduleNeedsWrite(input.vehicle, schedule, now, { cycleMs: config.cycleMs })) {
+      if (input.rotate || scheduleNeedsWrite(input.vehicle, routine, now, { cycleMs: config.cycleMs })) {
         await stores.vehicles.touchSchedule(input.vehicle.id, schedule, now);
         wrote = 'schedule';
       }

@@ -9,8 +9,12 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-/** `carhook`: per-resource cadence; `naive`: the benchmark baseline, 4 requests per vehicle per cycle. */
-export const pollStrategies = ['carhook', 'naive'] as const;
+/**
+ * `carhook`: learned change rates, reads by index within the guarantees (README "How a cycle is
+ * planned"); `round-robin`: the fair baseline, every vehicle's events in a fixed order, active
+ * alerts with them, no learning; `naive`: 4 requests per vehicle per cycle.
+ */
+export const pollStrategies = ['carhook', 'round-robin', 'naive'] as const;
 export type PollStrategy = (typeof pollStrategies)[number];
 
 /** What a v2 vehicle poll may read. */
@@ -32,23 +36,33 @@ export const pollingConfigSchema = z.object({
   strategy: z.enum(pollStrategies).default('carhook'),
   /** How often the planner runs. */
   cycleMs: z.number().int().positive().default(MINUTE),
-  /** Every vehicle is polled at least this often, whatever the priorities. */
+  /**
+   * Every vehicle's events (and the alerts of a vehicle with alerts active) are read at least every
+   * `G = max(maxStalenessMs, 2 × N / R)` (N vehicles, or vehicles with active alerts; R requests a
+   * cycle): this bound when the quota allows it, twice the fair round's length when it does not.
+   */
   maxStalenessMs: z
     .number()
     .int()
     .positive()
-    .default(10 * MINUTE),
-  /** A vehicle with activity (trip, event, alert) this recent goes before quiet ones. */
-  recentActivityMs: z.number().int().positive().default(HOUR),
+    .default(15 * MINUTE),
   /**
-   * Vehicles with alerts known active have their alert list read this often, to see the alerts
-   * fixed (a fix is not an event). Staggered per vehicle, so it costs no write; one cycle = every cycle.
+   * Two reads of a vehicle's active alerts are at least this far apart (one cycle: every cycle
+   * when the budget allows). A fix is not an event: only an alert read sees it.
    */
-  activeAlertsEveryMs: z
+  activeAlertsEveryMs: z.number().int().positive().default(MINUTE),
+  /** Half-life of the learned change rates: a vehicle that starts or stops driving is followed within a few. */
+  rateHalfLifeMs: z
     .number()
     .int()
     .positive()
-    .default(5 * MINUTE),
+    .default(4 * HOUR),
+  /** Weight of the prior (the fleet's pooled rates) in each vehicle's estimate, as hours of observation. */
+  ratePriorMs: z.number().int().positive().default(HOUR),
+  /** Prior rate of changes the events feed reveals, per vehicle-hour, before the fleet has any history. */
+  priorEventsPerHour: z.number().positive().max(3600).default(0.5),
+  /** Prior fix rate per active alert and hour (1 / the mean hours an alert stays active), likewise. */
+  priorFixesPerHour: z.number().positive().max(3600).default(1),
   /**
    * Share of each cycle's budget the planner leaves unbooked for the follow-ups polls discover
    * (eco-driving after a trip, maintenance after a trip, announced collisions or trips): a cycle

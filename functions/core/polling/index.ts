@@ -16,6 +16,7 @@ export {
   type PollStrategy,
   parsePollingConfig,
   pollingConfig,
+  pollStrategies,
   type VehicleResource,
   vehicleResources,
 } from './config';
@@ -37,22 +38,22 @@ export {
   type MeteredClientOptions,
 } from './metered-client';
 export {
-  alertTurns,
-  byPriority,
-  carhookResources,
+  createPlannerMemory,
   cycleBudget,
   FLEET_REQUESTS_PER_BATCH,
-  followsAlertsNow,
+  fleetPrior,
   followUpReserve,
   inCycle,
   isFleetVehicle,
+  type LastReads,
   mapDue,
   type Plan,
   type PlanInput,
   type PlannerDeps,
+  type PlannerMemory,
   type PlannerRun,
   plan,
-  rotateSlots,
+  remember,
   runPlanner,
   splitResources,
 } from './planner';
@@ -65,4 +66,15 @@ export {
   pollVehicle,
   type ResourceFailure,
 } from './poll-vehicle';
+export {
+  advance,
+  decodeRates,
+  encodeRates,
+  observe,
+  type RatePrior,
+  type RateState,
+  type Rates,
+  ratesAt,
+} from './rates';
+export { type ChosenRead, guaranteeMs, type ReadCandidate, selectReads, stableHash } from './selection';
 export { type JobResult, runDiscovery, runPollJob } from './worker';

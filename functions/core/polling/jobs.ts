@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { type VehicleResource, vehicleResources } from './config';
+import { pollStrategies, type VehicleResource, vehicleResources } from './config';
 
 /**
  * The messages of the poll job queue (planner → workers). Validated when received: a queue is a
@@ -14,7 +14,7 @@ export const pollVehicleJobSchema = z.object({
   vehicleId: z.string().min(1).max(256),
   /** What to read; the worker may add follow-ups the poll reveals (collisions, trips, maintenance…). */
   resources: z.array(z.enum(vehicleResources)).min(1),
-  strategy: z.enum(['carhook', 'naive']),
+  strategy: z.enum(pollStrategies),
   /** The budget was short when planned: record the poll time so the stalest go first next time. */
   rotate: z.boolean().default(false),
   /**

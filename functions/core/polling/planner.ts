@@ -1,25 +1,27 @@
 /**
  * The planner (DESIGN.md "Polling within the quota"): decides which vehicles and which resources
- * to poll this cycle, within the requests the shared budget allows, and enqueues the jobs.
+ * to poll this cycle, within the requests the shared budget allows, and enqueues the jobs. The
+ * model behind it (learned change rates, the index, the guarantees) is told in the README,
+ * "How a cycle is planned".
  *
- * Cadence per resource (strategy `carhook`):
- * - v2 events every cycle (with `since`, see poll-vehicle.ts): they reveal alerts, collisions,
- *   trips, refuels and fuel thefts;
- * - alerts only while the vehicle has alerts known active (to see them fixed), plus a complete
- *   reconciliation every `alertsReconcileMs`; alerts revealed by events are raised from the event
- *   itself, and the next cycle follows them;
- * - maintenance daily (and after a trip: a follow-up inside the poll that saw the trip), services
- *   and map daily;
- * - fleet contracts (v1, vehicles without a v2 id) in batches through the bulk POST lists.
- * Strategy `naive` (benchmark baseline): events, alerts, collisions and maintenance for every
- * vehicle every cycle (the worker adds the eco-driving of the trips it sees).
+ * Strategies:
+ * - `carhook`: reads bought by index (rate × age²) over every vehicle's events and the alerts of
+ *   vehicles with alerts active, on top of hard guarantees (./selection.ts); rates learned online
+ *   (./rates.ts); a baseline never read and periodic reads overdue go with the events; daily
+ *   reads, the alert reconciliation and map batches with the budget left.
+ * - `round-robin`: the same reads in a fixed order (oldest events first, active alerts with them),
+ *   nothing learned: the fair baseline.
+ * - `naive` (benchmark baseline): events, alerts, collisions and maintenance for every vehicle
+ *   every cycle (the worker adds the eco-driving of the trips it sees).
+ * Fleet contracts (v1, vehicles without a v2 id) go in batches through the bulk POST lists.
  *
- * Each cycle leaves `followUpReserveRatio` of its budget unbooked for the follow-ups polls
- * discover, and books every due vehicle's events before any routine read (see `plan`); in a full
- * cycle the routine reads are queued after every events poll, so follow-ups are sent before them.
+ * Each cycle leaves `followUpReserveRatio` of its budget unbooked for the follow-ups polls discover
+ * (eco-driving and maintenance after a trip, announced collisions or trips).
  *
- * When the budget is short: vehicles past their maximum staleness first, then those with active
- * alerts, then recently active ones, then the stalest.
+ * When each read was last made is kept in the planner's memory (`PlannerMemory`), not in the
+ * store: a steady poll writes nothing. A planner without memory (a cold start) gives each vehicle
+ * a phase from a hash of its id, as if it had been read in a fair round: every guarantee holds from
+ * the first cycle, and the memory fills as it plans.
  */
 import { createHash } from 'node:crypto';
 import type { JobQueue, OutgoingMessage } from '../queue/ports';
@@ -34,9 +36,41 @@ import {
   type VehicleResource,
 } from './config';
 import type { PollFleetJob, PollJob, PollMapJob, PollVehicleJob } from './jobs';
+import { advance, decodeRates, type RatePrior, type RateState, ratesAt } from './rates';
+import { guaranteeMs, type ReadCandidate, selectReads, stableHash } from './selection';
 
 /** Requests one fleet batch costs: active alerts, crash, maintenance and trip lists (v1). */
 export const FLEET_REQUESTS_PER_BATCH = 4;
+
+/** When the planner last booked each read of a vehicle (epoch ms). */
+export interface LastReads {
+  readonly events?: number;
+  readonly alerts?: number;
+}
+
+/**
+ * The planner's memory between cycles: when it booked each vehicle's reads. It lives with the
+ * planner process (a warm function keeps it); a lost memory costs one fair round, not a guarantee.
+ */
+export interface PlannerMemory {
+  get(vehicleId: string): LastReads | undefined;
+  set(vehicleId: string, reads: LastReads): void;
+  /** Forgets every vehicle not in `keep` (paused, removed). */
+  retain(keep: ReadonlySet<string>): void;
+}
+
+export function createPlannerMemory(): PlannerMemory {
+  const reads = new Map<string, LastReads>();
+  return {
+    get: (id) => reads.get(id),
+    set: (id, r) => {
+      reads.set(id, r);
+    },
+    retain: (keep) => {
+      for (const id of reads.keys()) if (!keep.has(id)) reads.delete(id);
+    },
+  };
+}
 
 export interface PlanInput {
   /** Vehicles due now (not paused). */
@@ -48,44 +82,24 @@ export interface PlanInput {
   readonly config?: Partial<PollingConfig>;
   /** Overrides `config.strategy`. */
   readonly strategy?: PollStrategy;
+  /** When each read was last booked; absent: a phase from the id's hash (see the module). */
+  readonly memory?: Pick<PlannerMemory, 'get'>;
 }
 
 export interface Plan {
+  /** Most urgent first: guaranteed reads, then baselines, then by index; routine reads last. */
   readonly jobs: readonly (PollVehicleJob | PollFleetJob | PollMapJob)[];
   /** Requests the planned jobs are expected to cost (follow-ups a poll reveals come on top). */
   readonly estimatedRequests: number;
-  /** Vehicles left for a later cycle because the budget was short. */
+  /** Vehicles whose events are not read this cycle. */
   readonly deferred: readonly string[];
+  /** The events guarantee G of this cycle (ms), and the active alerts' one. */
+  readonly guaranteeMs: number;
+  readonly alertGuaranteeMs: number;
 }
 
 const olderThan = (at: string | undefined, ms: number, now: number): boolean =>
   at === undefined || now - Date.parse(at) >= ms;
-
-/**
- * Every resource a v2 vehicle is due for this cycle under the `carhook` cadence (what it reads when
- * the budget allows; `plan` books them in the order described there).
- */
-export function carhookResources(
-  vehicle: VehicleRecord,
-  now: number,
-  config: PollingConfig,
-): VehicleResource[] {
-  const split = splitResources(vehicle, now, config);
-  return inResourceOrder([
-    ...split.now,
-    ...(split.extras.followAlerts ? (['alerts'] as const) : []),
-    ...split.extras.periodic,
-  ]);
-}
-
-/**
- * Whether this cycle is the one where a vehicle with active alerts reads them: every
- * `activeAlertsEveryMs`, staggered by a hash of its id so the reads spread over the cycles and
- * nothing needs to be written to remember the last one.
- */
-export function followsAlertsNow(vehicleId: string, now: number, config: PollingConfig): boolean {
-  return inCycle(vehicleId, now, config.activeAlertsEveryMs, config.cycleMs);
-}
 
 /**
  * True in one cycle out of every `periodMs / cycleMs`, at an offset given by a hash of `key`: a
@@ -107,60 +121,6 @@ export const mapDue = (vehicle: VehicleRecord, now: number, config: PollingConfi
 export const isFleetVehicle = (vehicle: Pick<VehicleRecord, 'apiVehicleId'>): boolean =>
   vehicle.apiVehicleId === undefined;
 
-const stalenessOf = (v: VehicleRecord, now: number): number =>
-  now - Date.parse(v.lastPolledAt ?? v.createdAt);
-
-/** Lower tier first: 0 past max staleness, 1 active alerts, 2 recent activity, 3 the rest. */
-function tierOf(v: VehicleRecord, now: number, config: PollingConfig): number {
-  if (stalenessOf(v, now) >= config.maxStalenessMs) return 0;
-  if (v.hints.activeAlerts) return 1;
-  if (
-    v.hints.lastActivityAt !== undefined &&
-    now - Date.parse(v.hints.lastActivityAt) <= config.recentActivityMs
-  ) {
-    return 2;
-  }
-  return 3;
-}
-
-/** Priority order (stable and deterministic: ids break ties). */
-export function byPriority(
-  vehicles: readonly VehicleRecord[],
-  now: number,
-  config: PollingConfig,
-): VehicleRecord[] {
-  return [...vehicles].sort((a, b) => {
-    const ta = tierOf(a, now, config);
-    const tb = tierOf(b, now, config);
-    if (ta !== tb) return ta - tb;
-    if (a.hints.priority !== b.hints.priority) return b.hints.priority - a.hints.priority;
-    const sa = stalenessOf(a, now);
-    const sb = stalenessOf(b, now);
-    if (sa !== sb) return sb - sa;
-    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-  });
-}
-
-interface Unit {
-  readonly job: PollVehicleJob | PollFleetJob | PollMapJob;
-  readonly cost: number;
-  readonly ids: readonly string[];
-  /** Index of the unit's most urgent vehicle in priority order. */
-  readonly rank: number;
-  /** carhook v2 vehicles: reads that wait for budget left after every vehicle's events. */
-  readonly extras?: VehicleExtras;
-}
-
-/** The reads of a carhook v2 vehicle that are not urgent this cycle (see `splitResources`). */
-interface VehicleExtras {
-  /** Alerts of a vehicle with alerts known active, on its `activeAlertsEveryMs` turn. */
-  readonly followAlerts: boolean;
-  /** Alerts known active and no alert read planned otherwise: a candidate for `alertTurns`. */
-  readonly alerting: boolean;
-  /** Periodic reads due (reconciliation, daily), not yet overdue. */
-  readonly periodic: readonly VehicleResource[];
-}
-
 const RESOURCE_ORDER: readonly VehicleResource[] = [
   'events',
   'alerts',
@@ -178,29 +138,41 @@ const inResourceOrder = (rs: Iterable<VehicleResource>): VehicleResource[] => {
 /** A periodic read this late goes with the events, whatever the spare budget. */
 const OVERDUE_FACTOR = 1.5;
 
+type SplitReads = { now: VehicleResource[]; periodic: VehicleResource[] };
+
 /**
- * Splits a carhook v2 vehicle's reads: `now` goes with its events (the events themselves, a
- * baseline never read, a periodic read overdue by half its period); the rest are `extras`, booked
- * only with the budget left once every due vehicle has its events read.
+ * `splitResources` for many vehicles at one `now`: the cut-off dates are computed once and compared
+ * as strings (ISO 8601 UTC with milliseconds compares lexicographically), so a 10,000-vehicle plan
+ * parses no date.
  */
-export function splitResources(
-  vehicle: VehicleRecord,
-  now: number,
-  config: PollingConfig,
-): { now: VehicleResource[]; extras: VehicleExtras } {
-  const polled = vehicle.resourcePolledAt;
-  const urgent: VehicleResource[] = ['events'];
-  const periodic: VehicleResource[] = [];
-  const periodOf = (r: 'alerts' | 'maintenance' | 'services'): number =>
-    r === 'alerts' ? config.alertsReconcileMs : config.dailyMs;
-  for (const r of ['alerts', 'maintenance', 'services'] as const) {
-    const at = polled[r];
-    if (at === undefined || olderThan(at, periodOf(r) * OVERDUE_FACTOR, now)) urgent.push(r);
-    else if (olderThan(at, periodOf(r), now)) periodic.push(r);
-  }
-  const alerting = !urgent.includes('alerts') && !periodic.includes('alerts') && vehicle.hints.activeAlerts;
-  const followAlerts = alerting && followsAlertsNow(vehicle.id, now, config);
-  return { now: urgent, extras: { followAlerts, alerting, periodic } };
+function resourceSplitter(now: number, config: PollingConfig): (vehicle: VehicleRecord) => SplitReads {
+  const cut = (ms: number): string => new Date(now - ms).toISOString();
+  const due = { alerts: cut(config.alertsReconcileMs), daily: cut(config.dailyMs) };
+  const overdue = {
+    alerts: cut(config.alertsReconcileMs * OVERDUE_FACTOR),
+    daily: cut(config.dailyMs * OVERDUE_FACTOR),
+  };
+  return (vehicle) => {
+    const polled = vehicle.resourcePolledAt;
+    const urgent: VehicleResource[] = ['events'];
+    const periodic: VehicleResource[] = [];
+    for (const r of ['alerts', 'maintenance', 'services'] as const) {
+      const at = polled[r];
+      const kind = r === 'alerts' ? 'alerts' : 'daily';
+      if (at === undefined || at <= overdue[kind]) urgent.push(r);
+      else if (at <= due[kind]) periodic.push(r);
+    }
+    return { now: urgent, periodic };
+  };
+}
+
+/**
+ * A v2 vehicle's reads besides the index: `now` (with its events, whatever the index: a baseline
+ * never read, a periodic read overdue by half its period) and `periodic` (due, booked only with the
+ * budget left at the end of the cycle).
+ */
+export function splitResources(vehicle: VehicleRecord, now: number, config: PollingConfig): SplitReads {
+  return resourceSplitter(now, config)(vehicle);
 }
 
 /** Requests of each cycle's budget left unbooked for follow-ups. */
@@ -208,247 +180,235 @@ export function followUpReserve(budget: number, config: PollingConfig): number {
   return Math.floor(Math.max(0, budget) * config.followUpReserveRatio);
 }
 
-const hashOf = (key: string): number => createHash('sha256').update(key).digest().readUInt32BE(0);
-
 /**
- * Which of `candidates` get one of `slots` reads this cycle: all if they fit; else, in hash order,
- * the candidates split into `ceil(n / slots)` groups (index modulo the group count) read one group a
- * cycle, so each waits at most that many cycles while the candidates stay the same. The turn
- * depends on the cycle number and the group count only, not on the exact slots (nothing is stored).
+ * The fleet's pooled rates, the prior of every vehicle's estimate: a new vehicle starts at the
+ * fleet's average, and the configured priors weigh `ratePriorMs` until the fleet has history.
  */
-export function rotateSlots<T extends { readonly id: string }>(
-  candidates: readonly T[],
-  slots: number,
+export function fleetPrior(
+  states: readonly (RateState | undefined)[],
   now: number,
-  cycleMs: number,
-): T[] {
-  if (slots <= 0) return [];
-  if (candidates.length <= slots) return [...candidates];
-  const ring = [...candidates].sort((a, b) => hashOf(a.id) - hashOf(b.id) || (a.id < b.id ? -1 : 1));
-  const groups = Math.ceil(ring.length / slots);
-  const turn = Math.floor(now / cycleMs) % groups;
-  return ring.filter((_, i) => i % groups === turn);
+  config: PollingConfig,
+): RatePrior {
+  const hours = config.ratePriorMs / 3_600_000;
+  let events = config.priorEventsPerHour * hours;
+  let eventsHours = hours;
+  let fixes = config.priorFixesPerHour * hours;
+  let alertHours = hours;
+  for (const st of states) {
+    if (!st) continue;
+    const a = advance(st, now, config);
+    events += a.events;
+    eventsHours += a.eventsHours;
+    fixes += a.fixes;
+    alertHours += a.alertHours;
+  }
+  return { eventsPerHour: events / eventsHours, fixesPerHour: fixes / alertHours, hours };
 }
 
 /**
- * Which vehicles with active alerts read them this cycle, with `slots` reads to give. Each has its
- * turn once every `activeAlertsEveryMs` (staggered as `followsAlertsNow`); a turn that found no
- * slot is not lost: it waits in a queue, served before the next turns. The queue is not stored: it
- * is replayed over the last two periods with this cycle's candidates and slots (deterministic, no
- * write). With one turn per cycle, or more turns per cycle than slots, every candidate rotates
- * instead (`rotateSlots`), so none starves.
+ * How long ago a read was made: from the memory, else a phase in `[1, K]` cycles given by a hash
+ * of the id and resource, K the cycles of the guarantee (a fair round the planner assumes).
  */
-export function alertTurns<T extends { readonly id: string }>(
-  candidates: readonly T[],
-  slots: number,
-  now: number,
-  config: Pick<PollingConfig, 'activeAlertsEveryMs' | 'cycleMs'>,
-): T[] {
-  if (slots <= 0 || candidates.length === 0) return [];
-  const every = Math.max(1, Math.round(config.activeAlertsEveryMs / config.cycleMs));
-  // More turns a cycle than slots: a queue would only grow (and serve the same ones): rotate.
-  if (every === 1 || Math.ceil(candidates.length / every) > slots) {
-    return rotateSlots(candidates, slots, now, config.cycleMs);
-  }
-  const ring = [...candidates]
-    .map((c) => ({ c, h: hashOf(c.id) }))
-    .sort((a, b) => a.h - b.h || (a.c.id < b.c.id ? -1 : 1));
-  const cycle = Math.floor(now / config.cycleMs);
-  let backlog: typeof ring = [];
-  let chosen: typeof ring = [];
-  for (let c = cycle - 2 * every + 1; c <= cycle; c++) {
-    const turn = ((c % every) + every) % every;
-    const waiting = new Set(backlog);
-    const queue = [...backlog, ...ring.filter((x) => x.h % every === turn && !waiting.has(x))];
-    chosen = queue.slice(0, slots);
-    backlog = queue.slice(slots);
-  }
-  return chosen.map((x) => x.c);
+function ageOf(at: number | undefined, hash: number, now: number, cycleMs: number, boundMs: number): number {
+  if (at !== undefined) return Math.max(0, now - at);
+  const k = Math.max(1, Math.floor(boundMs / cycleMs));
+  const cycle = Math.floor(now / cycleMs);
+  return (((cycle + hash) % k) + 1) * cycleMs;
 }
 
-/**
- * Pure planning: jobs for this cycle within `budget` requests.
- *
- * carhook, in three passes over the priority order, each within the budget less the follow-up
- * reserve (`followUpReserveRatio`): (1) every due vehicle's events (plus a baseline never read or
- * a periodic read overdue); (2) alerts of vehicles with active alerts on their turn (`alertTurns`:
- * a turn without a slot waits for the next cycle's); (3) the periodic reads due, then map batches. So routine reads never push a
- * vehicle's events out of a cycle, and follow-ups a poll discovers find budget left. In a full cycle
- * (less than the reserve left unbooked), the reads of passes 2 and 3 are routine jobs
- * (`followUps: false`) queued after every events poll: follow-ups beyond the reserve are refused
- * only after them, at the tail of the cycle.
- */
+interface Booking {
+  job: PollVehicleJob | PollFleetJob | PollMapJob;
+  cost: number;
+}
+
+/** Pure planning: jobs for this cycle within `budget` requests (see the module and the README). */
 export function plan(input: PlanInput): Plan {
   const config: PollingConfig = { ...DEFAULT_POLLING_CONFIG, ...input.config };
   const strategy = input.strategy ?? config.strategy;
   const { now } = input;
   const plannedAt = new Date(now).toISOString();
-  const ordered = byPriority(input.vehicles, now, config);
-  const byId = new Map(ordered.map((v) => [v.id, v]));
-  const units: Unit[] = [];
-  const fleetGroups = new Map<'C' | 'P', { ids: string[]; rank: number }[]>();
-  const mapIds: string[] = [];
-
-  ordered.forEach((v, rank) => {
-    if (isFleetVehicle(v)) {
-      // spec 4.4: v1 bulk lists take a brand (`C` or `P`): one batch holds one brand group.
-      const brand = v.brand === 'P' ? 'P' : 'C';
-      const groups = fleetGroups.get(brand) ?? [];
-      let last = groups.at(-1);
-      if (!last || last.ids.length >= config.fleetBatchSize) {
-        last = { ids: [], rank };
-        groups.push(last);
-      }
-      last.ids.push(v.id);
-      fleetGroups.set(brand, groups);
-      return;
-    }
-    if (strategy === 'naive') {
-      const resources = [...NAIVE_RESOURCES];
-      units.push({
-        job: { kind: 'poll-vehicle', vehicleId: v.id, resources, strategy, rotate: false, plannedAt },
-        cost: resources.length,
-        ids: [v.id],
-        rank,
-      });
-      return;
-    }
-    if (mapDue(v, now, config)) mapIds.push(v.id);
-    const split = splitResources(v, now, config);
-    units.push({
-      job: {
-        kind: 'poll-vehicle',
-        vehicleId: v.id,
-        resources: split.now,
-        strategy,
-        rotate: false,
-        plannedAt,
-      },
-      cost: split.now.length,
-      ids: [v.id],
-      rank,
-      extras: split.extras,
-    });
-  });
-  for (const [brand, groups] of fleetGroups) {
-    for (const g of groups) {
-      units.push({
-        job: { kind: 'poll-fleet', brand, vehicleIds: g.ids, rotate: false, plannedAt },
-        cost: FLEET_REQUESTS_PER_BATCH,
-        ids: g.ids,
-        rank: g.rank,
-      });
-    }
-  }
-  units.sort((a, b) => a.rank - b.rank);
-
   const budget = Math.max(0, Math.floor(input.budget));
-  const reserve = strategy === 'carhook' ? followUpReserve(budget, config) : 0;
+  const fleet = input.vehicles.filter(isFleetVehicle);
+  const v2 = input.vehicles.filter((v) => !isFleetVehicle(v));
+  const fleetBatches = fleetBookings(fleet, config, plannedAt);
+  const split = resourceSplitter(now, config);
+
+  if (strategy === 'naive') return planNaive(v2, fleetBatches, budget, now, plannedAt);
+
+  const reserve = followUpReserve(budget, config);
   let left = budget - reserve;
-  const chosen: Unit[] = [];
-  const deferred: string[] = [];
-  // Pass 1: what each vehicle needs now.
-  for (const unit of units) {
-    if (unit.cost <= left) {
-      chosen.push(unit);
-      left -= unit.cost;
-      continue;
+  const bookings: Booking[] = [];
+  const resourcesOf = new Map<number, Set<VehicleResource>>();
+  const order: number[] = [];
+  const addRead = (i: number, r: VehicleResource): void => {
+    let set = resourcesOf.get(i);
+    if (!set) {
+      set = new Set();
+      resourcesOf.set(i, set);
+      order.push(i);
     }
-    // Short budget: a v2 vehicle still gets its events read if one request is left.
-    if (unit.job.kind === 'poll-vehicle' && strategy === 'carhook' && left >= 1) {
-      chosen.push({ ...unit, job: { ...unit.job, resources: ['events'] }, cost: 1 });
+    if (!set.has(r)) {
+      set.add(r);
       left -= 1;
-      continue;
     }
-    deferred.push(...unit.ids);
-  }
-
-  // Vehicles with active alerts read them at least once per `maxStalenessMs` (rounded down), even
-  // when the events of the whole fleet do not fit in a cycle: vehicles planned last (not past their
-  // maximum staleness, no active alert) give their events read back for that share.
-  const alertingCount = chosen.filter((u) => u.extras?.alerting).length;
-  const alertFloor = Math.floor((alertingCount * config.cycleMs) / config.maxStalenessMs);
-  for (let i = chosen.length - 1; i >= 0 && left < alertFloor; i--) {
-    const u = chosen[i] as Unit;
-    if (u.job.kind !== 'poll-vehicle' || !u.extras || u.extras.alerting || u.cost !== 1) continue;
-    const v = byId.get(u.job.vehicleId);
-    if (!v || tierOf(v, now, config) === 0) continue;
-    chosen.splice(i, 1);
-    deferred.push(...u.ids);
-    left += u.cost;
-  }
-
-  // Passes 2 and 3 add reads to the vehicles chosen above, with what is left.
-  const added = new Map<string, VehicleResource[]>();
-  const add = (id: string, r: VehicleResource): void => {
-    added.set(id, [...(added.get(id) ?? []), r]);
-    left -= 1;
   };
-  const polled = chosen.filter(
-    (u): u is Unit & { job: PollVehicleJob; extras: VehicleExtras } =>
-      u.job.kind === 'poll-vehicle' && u.extras !== undefined,
-  );
-  const alerting = polled
-    .filter((u) => u.extras.alerting && !u.job.resources.includes('alerts'))
-    .map((u) => ({ id: u.job.vehicleId }));
-  for (const { id } of alertTurns(alerting, left, now, config)) add(id, 'alerts');
-  for (const u of polled) {
-    for (const r of u.extras.periodic) {
+
+  // The guarantees: G over every v2 vehicle's events, and the same over active alerts.
+  const perCycle = Math.max(1, left);
+  const g = guaranteeMs(config.maxStalenessMs, v2.length, perCycle, config.cycleMs);
+  const alerting = v2.filter((v) => v.hints.activeAlerts).length;
+  const ga = guaranteeMs(config.maxStalenessMs, alerting, perCycle, config.cycleMs);
+
+  // Candidates, with their learned rates (decoded once) and ages.
+  const states = v2.map((v) => decodeRates(v.hints.rates));
+  const prior = fleetPrior(states, now, config);
+  const candidates: ReadCandidate[] = v2.map((v, i) => {
+    const hash = stableHash(v.id);
+    const last = input.memory?.get(v.id);
+    const st = states[i];
+    const rates = strategy === 'carhook' ? ratesAt(st, now, prior, config) : prior;
+    const active = v.hints.activeAlerts ? Math.max(1, st?.active ?? 1) : 0;
+    return {
+      id: v.id,
+      hash,
+      eventsAgeMs: ageOf(last?.events, hash, now, config.cycleMs, g),
+      ...(active > 0 ? { alertsAgeMs: ageOf(last?.alerts, hash >>> 7, now, config.cycleMs, ga) } : {}),
+      eventsPerHour: rates.eventsPerHour,
+      fixesPerHour: rates.fixesPerHour * active,
+    };
+  });
+
+  // 1. Guarantees come first (inside selectReads); baselines never read and periodic reads
+  //    overdue go with the vehicle's events right after them; fleet batches next.
+  const chosen = selectReads(candidates, Math.max(0, left), {
+    strategy,
+    cycleMs: config.cycleMs,
+    guaranteeMs: g,
+    alertGuaranteeMs: ga,
+    alertsMinMs: config.activeAlertsEveryMs,
+  });
+  const forced = chosen.filter((c) => c.reason === 'guarantee');
+  for (const c of forced) addRead(c.index, c.resource);
+  const splits = v2.map(split);
+  splits.forEach(({ now: urgent }, i) => {
+    if (urgent.length <= 1) return;
+    const need = urgent.filter((r) => !resourcesOf.get(i)?.has(r)).length;
+    if (need > left) return;
+    for (const r of urgent) addRead(i, r);
+  });
+  for (const b of fleetBatches) {
+    if (b.cost > left) continue;
+    bookings.push(b);
+    left -= b.cost;
+  }
+  // 2. The index, with what is left (the forced reads are already booked).
+  for (const c of chosen) {
+    if (left < 1) break;
+    if (c.reason === 'guarantee' || resourcesOf.get(c.index)?.has(c.resource)) continue;
+    addRead(c.index, c.resource);
+  }
+  // 3. Periodic reads due, then map batches, with budget to spare (daily, never urgent).
+  for (const i of order) {
+    for (const r of (splits[i] as SplitReads).periodic) {
       if (left < 1) break;
-      if (!u.job.resources.includes(r)) add(u.job.vehicleId, r);
+      addRead(i, r);
     }
   }
-  // Map reads are daily and never urgent: one request per batch, with budget to spare.
-  const maps: Unit[] = [];
+  const mapCut = new Date(now - config.dailyMs).toISOString();
+  const mapIds = v2.filter((v) => (v.resourcePolledAt.map ?? '') <= mapCut).map((v) => v.id);
+  const maps: Booking[] = [];
   for (let i = 0; i < mapIds.length && left >= 1; i += config.mapBatchSize) {
-    const ids = mapIds.slice(i, i + config.mapBatchSize);
     maps.push({
-      job: { kind: 'poll-map', vehicleIds: ids, plannedAt },
+      job: { kind: 'poll-map', vehicleIds: mapIds.slice(i, i + config.mapBatchSize), plannedAt },
       cost: 1,
-      ids,
-      rank: ordered.length + i,
     });
     left -= 1;
   }
 
-  // A full cycle (the routine reads took what the events left, bar the reserve): the reads of passes
-  // 2 and 3 go in jobs of their own, queued after every vehicle's events poll. When the follow-ups
-  // those polls reveal (eco-driving and maintenance after a trip, an announced collision or trip)
-  // need more than the reserve, the budget then refuses these routine reads at the end of the cycle,
-  // not a follow-up in the middle (which would stop that poll and every poll after it). With budget
-  // to spare, they stay in the vehicle's job (one poll per vehicle per cycle).
-  const full = strategy === 'carhook' && left < Math.max(1, reserve);
-  const later: PollVehicleJob[] = [];
-  for (const u of full ? polled : []) {
-    const more = added.get(u.job.vehicleId);
-    if (!more) continue;
-    later.push({
+  const vehicleJobs: PollVehicleJob[] = order.map((i) => ({
+    kind: 'poll-vehicle',
+    vehicleId: (v2[i] as VehicleRecord).id,
+    resources: inResourceOrder(resourcesOf.get(i) ?? []),
+    strategy,
+    rotate: false,
+    plannedAt,
+  }));
+  const deferred = [
+    ...v2.filter((_, i) => !resourcesOf.get(i)?.has('events')).map((v) => v.id),
+    ...fleetBatches.filter((b) => !bookings.includes(b)).flatMap((b) => (b.job as PollFleetJob).vehicleIds),
+  ];
+  return {
+    jobs: [...vehicleJobs, ...bookings.map((b) => b.job), ...maps.map((b) => b.job)],
+    estimatedRequests: budget - reserve - left,
+    deferred,
+    guaranteeMs: g,
+    alertGuaranteeMs: ga,
+  };
+}
+
+function fleetBookings(fleet: readonly VehicleRecord[], config: PollingConfig, plannedAt: string): Booking[] {
+  const out: Booking[] = [];
+  for (const brand of ['C', 'P'] as const) {
+    // spec 4.4: v1 bulk lists take a brand (`C` or `P`): one batch holds one brand group.
+    const ids = fleet.filter((v) => (v.brand === 'P' ? 'P' : 'C') === brand).map((v) => v.id);
+    for (let i = 0; i < ids.length; i += config.fleetBatchSize) {
+      const vehicleIds = ids.slice(i, i + config.fleetBatchSize);
+      out.push({
+        job: { kind: 'poll-fleet', brand, vehicleIds, rotate: false, plannedAt },
+        cost: FLEET_REQUESTS_PER_BATCH,
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * The naive baseline: four reads per vehicle, the stalest first (`lastPolledAt`, else creation);
+ * when the budget is short, the polled vehicles record their poll time (`rotate`), so the others
+ * go first next cycle.
+ */
+function planNaive(
+  v2: readonly VehicleRecord[],
+  fleetBatches: readonly Booking[],
+  budget: number,
+  now: number,
+  plannedAt: string,
+): Plan {
+  const stale = (v: VehicleRecord): number => now - Date.parse(v.lastPolledAt ?? v.createdAt);
+  const ordered = [...v2].sort((a, b) => stale(b) - stale(a) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  let left = budget;
+  const jobs: (PollVehicleJob | PollFleetJob)[] = [];
+  const deferred: string[] = [];
+  for (const v of ordered) {
+    if (NAIVE_RESOURCES.length > left) {
+      deferred.push(v.id);
+      continue;
+    }
+    left -= NAIVE_RESOURCES.length;
+    jobs.push({
       kind: 'poll-vehicle',
-      vehicleId: u.job.vehicleId,
-      resources: inResourceOrder(more),
-      strategy,
+      vehicleId: v.id,
+      resources: [...NAIVE_RESOURCES],
+      strategy: 'naive',
       rotate: false,
-      followUps: false,
       plannedAt,
     });
   }
+  for (const b of fleetBatches) {
+    if (b.cost > left) {
+      deferred.push(...(b.job as PollFleetJob).vehicleIds);
+      continue;
+    }
+    left -= b.cost;
+    jobs.push(b.job as PollFleetJob);
+  }
   const rotate = deferred.length > 0;
-  const jobs = [
-    ...chosen.map((u) => {
-      let job = u.job;
-      const more = full || job.kind !== 'poll-vehicle' ? undefined : added.get(job.vehicleId);
-      if (more && job.kind === 'poll-vehicle') {
-        job = { ...job, resources: inResourceOrder([...job.resources, ...more]) };
-      }
-      return rotate ? { ...job, rotate } : job;
-    }),
-    ...later,
-    ...maps.map((u) => u.job),
-  ];
   return {
-    jobs,
-    estimatedRequests: budget - reserve - left,
+    jobs: rotate ? jobs.map((j) => ({ ...j, rotate })) : jobs,
+    estimatedRequests: budget - left,
     deferred,
+    guaranteeMs: Number.POSITIVE_INFINITY,
+    alertGuaranteeMs: Number.POSITIVE_INFINITY,
   };
 }
 
@@ -460,6 +420,8 @@ export interface PlannerDeps {
   readonly config?: Partial<PollingConfig>;
   /** The budget's size (the workers draw every request from the shared RateBudget). */
   readonly rateBudget?: RateBudgetConfig;
+  /** When each read was last booked, kept across runs (see the module); a fresh one otherwise. */
+  readonly memory?: PlannerMemory;
 }
 
 export interface PlannerRun {
@@ -474,6 +436,25 @@ export interface PlannerRun {
 /** Queue dedup ids are at most 128 printable characters (SQS FIFO): long ones are hashed. */
 function dedupIdOf(key: string): string {
   return /^[\x21-\x7e]{1,128}$/.test(key) ? key : `h#${createHash('sha256').update(key).digest('hex')}`;
+}
+
+/** Records the reads a plan booked, and forgets the vehicles no longer due. */
+export function remember(
+  memory: PlannerMemory,
+  due: readonly Pick<VehicleRecord, 'id'>[],
+  planned: Plan,
+  now: number,
+): void {
+  memory.retain(new Set(due.map((v) => v.id)));
+  for (const job of planned.jobs) {
+    if (job.kind !== 'poll-vehicle') continue;
+    const last = memory.get(job.vehicleId) ?? {};
+    memory.set(job.vehicleId, {
+      ...last,
+      ...(job.resources.includes('events') ? { events: now } : {}),
+      ...(job.resources.includes('alerts') ? { alerts: now } : {}),
+    });
+  }
 }
 
 /** Requests one cycle may spend: the budget's capacity per window, scaled to the cycle. */
@@ -522,7 +503,9 @@ export async function runPlanner(deps: PlannerDeps): Promise<PlannerRun> {
 
   // Discovery reads one page per enrollment (usually): reserve it.
   const budget = Math.max(0, cycleBudget(config, deps.rateBudget) - discovery.length);
-  const planned = plan({ vehicles: due, budget, now, config });
+  const memory = deps.memory ?? createPlannerMemory();
+  const planned = plan({ vehicles: due, budget, now, config, memory });
+  remember(memory, due, planned, now);
   const messages: OutgoingMessage<PollJob>[] = [
     ...discovery.map((job) => ({
       body: job,
@@ -534,7 +517,7 @@ export async function runPlanner(deps: PlannerDeps): Promise<PlannerRun> {
       body: job,
       dedupId: dedupIdOf(
         job.kind === 'poll-vehicle'
-          ? `poll#${job.vehicleId}#${cycleStart}${job.followUps === false ? '#later' : ''}`
+          ? `poll#${job.vehicleId}#${cycleStart}`
           : `${job.kind}#${job.vehicleIds[0]}#${cycleStart}`,
       ),
     })),

@@ -307,12 +307,12 @@ export async function pollVehicle(deps: PollDeps, job: PollVehicleJob): Promise<
 
   for (const resource of order) if (planned.has(resource)) await run(resource, read[resource]);
 
-  // Follow-ups the reads revealed (carhook): an announced collision or trip not embedded in its
+  // Follow-ups the reads revealed (carhook and round-robin alike): an announced collision or trip not embedded in its
   // event, eco-driving of trips waiting for it, maintenance after a trip. The naive baseline reads
   // eco-driving too: without it every trip it sees waits `ecoDrivingWaitMs` for its event, which
   // measures the timeout rather than the strategy.
   if (!stop && job.followUps !== false) {
-    const carhook = job.strategy === 'carhook';
+    const carhook = job.strategy !== 'naive';
     const mid = diff(previous?.ok ? previous.state : undefined, observations, context).next;
     if (carhook && mid.collisions === 'now' && !done.has('collisions'))
       await run('collisions', read.collisions);

@@ -129,7 +129,15 @@ export function validateNewVehicle(vehicle: NewVehicle): NewVehicle {
   if (vehicle.hints?.priority !== undefined && !Number.isFinite(vehicle.hints.priority)) {
     throw invalidInput('vehicle.hints.priority', 'must be a finite number');
   }
+  if (vehicle.hints?.rates !== undefined) requireRates('vehicle.hints.rates', vehicle.hints.rates);
   return vehicle;
+}
+
+/** The rate estimate is a short printable string (its content is the planner's business). */
+function requireRates(field: string, value: unknown): void {
+  if (typeof value !== 'string' || !/^[\x21-\x7e]{1,256}$/.test(value)) {
+    throw invalidInput(field, 'must be 1-256 printable characters');
+  }
 }
 
 export function validateScheduleUpdate(update: ScheduleUpdate): ScheduleUpdate {
@@ -142,6 +150,7 @@ export function validateScheduleUpdate(update: ScheduleUpdate): ScheduleUpdate {
   if (update.hints?.priority !== undefined && !Number.isFinite(update.hints.priority)) {
     throw invalidInput('schedule.hints.priority', 'must be a finite number');
   }
+  if (update.hints?.rates !== undefined) requireRates('schedule.hints.rates', update.hints.rates);
   for (const [resource, at] of Object.entries(update.resourcePolledAt ?? {})) {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(resource)) {
       throw invalidInput(

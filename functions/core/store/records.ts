@@ -60,6 +60,11 @@ export interface SchedulingHints {
   readonly lastActivityAt?: IsoDate;
   /** Free priority, higher first; 0 by default. */
   readonly priority: number;
+  /**
+   * The vehicle's learned change rates (functions/core/polling/rates.ts), opaque to the store: a
+   * short string written only together with a write the poll makes anyway.
+   */
+  readonly rates?: string;
 }
 
 export interface VehicleRecord {

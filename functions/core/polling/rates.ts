@@ -1,0 +1,187 @@
+/**
+ * Change rates learned online, per vehicle, for the planner's index (README "How a cycle is
+ * planned"). Two resources:
+ * - `events`: changes the v2 events feed reveals (alert raised, collision, trip, refuel, fuel
+ *   theft). The feed returns everything since the cursor, so the count of changes and the time
+ *   they cover are exact: the exposure is simply the time elapsed.
+ * - `alerts`: fixes of active alerts, seen only by alert reads. The exposure is the time alerts
+ *   were known active (count × time), so the rate is a fix rate per active alert.
+ *
+ * The estimator keeps exponentially decayed sums (half-life `rateHalfLifeMs`): a count `c` and an
+ * exposure `e` in hours, as of time `t`. Between two updates nothing is stored: the count only
+ * decays and the exposure grows by a known amount, so the estimate at any later time is computed
+ * in closed form. The estimate is written only with a poll that writes anyway (a change always
+ * moves the events cursor or the state), so a steady poll still writes nothing.
+ *
+ * A prior of `ratePriorMs` worth of exposure at the fleet's pooled rate keeps a new or silent
+ * vehicle near the fleet's average instead of at zero (empirical Bayes in its simplest form).
+ */
+import type { CarhookEvent } from '../events/catalogue';
+
+const HOUR = 3_600_000;
+
+/** The decayed sums of one vehicle, as of `t` (epoch ms). */
+export interface RateState {
+  readonly t: number;
+  /** Decayed count of changes the events feed revealed. */
+  readonly events: number;
+  /** Decayed hours of exposure of the events feed. */
+  readonly eventsHours: number;
+  /** Decayed count of alert fixes. */
+  readonly fixes: number;
+  /** Decayed alert-hours (alerts known active × hours). */
+  readonly alertHours: number;
+  /** Alerts known active since `t` (constant until the next update: a change is a write). */
+  readonly active: number;
+}
+
+export interface RateSettings {
+  readonly rateHalfLifeMs: number;
+}
+
+/** Changes revealed by the events feed (its count is exact). */
+const EVENTS_FEED_TYPES: ReadonlySet<string> = new Set([
+  'vehicle.alert.raised',
+  'vehicle.collision.detected',
+  'vehicle.trip.completed',
+  'vehicle.refuel.detected',
+  'vehicle.fuel_theft.detected',
+]);
+
+const decayPerHour = (s: RateSettings): number => Math.LN2 / (s.rateHalfLifeMs / HOUR);
+
+/**
+ * The sums moved from `state.t` to `now` without observation: counts decay by `d`, exposures by
+ * `d` plus the decayed integral of the time in between (`(1 − d) / k`, hours).
+ */
+export function advance(state: RateState, now: number, s: RateSettings): RateState {
+  const dtH = Math.max(0, now - state.t) / HOUR;
+  if (dtH === 0) return state;
+  const k = decayPerHour(s);
+  const d = Math.exp(-k * dtH);
+  const grown = (1 - d) / k;
+  return {
+    t: Math.max(now, state.t),
+    events: state.events * d,
+    eventsHours: state.eventsHours * d + grown,
+    fixes: state.fixes * d,
+    alertHours: state.alertHours * d + state.active * grown,
+    active: state.active,
+  };
+}
+
+/** What one poll saw: its events (as emitted) and the alerts known active after it. */
+export interface RateObservation {
+  readonly events: readonly Pick<CarhookEvent, 'type'>[];
+  readonly activeAlerts: number;
+}
+
+/** A vehicle's sums after a poll at `now` (`undefined`: its first poll starts the clock). */
+export function observe(
+  state: RateState | undefined,
+  now: number,
+  seen: RateObservation,
+  s: RateSettings,
+): RateState {
+  const base = state ? advance(state, now, s) : emptyState(now, 0);
+  let events = 0;
+  let fixes = 0;
+  for (const e of seen.events) {
+    if (EVENTS_FEED_TYPES.has(e.type)) events++;
+    else if (e.type === 'vehicle.alert.fixed') fixes++;
+  }
+  // A first poll reads the events of the initial look-back: they are not changes of an exposure
+  // we measured, so they are not counted.
+  const first = state === undefined;
+  return {
+    ...base,
+    events: base.events + (first ? 0 : events),
+    fixes: base.fixes + (first ? 0 : fixes),
+    active: Math.max(0, seen.activeAlerts),
+  };
+}
+
+export const emptyState = (t: number, active: number): RateState => ({
+  t,
+  events: 0,
+  eventsHours: 0,
+  fixes: 0,
+  alertHours: 0,
+  active,
+});
+
+/** The prior both estimates shrink towards: rates per hour and the weight in hours. */
+export interface RatePrior {
+  readonly eventsPerHour: number;
+  /** Fix rate per active alert, per hour (1 / mean hours an alert stays active). */
+  readonly fixesPerHour: number;
+  readonly hours: number;
+}
+
+export interface Rates {
+  /** Changes per hour the events feed reveals. */
+  readonly eventsPerHour: number;
+  /** Fixes per hour per active alert. */
+  readonly fixesPerHour: number;
+}
+
+/** The posterior mean rates at `now` (the prior alone for a vehicle never observed). */
+export function ratesAt(state: RateState | undefined, now: number, prior: RatePrior, s: RateSettings): Rates {
+  if (!state) return { eventsPerHour: prior.eventsPerHour, fixesPerHour: prior.fixesPerHour };
+  const a = advance(state, now, s);
+  return {
+    eventsPerHour: (a.events + prior.eventsPerHour * prior.hours) / (a.eventsHours + prior.hours),
+    fixesPerHour: (a.fixes + prior.fixesPerHour * prior.hours) / (a.alertHours + prior.hours),
+  };
+}
+
+// ---- Encoding: a short string in the vehicle's scheduling hints (`hints.rates`). ----
+
+const VERSION = 'r1';
+const num = (x: number): string => String(Number(x.toPrecision(6)));
+
+/** `r1:<t>:<events>:<eventsHours>:<fixes>:<alertHours>:<active>` (numbers at 6 significant digits). */
+export function encodeRates(state: RateState): string {
+  return [
+    VERSION,
+    Math.round(state.t),
+    num(state.events),
+    num(state.eventsHours),
+    num(state.fixes),
+    num(state.alertHours),
+    Math.round(state.active),
+  ].join(':');
+}
+
+/**
+ * The sums of `hints.rates`; `undefined` for an absent, older or damaged value, so the vehicle is
+ * planned on the prior (never a crash).
+ */
+export function decodeRates(text: string | undefined): RateState | undefined {
+  if (text === undefined) return undefined;
+  const cached = decoded.get(text);
+  if (cached !== undefined) return cached;
+  const state = parseRates(text);
+  // A cache of a pure function (the planner decodes every vehicle each cycle); bounded.
+  if (decoded.size >= 50_000) decoded.clear();
+  if (state) decoded.set(text, state);
+  return state;
+}
+
+const decoded = new Map<string, RateState>();
+
+function parseRates(text: string): RateState | undefined {
+  const parts = text.split(':');
+  if (parts.length !== 7 || parts[0] !== VERSION) return undefined;
+  const values = parts.slice(1).map(Number);
+  if (values.some((v) => !Number.isFinite(v) || v < 0)) return undefined;
+  const [t, events, eventsHours, fixes, alertHours, active] = values as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  return { t, events, eventsHours, fixes, alertHours, active };
+}

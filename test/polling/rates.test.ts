@@ -1,0 +1,170 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  advance,
+  decodeRates,
+  encodeRates,
+  observe,
+  type RateState,
+  ratesAt,
+} from '../../functions/core/polling/rates';
+
+const HOUR = 3_600_000;
+const T0 = Date.parse('2026-01-15T09:00:00.000Z');
+const settings = { rateHalfLifeMs: 4 * HOUR };
+const prior = { eventsPerHour: 0.5, fixesPerHour: 1, hours: 1 };
+const ev = (type: string, n = 1) => Array.from({ length: n }, () => ({ type }) as { type: never });
+
+describe('the change-rate estimator', () => {
+  it('halves counts over one half-life and grows the exposure by exactly the decayed time', () => {
+    const s: RateState = { t: T0, events: 8, eventsHours: 2, fixes: 4, alertHours: 1, active: 2 };
+    const a = advance(s, T0 + 4 * HOUR, settings);
+    expect(a.t).toBe(T0 + 4 * HOUR);
+    expect(a.events).toBeCloseTo(4, 12);
+    expect(a.fixes).toBeCloseTo(2, 12);
+    // ∫₀⁴ 2^(−(4−s)/4) ds = (1 − ½) / (ln 2 / 4) = 2 / ln 2 hours.
+    expect(a.eventsHours).toBeCloseTo(1 + 2 / Math.LN2, 10);
+    expect(a.alertHours).toBeCloseTo(0.5 + (2 * 2) / Math.LN2, 10);
+    expect(a.active).toBe(2);
+    // No time passed (or the clock went back): the same state.
+    expect(advance(s, T0, settings)).toBe(s);
+    expect(advance(s, T0 - HOUR, settings)).toBe(s);
+  });
+
+  it('counts the changes the events feed reveals and the alert fixes apart, and nothing else', () => {
+    const start = observe(
+      undefined,
+      T0,
+      { events: ev('vehicle.trip.completed', 3), activeAlerts: 1 },
+      settings,
+    );
+    // The first poll reads a look-back that is not measured exposure: it only starts the clock.
+    expect(start).toEqual({ t: T0, events: 0, eventsHours: 0, fixes: 0, alertHours: 0, active: 1 });
+    const next = observe(
+      start,
+      T0,
+      {
+        events: [
+          ...ev('vehicle.alert.raised'),
+          ...ev('vehicle.collision.detected'),
+          ...ev('vehicle.trip.completed'),
+          ...ev('vehicle.refuel.detected'),
+          ...ev('vehicle.fuel_theft.detected'),
+          ...ev('vehicle.alert.fixed', 2),
+          ...ev('vehicle.maintenance.due'),
+          ...ev('vehicle.map_update.available'),
+        ],
+        activeAlerts: 3,
+      },
+      settings,
+    );
+    expect(next).toEqual({ t: T0, events: 5, eventsHours: 0, fixes: 2, alertHours: 0, active: 3 });
+    expect(observe(next, T0, { events: [], activeAlerts: -1 }, settings).active).toBe(0);
+  });
+
+  it('starts a vehicle never observed at the prior, and moves to what it observes', () => {
+    expect(ratesAt(undefined, T0, prior, settings)).toEqual({ eventsPerHour: 0.5, fixesPerHour: 1 });
+    // 10 changes in 10 hours (no decay over 0 h): (10 + 0.5) / (10 + 1).
+    const s: RateState = { t: T0, events: 10, eventsHours: 10, fixes: 3, alertHours: 2, active: 0 };
+    const r = ratesAt(s, T0, prior, settings);
+    expect(r.eventsPerHour).toBeCloseTo(10.5 / 11, 12);
+    expect(r.fixesPerHour).toBeCloseTo(4 / 3, 12);
+  });
+
+  it('lets a vehicle that stops driving fall to the prior within a few half-lives', () => {
+    let s = observe(undefined, T0, { events: [], activeAlerts: 0 }, settings);
+    // Busy: 6 changes an hour for 8 hours.
+    for (let h = 1; h <= 8; h++) {
+      s = observe(s, T0 + h * HOUR, { events: ev('vehicle.trip.completed', 6), activeAlerts: 0 }, settings);
+    }
+    const busy = ratesAt(s, T0 + 8 * HOUR, prior, settings).eventsPerHour;
+    expect(busy).toBeGreaterThan(4);
+    // Silent for 16 hours (no write in between: the estimate is computed from the time).
+    const quiet = ratesAt(s, T0 + 24 * HOUR, prior, settings).eventsPerHour;
+    expect(quiet).toBeLessThan(0.5);
+    expect(quiet).toBeGreaterThan(0);
+  });
+
+  it('follows a step change: within three half-lives it covers 3/4 of the way to the new level', () => {
+    const run = (s0: RateState, t0: number, perHour: number, hours: number) => {
+      let s = s0;
+      let t = t0;
+      for (let h = 0; h < hours; h++) {
+        t += HOUR;
+        s = observe(s, t, { events: ev('vehicle.trip.completed', perHour), activeAlerts: 0 }, settings);
+      }
+      return { s, t, rate: ratesAt(s, t, prior, settings).eventsPerHour };
+    };
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 12 }), fc.integer({ min: 0, max: 12 }), (low, high) => {
+        fc.pre(low !== high);
+        const start = observe(undefined, T0, { events: [], activeAlerts: 0 }, settings);
+        const before = run(start, T0, low, 48);
+        const level = run(start, T0, high, 48).rate; // the estimate's own steady level for `high`
+        const after = run(before.s, before.t, high, 12).rate;
+        // 1 − 2^−3 = 7/8 of the weight is on the new data after three half-lives.
+        expect(Math.abs(after - level)).toBeLessThan(Math.abs(before.rate - level) / 4);
+        // And the steady level is the rate, shrunk towards the prior by its weight (1 h of ~5.8 h).
+        const tau = 4 / Math.LN2;
+        // (counts arrive at the end of each hour, so just after one the level is up to ~9 % higher).
+        const shrunk = (high * tau + 0.5) / (tau + 1);
+        expect(level).toBeGreaterThanOrEqual(shrunk * 0.99);
+        expect(level).toBeLessThanOrEqual(shrunk * 1.1 + 0.01);
+      }),
+    );
+  });
+
+  it('learns a fix rate per active alert from the time alerts stay active', () => {
+    let s = observe(undefined, T0, { events: [], activeAlerts: 2 }, settings);
+    // Two alerts active for 1 h, then one fixed: 1 fix in 2 alert-hours (decayed a little).
+    s = observe(s, T0 + HOUR, { events: ev('vehicle.alert.fixed'), activeAlerts: 1 }, settings);
+    expect(s.fixes).toBe(1);
+    expect(s.alertHours).toBeCloseTo((2 * (1 - 2 ** -0.25)) / (Math.LN2 / 4), 10);
+    expect(s.active).toBe(1);
+  });
+
+  it('round-trips through its text form, and refuses damaged text (the vehicle falls back to the prior)', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          t: fc.integer({ min: 0, max: 4_102_444_800_000 }),
+          events: fc.double({ min: 0, max: 1e6, noNaN: true }),
+          eventsHours: fc.double({ min: 0, max: 1e6, noNaN: true }),
+          fixes: fc.double({ min: 0, max: 1e6, noNaN: true }),
+          alertHours: fc.double({ min: 0, max: 1e6, noNaN: true }),
+          active: fc.integer({ min: 0, max: 1000 }),
+        }),
+        (s) => {
+          const text = encodeRates(s);
+          expect(text.length).toBeLessThanOrEqual(256);
+          expect(text).toMatch(/^r1(:[0-9.e+-]+){6}$/);
+          const back = decodeRates(text) as RateState;
+          expect(back.t).toBe(s.t);
+          expect(back.active).toBe(s.active);
+          for (const k of ['events', 'eventsHours', 'fixes', 'alertHours'] as const) {
+            expect(Math.abs(back[k] - s[k])).toBeLessThanOrEqual(Math.abs(s[k]) * 1e-5 + 1e-300);
+          }
+        },
+      ),
+    );
+    expect(decodeRates('r1:1:2:3:4:5:6')).toEqual({
+      t: 1,
+      events: 2,
+      eventsHours: 3,
+      fixes: 4,
+      alertHours: 5,
+      active: 6,
+    });
+    for (const bad of [
+      undefined,
+      '',
+      'r2:1:2:3:4:5:6',
+      'r1:1:2:3:4:5',
+      'r1:1:2:3:4:5:6:7',
+      'r1:x:2:3:4:5:6',
+      'r1:1:-2:3:4:5:6',
+    ]) {
+      expect(decodeRates(bad)).toBeUndefined();
+    }
+  });
+});
