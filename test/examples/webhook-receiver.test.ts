@@ -53,6 +53,20 @@ describe('example webhook receiver', () => {
     const test = await until('the test event', () => events.find(isWebhookTest), running);
     expect(test.type).toBe('webhook.test');
 
+    // As a user would: once the first polls are done (the event log is quiet), make a change.
+    let last = -1;
+    let quiet = 0;
+    await until(
+      'a quiet event log',
+      async () => {
+        const n = (await api('/events?limit=100')).body.events.length;
+        quiet = n === last ? quiet + 1 : 0;
+        last = n;
+        return quiet >= 8 ? true : undefined;
+      },
+      running,
+      60_000,
+    );
     const world = (await json(`${running.sim}/_sim/world`)).body;
     const vehicleApiId: string = world.users.find((u: AnyJson) => u.vehicleIds.length > 0).vehicleIds[0];
     const raised = await json(`${running.sim}/_sim/vehicles/${vehicleApiId}/alerts`, {
