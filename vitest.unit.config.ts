@@ -46,6 +46,9 @@ export const integrationTests = [
   'test/console/console.browser.test.ts',
   'test/cli/manage.test.ts',
   'test/packages/**',
+  // The local runtime with its DynamoDB Local: against a "real" API, and the black-box security suite.
+  'test/local/real-api.test.ts',
+  'test/security/**',
 ];
 
 export default defineConfig({
