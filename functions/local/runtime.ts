@@ -535,9 +535,25 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     let running: Promise<unknown> = Promise.resolve();
     const every = (ms: number, name: string, work: () => Promise<unknown>) => {
       let busy = false;
+      let since = 0;
+      let warned = false;
+      // A run that never settles would stop this loop without a word: say so once it is long overdue.
+      const stuckAfterMs = Math.max(30_000, 10 * ms);
       const tick = () => {
-        if (busy || stop.signal.aborted) return; // a slow run is never overlapped by the next
+        if (stop.signal.aborted) return;
+        if (busy) {
+          // A slow run is never overlapped by the next.
+          if (!warned && Date.now() - since > stuckAfterMs) {
+            warned = true;
+            err?.write(
+              `carhook: ${name} still running after ${Math.round((Date.now() - since) / 1000)} s; its next runs wait for it\n`,
+            );
+          }
+          return;
+        }
         busy = true;
+        since = Date.now();
+        warned = false;
         const run = work()
           .catch((error: unknown) =>
             err?.write(`carhook: ${name} failed: ${(error as Error)?.message ?? String(error)}\n`),
