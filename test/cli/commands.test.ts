@@ -2,17 +2,17 @@
  * The management commands, run as a user runs them (`node bin/carhook.mjs …`), against a local
  * runtime started in this process (DynamoDB Local, simulator, HTTP API on free ports).
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request, resolveTarget } from '../../bin/cli/client';
 import { sign } from '../../functions/core/webhooks/signing';
-import { type RunningReceiver, startReceiver } from '../../functions/local/receiver';
-import { type LocalRuntime, startLocalRuntime } from '../../functions/local/runtime';
+import type { RunningReceiver } from '../../functions/local/receiver';
+import type { LocalRuntime } from '../../functions/local/runtime';
 import { runCarhook } from '../e2e/support';
+import { type CliWorld, startCliWorld } from './support';
 
 const TOKEN = 'cli-test-admin-token-0123456789';
 
@@ -24,24 +24,13 @@ describe('carhook management commands against the local runtime', () => {
     runCarhook(args, { CARHOOK_URL: rt.apiUrl, CARHOOK_ADMIN_TOKEN: TOKEN, ...env });
   const jsonOf = (stdout: string) => JSON.parse(stdout);
 
+  let world: CliWorld | undefined;
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'carhook-cli-'));
-    rt = await startLocalRuntime({
-      port: 0,
-      simPort: 0,
-      vehicles: 2,
-      pollIntervalMs: 60_000,
-      adminToken: TOKEN,
-      jsonlPath: join(dir, 'events.jsonl'),
-      out: null,
-      err: null,
-    });
-    receiver = await startReceiver({ port: 0, out: null });
+    world = await startCliWorld(TOKEN, 'carhook-cli-');
+    ({ rt, receiver, dir } = world);
   }, 90_000);
   afterAll(async () => {
-    await receiver?.close();
-    await rt?.close();
-    await rm(dir, { recursive: true, force: true });
+    await world?.close();
   });
 
   it('enrollments list shows the simulator users enrolled through OAuth', { timeout: 30_000 }, async () => {

@@ -1,42 +1,23 @@
-/**
- * The management commands named as in the console (subscriptions get, edit, enable, disable,
- * deliveries, dead-letters, replay --events; enrollments get, remove), run as a user runs them
- * against a local runtime started in this process.
- */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningReceiver, startReceiver } from '../../functions/local/receiver';
-import { type LocalRuntime, startLocalRuntime } from '../../functions/local/runtime';
+import type { RunningReceiver } from '../../functions/local/receiver';
+import type { LocalRuntime } from '../../functions/local/runtime';
 import { runCarhook } from '../e2e/support';
+import { type CliWorld, startCliWorld } from './support';
 
 const TOKEN = 'cli-manage-admin-token-0123456789';
 
 describe('carhook management commands, one per route', () => {
   let rt: LocalRuntime;
   let receiver: RunningReceiver;
-  let dir: string;
   const cli = (args: string[]) => runCarhook(args, { CARHOOK_URL: rt.apiUrl, CARHOOK_ADMIN_TOKEN: TOKEN });
 
+  let world: CliWorld | undefined;
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'carhook-cli-manage-'));
-    rt = await startLocalRuntime({
-      port: 0,
-      simPort: 0,
-      vehicles: 2,
-      pollIntervalMs: 60_000,
-      adminToken: TOKEN,
-      jsonlPath: join(dir, 'events.jsonl'),
-      out: null,
-      err: null,
-    });
-    receiver = await startReceiver({ port: 0, out: null });
+    world = await startCliWorld(TOKEN, 'carhook-cli-manage-');
+    ({ rt, receiver } = world);
   }, 90_000);
   afterAll(async () => {
-    await receiver?.close();
-    await rt?.close();
-    await rm(dir, { recursive: true, force: true });
+    await world?.close();
   });
 
   it('subscriptions get, edit, disable, enable, deliveries and dead-letters', {
