@@ -82,6 +82,14 @@ describe('secret parsing', () => {
     expect(keyLength(secretOf(64))).toBe(64);
     expect(keyLength(secretOf(23))).toBe('secret: decodes to 23 bytes; expected 24 to 64');
     expect(keyLength(secretOf(65))).toBe('secret: decodes to 65 bytes; expected 24 to 64');
+    expect(parseSecret(secretOf(23))).toEqual({
+      ok: false,
+      error: {
+        kind: 'Malformed',
+        field: 'secret',
+        message: 'secret: decodes to 23 bytes; expected 24 to 64',
+      },
+    });
   });
 
   it('refuses a secret without the whsec_ prefix, or not a string, naming the prefix', () => {
@@ -94,14 +102,16 @@ describe('secret parsing', () => {
 
   it('refuses characters outside base64 anywhere in the key, and a length no base64 text has', () => {
     const message = 'secret: the part after whsec_ is not base64';
-    const valid = Buffer.alloc(32, 1).toString('base64'); // 44 characters, no padding
-    expect(keyLength(`whsec_${valid}`)).toBe(32);
+    const valid = Buffer.alloc(33, 1).toString('base64'); // 44 characters, no padding
+    expect(keyLength(`whsec_${valid}`)).toBe(33);
     expect(keyLength(`whsec_!${valid}`)).toBe(message);
     expect(keyLength(`whsec_${valid}!`)).toBe(message);
     expect(keyLength(`whsec_${valid.slice(0, 20)}-${valid.slice(21)}`)).toBe(message);
     expect(keyLength(`whsec_${valid}===`)).toBe(message);
-    // 45 characters: one character more than a whole group, which no encoder produces.
+    // 45 characters: one character more than a whole group, which no encoder produces (a
+    // decoder would silently drop it and accept the 33 bytes before it).
     expect(keyLength(`whsec_${valid}A`)).toBe(message);
+    expect(keyLength(`whsec_${valid}AAA`)).toBe(35);
   });
 
   it('accepts padded and unpadded encodings of the same key', () => {
