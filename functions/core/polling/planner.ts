@@ -349,7 +349,7 @@ export function plan(input: PlanInput): Plan {
 function fleetBookings(fleet: readonly VehicleRecord[], config: PollingConfig, plannedAt: string): Booking[] {
   const out: Booking[] = [];
   for (const brand of ['C', 'P'] as const) {
-    // spec 4.4: v1 bulk lists take a brand (`C` or `P`): one batch holds one brand group.
+    // The v1 bulk lists take one brand (`C` or `P`) per request: one batch holds one brand group.
     const ids = fleet.filter((v) => (v.brand === 'P' ? 'P' : 'C') === brand).map((v) => v.id);
     for (let i = 0; i < ids.length; i += config.fleetBatchSize) {
       const vehicleIds = ids.slice(i, i + config.fleetBatchSize);

@@ -204,7 +204,7 @@ localizedText?: string
 advice?: string
 category?: string
 /**
- * low, medium, high (high: stop the vehicle and call a dealer, spec 2.4)
+ * low, medium, high (high: the API advises stopping the vehicle and calling a dealer)
  */
 severity?: string
 /**
@@ -302,7 +302,7 @@ localizedText?: string
 advice?: string
 category?: string
 /**
- * low, medium, high (high: stop the vehicle and call a dealer, spec 2.4)
+ * low, medium, high (high: the API advises stopping the vehicle and calling a dealer)
  */
 severity?: string
 /**

@@ -16,7 +16,7 @@ export const alertFields = {
   category: z.string().optional(),
   severity: severity
     .optional()
-    .describe('low, medium, high (high: stop the vehicle and call a dealer, spec 2.4)'),
+    .describe('low, medium, high (high: the API advises stopping the vehicle and calling a dealer)'),
   position: position.optional(),
   startedAt: isoDate.optional(),
 };
