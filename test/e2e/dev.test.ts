@@ -9,7 +9,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type AnyJson, type DevProcess, freePort, json, startDev, startRecorder, until } from './support';
+import {
+  type AnyJson,
+  type DevProcess,
+  freePort,
+  json,
+  startDev,
+  startRecorder,
+  until,
+  untilQuiet,
+} from './support';
 
 const TOKEN = 'e2e-admin-token-0123456789abcdef';
 
@@ -75,19 +84,8 @@ describe('carhook dev end to end', () => {
     expect(enrollments.filter((e) => e.status === 'active')).toHaveLength(world.users.length);
 
     // Baseline first: the first polls record history (and announce it); wait until the log is quiet.
-    let last = -1;
-    let quiet = 0;
-    await until(
-      'a quiet event log',
-      async () => {
-        const n = (await api('/events?limit=100')).body.events.length;
-        quiet = n === last ? quiet + 1 : 0;
-        last = n;
-        return quiet >= 12 ? true : undefined;
-      },
-      running,
-      60_000,
-    );
+    const logSize = async () => (await api('/events?limit=100')).body.events.length as number;
+    await untilQuiet('a quiet event log', logSize, running);
 
     let failing = false;
     const recorder = await startRecorder(() => (failing ? 503 : 204));
@@ -162,17 +160,7 @@ describe('carhook dev end to end', () => {
     // Let a few more cycles run: nothing else may arrive, and nothing twice.
     const fromActions = () => delivered().filter((g) => g.event.detectedAt >= actionsStart);
     const settled = fromActions().length;
-    await until(
-      'three more poll cycles',
-      async () => {
-        const n = (await api('/events?limit=100')).body.events.length;
-        quiet = n === last ? quiet + 1 : 0;
-        last = n;
-        return quiet >= 12 ? true : undefined;
-      },
-      running,
-      60_000,
-    );
+    await untilQuiet('three more poll cycles', logSize, running);
     const phase1 = fromActions();
     const beforeRestart = delivered();
     const describeAll = phase1

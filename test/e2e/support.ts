@@ -178,3 +178,28 @@ export async function until<T>(
     await new Promise((r) => setTimeout(r, 250));
   }
 }
+
+/**
+ * Waits until `count` (e.g. the size of the event log) has stayed the same for `polls` readings in
+ * a row: the polls in flight have finished and announced what they found.
+ */
+export async function untilQuiet(
+  what: string,
+  count: () => Promise<number>,
+  dev: DevProcess,
+  options: { polls?: number; timeoutMs?: number } = {},
+): Promise<void> {
+  let last = -1;
+  let quiet = 0;
+  await until(
+    what,
+    async () => {
+      const n = await count();
+      quiet = n === last ? quiet + 1 : 0;
+      last = n;
+      return quiet >= (options.polls ?? 12) ? true : undefined;
+    },
+    dev,
+    options.timeoutMs ?? 60_000,
+  );
+}

@@ -9,7 +9,7 @@ import { isVehicleAlertRaised, isWebhookTest } from '@carhook/events';
 import { serve } from '@hono/node-server';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createReceiver } from '../../examples/webhook-receiver/src/app';
-import { type AnyJson, type DevProcess, freePort, json, startDev, until } from '../e2e/support';
+import { type AnyJson, type DevProcess, freePort, json, startDev, until, untilQuiet } from '../e2e/support';
 
 const TOKEN = 'example-admin-token-0123456789abcdef';
 
@@ -54,18 +54,11 @@ describe('example webhook receiver', () => {
     expect(test.type).toBe('webhook.test');
 
     // As a user would: once the first polls are done (the event log is quiet), make a change.
-    let last = -1;
-    let quiet = 0;
-    await until(
+    await untilQuiet(
       'a quiet event log',
-      async () => {
-        const n = (await api('/events?limit=100')).body.events.length;
-        quiet = n === last ? quiet + 1 : 0;
-        last = n;
-        return quiet >= 8 ? true : undefined;
-      },
+      async () => (await api('/events?limit=100')).body.events.length as number,
       running,
-      60_000,
+      { polls: 8 },
     );
     const world = (await json(`${running.sim}/_sim/world`)).body;
     const vehicleApiId: string = world.users.find((u: AnyJson) => u.vehicleIds.length > 0).vehicleIds[0];
