@@ -1,0 +1,128 @@
+import type { Context, Hono } from 'hono';
+import type { WorldMutations, WorldView } from '../world/types';
+import type { V1Kit } from './kit';
+import {
+  DEFAULT_PICTURE,
+  type PictureOptions,
+  parseLimit,
+  parsePictureBody,
+  parsePrice,
+  parseTripId,
+} from './params';
+import { renderTrip } from './render/trip';
+import { renderPicture, renderReferenceFuelPrice, renderVehicleInformation } from './render/vehicle';
+import { tripByV1Id } from './window';
+
+/** Trips (with reference trips and fuel prices) and vehicle information and pictures. */
+export function tripRoutes(app: Hono, world: WorldView & WorldMutations, kit: V1Kit): void {
+  const {
+    bulk,
+    daySpan,
+    inRange,
+    need,
+    newestDone,
+    pathTripId,
+    query,
+    single,
+    tripRecords,
+    unitOf,
+    vehicleOf,
+  } = kit;
+  /** POST /vehicle/picture options per VIN; GET answers the defaults until a POST. */
+  const pictures = new Map<string, { options: PictureOptions; updatedAt: number }>();
+  // ------------------------------------------------------------------ trips
+
+  app.get('/trip/get/referencetrip/:vin', (c) => {
+    const unit = unitOf(c, true);
+    const vehicle = single(c);
+    const trips = newestDone(vehicle).filter((t) => t.reference);
+    return c.json({ trips: tripRecords(vehicle, trips, unit) });
+  });
+
+  app.put('/trip/update/referencetrip/:vin', (c) => {
+    const tripId = parseTripId(need(c, 'tripid'));
+    const vehicle = single(c);
+    const trip = tripByV1Id(world, vehicle, tripId);
+    world.setReferenceTrip(trip.id, true);
+    return c.json({ status: 'OK', vin: vehicle.vin, contract: vehicle.contract, tripId, referenceTrip: 1 });
+  });
+
+  app.get('/trip/last/:vin', (c) => {
+    const limit = parseLimit(need(c, 'limit'));
+    const unit = unitOf(c, true);
+    const vehicle = single(c);
+    const trips = newestDone(vehicle);
+    return c.json({
+      totalNumberTrips: trips.length,
+      trips: tripRecords(vehicle, trips.slice(0, limit), unit),
+    });
+  });
+
+  app.post('/trip/list', async (c) => {
+    const range = daySpan(c, 'from', 'to');
+    const limit = parseLimit(query(c, 'limit'));
+    const unit = unitOf(c, false);
+    const vehicles = await bulk(c);
+    // `limit` applies per vehicle: one busy vehicle cannot crowd the others out of the answer.
+    return c.json({
+      trips: vehicles.flatMap((v) => tripRecords(v, inRange(newestDone(v), range).slice(0, limit), unit)),
+    });
+  });
+
+  app.get('/trip/period/:vin', (c) => {
+    const range = daySpan(c, 'from', 'to');
+    const limit = parseLimit(query(c, 'limit'));
+    const unit = unitOf(c, false);
+    const vehicle = single(c);
+    const trips = inRange(newestDone(vehicle), range);
+    return c.json({
+      totalNumberTrips: trips.length,
+      trips: tripRecords(vehicle, trips.slice(0, limit), unit),
+    });
+  });
+
+  app.get('/trip/id/:vin/:tripid', (c) => {
+    const unit = unitOf(c, true);
+    const tripId = pathTripId(c);
+    const vehicle = single(c);
+    return c.json(renderTrip(world, vehicle, tripByV1Id(world, vehicle, tripId), unit));
+  });
+
+  app.put('/trip/update/fuelprice/:vin/:tripid', (c) => {
+    const price = parsePrice(need(c, 'price'));
+    const tripId = pathTripId(c);
+    const vehicle = single(c);
+    const trip = tripByV1Id(world, vehicle, tripId);
+    world.setTripFuelPrice(trip.id, price);
+    return c.json({ status: 'OK', vin: vehicle.vin, contract: vehicle.contract, tripId, fuelPrice: price });
+  });
+
+  app.put('/trip/update/reference/fuelprice/:vin', (c) => {
+    const price = parsePrice(need(c, 'price'));
+    const vehicle = single(c);
+    world.setReferenceFuelPrice(vehicle.id, price);
+    return c.json({ status: 'OK', vin: vehicle.vin, contract: vehicle.contract, fuelPrice: price });
+  });
+
+  app.get('/trip/get/reference/fuelprice/:vin', (c) => c.json(renderReferenceFuelPrice(single(c))));
+
+  // ------------------------------------------------------------------ vehicle
+
+  app.get('/vehicle/information/:vin', (c) => c.json(renderVehicleInformation(single(c))));
+
+  const pictureVehicle = (c: Context) => vehicleOf(c.req.param('vin') ?? '', c.req.param('contract') ?? '');
+
+  app.post('/vehicle/picture/:vin/:contract', async (c) => {
+    const vehicle = pictureVehicle(c);
+    const options = parsePictureBody(await c.req.text());
+    const stored = { options, updatedAt: world.now() };
+    pictures.set(vehicle.vin, stored);
+    return c.json(renderPicture(vehicle, stored.options, stored.updatedAt));
+  });
+
+  app.get('/vehicle/picture/:vin/:contract', (c) => {
+    const vehicle = pictureVehicle(c);
+    const stored = pictures.get(vehicle.vin) ?? { options: DEFAULT_PICTURE, updatedAt: vehicle.updatedAt };
+    return c.json(renderPicture(vehicle, stored.options, stored.updatedAt));
+  });
+}
