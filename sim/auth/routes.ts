@@ -193,7 +193,7 @@ export function createAuthRoutes(svc: SimServices): Hono {
     }
     const form = new URLSearchParams(await c.req.text());
     // RFC 6749 2.3.1: HTTP Basic or client_id + client_secret in the body.
-    const basic = formDecodedCredentials(basicCredentials(c.req.header('authorization')));
+    const basic = formDecodedCredentials(basicCredentials(c.req.raw));
     const formId = form.get('client_id') ?? undefined;
     if (basic && formId !== undefined && formId !== basic.user) {
       return oauthError(c, 400, 'invalid_request', 'client_id differs from the HTTP basic credentials');

@@ -35,21 +35,6 @@ export function round(value: number, digits: number): number {
   return Math.round(value * f) / f;
 }
 
-/** FNV-1a, 32 bits: a stable pseudo-random source derived from ids (no Math.random in the sim). */
-export function hash32(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
-/** A deterministic integer in [min, max] for `key`. */
-export function pick(key: string, min: number, max: number): number {
-  return min + (hash32(key) % (max - min + 1));
-}
-
 export const KM_PER_MILE = 1.609344;
 /** Liters per imperial (UK) gallon: `unit=1` is the imperial system, not US customary. */
 export const LITERS_PER_IMPERIAL_GALLON = 4.54609;

@@ -1,5 +1,6 @@
+import { hashedInt } from '../../world/prng';
 import type { SimMaintenance, SimVehicle, WorldView } from '../../world/types';
-import { formatStamp, pick, round } from '../format';
+import { formatStamp, round } from '../format';
 import {
   FUEL_LABELS,
   type FuelIndicator,
@@ -39,7 +40,7 @@ export function dueIndicator(remaining: number, soon: number): string {
 
 /** Tank capacity in liters, deterministic per model (the world does not carry one); 0 for electric. */
 export function tankCapacity(vehicle: SimVehicle): number {
-  return vehicle.energy === 'electric' ? 0 : pick(`tank:${vehicle.model}`, 42, 62);
+  return vehicle.energy === 'electric' ? 0 : hashedInt(`tank:${vehicle.model}`, 42, 62);
 }
 
 const INST_SECONDS = [10, 20, 30, 40, 50, 60] as const;

@@ -1,5 +1,6 @@
+import { hashedInt } from '../../world/prng';
 import type { GeoPoint, SimTrip, SimVehicle, WorldView } from '../../world/types';
-import { formatStamp, pick } from '../format';
+import { formatStamp } from '../format';
 import { POSITION_SECONDS, positionAt, secondAt, tripPositionAt } from '../window';
 
 type StringSeries = Record<string, string>;
@@ -70,7 +71,7 @@ function render(
     out.latitude[key] = s.position.lat.toFixed(6);
     out.longitude[key] = s.position.lon.toFixed(6);
     out.altitude[key] = String(Math.round(s.position.alt));
-    out.nbsat[key] = String(pick(`${vehicle.id}:sat:${Math.floor(s.at / 1000)}`, 5, 12));
+    out.nbsat[key] = String(hashedInt(`${vehicle.id}:sat:${Math.floor(s.at / 1000)}`, 5, 12));
     out.source[key] = POSITION_SOURCE;
   }
   return out;

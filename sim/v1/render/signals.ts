@@ -4,8 +4,10 @@
  * derived from what it has — speed, day/night, air temperature, seat belt — and from the trip's
  * heading, with rare events chosen by a hash of (vehicle, second) so they are deterministic.
  */
+
+import { hashText } from '../../world/prng';
 import type { SimTelemetry, SimVehicle, WorldView } from '../../world/types';
-import { formatStamp, hash32 } from '../format';
+import { formatStamp } from '../format';
 import { ALL_SECONDS, headingDelta, keysOf, secondAt, series, tripAt, tripHeadingAt } from '../window';
 
 type Series = Record<string, number>;
@@ -73,7 +75,7 @@ class Window {
 
   /** A rare event at this second: true about once in `oneIn` seconds. */
   rare(k: number, what: string, oneIn: number): boolean {
-    return hash32(`${this.vehicle.id}:${what}:${Math.floor(this.second(k).at / 1000)}`) % oneIn === 0;
+    return hashText(`${this.vehicle.id}:${what}:${Math.floor(this.second(k).at / 1000)}`) % oneIn === 0;
   }
 }
 
