@@ -14,34 +14,16 @@ import { keysOf, tripByV1Id } from './window';
 
 /** Crash reports and eco-driving evaluations. */
 export function ecoRoutes(app: Hono, world: WorldView & WorldMutations, kit: V1Kit): void {
-  const {
-    aggregates,
-    brandOf,
-    bulk,
-    byDay,
-    byMonth,
-    daySpan,
-    doneTrips,
-    inRange,
-    localeOf,
-    monthSpan,
-    need,
-    newestDone,
-    pathTripId,
-    query,
-    secondsOf,
-    single,
-  } = kit;
   // ------------------------------------------------------------------ crash
 
   app.post('/crash/list', async (c) => {
-    const raw = query(c, 'listsecond');
+    const raw = kit.query(c, 'listsecond');
     const keys =
       raw === undefined || raw === ''
         ? [...CRASH_LIST_DEFAULT_SECONDS]
         : keysOf(CRASH_SECONDS, parseListSecond(raw));
     const records = [];
-    for (const vehicle of await bulk(c)) {
+    for (const vehicle of await kit.bulk(c)) {
       const latest = collisionsNewestFirst(world, vehicle)[0];
       if (latest) records.push(renderCrash(world, vehicle, latest, keys));
     }
@@ -49,17 +31,21 @@ export function ecoRoutes(app: Hono, world: WorldView & WorldMutations, kit: V1K
   });
 
   app.get('/crash/get/:vin', (c) => {
-    const seconds = secondsOf(c);
-    const vehicle = single(c);
+    const seconds = kit.secondsOf(c);
+    const vehicle = kit.single(c);
     const latest = collisionsNewestFirst(world, vehicle)[0];
     if (!latest) throw new V1Failure('not_found', 'vin', `no crash recorded for vehicle ${vehicle.vin}`);
     return c.json(renderCrash(world, vehicle, latest, keysOf(CRASH_SECONDS, seconds)));
   });
 
   app.get('/crash/search/:vin', (c) => {
-    const range = minuteSpan(parseMinute(need(c, 'from'), 'from'), parseMinute(need(c, 'to'), 'to'), 'to');
-    const limit = parseLimit(query(c, 'limit'));
-    const vehicle = single(c);
+    const range = minuteSpan(
+      parseMinute(kit.need(c, 'from'), 'from'),
+      parseMinute(kit.need(c, 'to'), 'to'),
+      'to',
+    );
+    const limit = parseLimit(kit.query(c, 'limit'));
+    const vehicle = kit.single(c);
     const found = collisionsNewestFirst(world, vehicle)
       .filter((col) => col.createdAt >= range.from && col.createdAt < range.to)
       .slice(0, limit);
@@ -69,60 +55,60 @@ export function ecoRoutes(app: Hono, world: WorldView & WorldMutations, kit: V1K
   // ------------------------------------------------------------------ eco-driving
 
   app.post('/ecodriving/evaluation/list', async (c) => {
-    const locale = localeOf(c);
-    brandOf(c);
+    const locale = kit.localeOf(c);
+    kit.brandOf(c);
     const records: EcoEvaluation[] = [];
-    for (const vehicle of await bulk(c)) {
-      const trips = doneTrips(vehicle);
+    for (const vehicle of await kit.bulk(c)) {
+      const trips = kit.doneTrips(vehicle);
       if (trips.length > 0) records.push(renderOverallEvaluation(vehicle, trips, locale.lang));
     }
     return c.json(records);
   });
 
   app.post('/ecodriving/evaluation/trip/day/list', async (c) => {
-    const locale = localeOf(c);
-    brandOf(c);
-    const range = daySpan(c, 'fromday', 'today');
-    const vehicles = await bulk(c);
-    return c.json(vehicles.flatMap((v) => aggregates(v, range, byDay, locale)));
+    const locale = kit.localeOf(c);
+    kit.brandOf(c);
+    const range = kit.daySpan(c, 'fromday', 'today');
+    const vehicles = await kit.bulk(c);
+    return c.json(vehicles.flatMap((v) => kit.aggregates(v, range, kit.byDay, locale)));
   });
 
   app.get('/ecodriving/evaluation/trip/day/:vin', (c) => {
-    const locale = localeOf(c);
-    brandOf(c);
-    const range = daySpan(c, 'fromday', 'today');
-    return c.json(aggregates(single(c), range, byDay, locale));
+    const locale = kit.localeOf(c);
+    kit.brandOf(c);
+    const range = kit.daySpan(c, 'fromday', 'today');
+    return c.json(kit.aggregates(kit.single(c), range, kit.byDay, locale));
   });
 
   app.get('/ecodriving/evaluation/pertrip/:vin/:tripid', (c) => {
-    const locale = localeOf(c);
-    brandOf(c);
-    const tripId = pathTripId(c);
-    const vehicle = single(c);
+    const locale = kit.localeOf(c);
+    kit.brandOf(c);
+    const tripId = kit.pathTripId(c);
+    const vehicle = kit.single(c);
     const trip = tripByV1Id(world, vehicle, tripId);
     return c.json(renderTripEvaluation(vehicle, trip, locale.lang));
   });
 
   app.post('/ecodriving/evaluation/trip/month/list', async (c) => {
-    brandOf(c);
-    const locale = localeOf(c);
-    const range = monthSpan(c);
-    const vehicles = await bulk(c);
-    return c.json(vehicles.flatMap((v) => aggregates(v, range, byMonth, locale)));
+    kit.brandOf(c);
+    const locale = kit.localeOf(c);
+    const range = kit.monthSpan(c);
+    const vehicles = await kit.bulk(c);
+    return c.json(vehicles.flatMap((v) => kit.aggregates(v, range, kit.byMonth, locale)));
   });
 
   app.get('/ecodriving/evaluation/trip/month/:vin', (c) => {
-    const locale = localeOf(c);
-    brandOf(c);
-    const range = monthSpan(c);
-    return c.json(aggregates(single(c), range, byMonth, locale));
+    const locale = kit.localeOf(c);
+    kit.brandOf(c);
+    const range = kit.monthSpan(c);
+    return c.json(kit.aggregates(kit.single(c), range, kit.byMonth, locale));
   });
 
   app.get('/ecodriving/evaluation/get/:vin', (c) => {
-    const locale = localeOf(c);
-    brandOf(c);
-    const vehicle = single(c);
-    const trips = doneTrips(vehicle);
+    const locale = kit.localeOf(c);
+    kit.brandOf(c);
+    const vehicle = kit.single(c);
+    const trips = kit.doneTrips(vehicle);
     if (trips.length === 0) {
       throw new V1Failure(
         'not_found',
@@ -134,20 +120,20 @@ export function ecoRoutes(app: Hono, world: WorldView & WorldMutations, kit: V1K
   });
 
   app.get('/ecodriving/evaluation/lasttrip/:vin', (c) => {
-    const locale = localeOf(c);
-    brandOf(c);
-    const vehicle = single(c);
-    const last = newestDone(vehicle)[0];
+    const locale = kit.localeOf(c);
+    kit.brandOf(c);
+    const vehicle = kit.single(c);
+    const last = kit.newestDone(vehicle)[0];
     if (!last) throw new V1Failure('not_found', 'vin', `vehicle ${vehicle.vin} has no trip`);
     return c.json(renderTripEvaluation(vehicle, last, locale.lang));
   });
 
   app.get('/ecodriving/evaluation/daytrips/:vin', (c) => {
-    const locale = localeOf(c);
-    brandOf(c);
-    const day = parseDay(need(c, 'day'), 'day');
-    const vehicle = single(c);
-    const trips = inRange(doneTrips(vehicle), day).sort((a, b) => a.startedAt - b.startedAt);
+    const locale = kit.localeOf(c);
+    kit.brandOf(c);
+    const day = parseDay(kit.need(c, 'day'), 'day');
+    const vehicle = kit.single(c);
+    const trips = kit.inRange(kit.doneTrips(vehicle), day).sort((a, b) => a.startedAt - b.startedAt);
     return c.json(trips.map((t) => renderTripEvaluation(vehicle, t, locale.lang)));
   });
 }

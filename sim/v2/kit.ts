@@ -52,16 +52,22 @@ export function v2Kit(world: World) {
     return user ?? simError(c, 404, 'not_found', 'No user found for this access token');
   };
 
-  /** spec 7: 404 for an unknown vehicle, 403 for another user's. */
-  const ownVehicle = (c: C, id: string): SimVehicle | Response => {
-    const v = world.vehicle(id);
-    if (!v) return simError(c, 404, 'not_found', `No vehicle with id '${id}'`);
+  /** The vehicle if the token's user may read it: 404 when unknown, 403 when another user's. */
+  const owned = (c: C, v: SimVehicle | undefined, unknown: string, ref: string): SimVehicle | Response => {
+    if (!v) return simError(c, 404, 'not_found', unknown);
     const userId = c.get('userId');
     if (userId !== undefined && v.userId !== userId) {
-      return simError(c, 403, 'forbidden', `The user has no access to vehicle '${id}'`);
+      return simError(c, 403, 'forbidden', `The user has no access to vehicle '${ref}'`);
     }
     return v;
   };
+
+  const ownVehicle = (c: C, id: string): SimVehicle | Response =>
+    owned(c, world.vehicle(id), `No vehicle with id '${id}'`, id);
+
+  /** By VIN (the services lookups), with the same access rule. */
+  const vehicleByVin = (c: C, vin: string): SimVehicle | Response =>
+    owned(c, world.vehicleByVin(vin), `No vehicle with VIN '${vin}'`, vin);
 
   const ownTrip = (c: C, id: string): SimTrip | Response => {
     const t = world.trip(id);
@@ -117,6 +123,23 @@ export function v2Kit(world: World) {
   const pageOf = <T extends { createdAt: number }>(all: readonly T[], range: Range, page: Page) => {
     const matching = all.filter((x) => inRange(x.createdAt, range)).reverse();
     return { total: matching.length, items: matching.slice(page.offset, page.offset + page.limit) };
+  };
+
+  /** A HAL list of records: query checked, newest first, filtered by since/until, paged, rendered. */
+  const recordList = <T extends { createdAt: number }>(
+    c: C,
+    plural: string,
+    what: string,
+    all: readonly T[],
+    render: (ctx: RenderCtx, record: T) => Json | undefined,
+    withLocale = false,
+  ): Response => {
+    const p = listParams(c, withLocale);
+    if (isResponse(p)) return p;
+    const ctx = ctxOf(c, p.locale);
+    const { total, items } = pageOf(all, p.range, p.page);
+    const rendered = items.map((x) => render(ctx, x)).filter((x): x is Json => x !== undefined);
+    return list(c, plural, total, rendered, p.page, what);
   };
 
   const listParams = (c: C, withLocale: boolean, defaultLimit = 10, maxLimit?: number) => {
@@ -179,6 +202,8 @@ export function v2Kit(world: World) {
     telemetryList,
     ceilSec,
     floorSec,
+    recordList,
+    vehicleByVin,
   };
 }
 

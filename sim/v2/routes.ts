@@ -14,6 +14,6 @@ export function createV2Routes(svc: SimServices): Hono<SimEnv> {
   const kit = v2Kit(svc.world);
   vehicleRoutes(app, svc.world, kit);
   tripRoutes(app, svc.world, kit);
-  serviceRoutes(app, svc.world);
+  serviceRoutes(app, svc.world, kit);
   return app;
 }

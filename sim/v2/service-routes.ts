@@ -1,27 +1,16 @@
 import type { Hono } from 'hono';
 import type { SimEnv } from '../http/context';
-import { invalidParam, simError } from '../http/errors';
+import { invalidParam } from '../http/errors';
 import { SERVICES } from '../world/catalog';
-import type { SimVehicle } from '../world/types';
 import type { World } from '../world/world';
-import { type C, isResponse } from './kit';
+import { isResponse, type V2Kit } from './kit';
 
 /** Service support (area B): services and eligibilities of a vehicle by VIN, plain `application/json`. */
-export function serviceRoutes(app: Hono<SimEnv>, world: World): void {
+export function serviceRoutes(app: Hono<SimEnv>, world: World, kit: V2Kit): void {
   // ---- area B: services and eligibilities (application/json)
 
-  const vehicleByVin = (c: C, vin: string): SimVehicle | Response => {
-    const v = world.vehicleByVin(vin);
-    if (!v) return simError(c, 404, 'not_found', `No vehicle with VIN '${vin}'`);
-    const userId = c.get('userId');
-    if (userId !== undefined && v.userId !== userId) {
-      return simError(c, 403, 'forbidden', `The user has no access to vehicle '${vin}'`);
-    }
-    return v;
-  };
-
   app.get('/services/vehicles/:vin', (c) => {
-    const v = vehicleByVin(c, c.req.param('vin'));
+    const v = kit.vehicleByVin(c, c.req.param('vin'));
     if (isResponse(v)) return v;
     const filter = c.req.query('services');
     let entries = world.services(v.id);
@@ -44,7 +33,7 @@ export function serviceRoutes(app: Hono<SimEnv>, world: World): void {
   });
 
   app.get('/vehicles/:vin/eligibilities', (c) => {
-    const v = vehicleByVin(c, c.req.param('vin'));
+    const v = kit.vehicleByVin(c, c.req.param('vin'));
     if (isResponse(v)) return v;
     const services = world.services(v.id);
     // spec 4.2: body not shown; see sim/README.md.

@@ -10,111 +10,82 @@ import { parseTelemetryId, renderTelemetry } from './telemetry';
 
 /** Trips and their records, and the single records the links in bodies point at. */
 export function tripRoutes(app: Hono<SimEnv>, world: World, kit: V2Kit): void {
-  const {
-    ctxOf,
-    currentUser,
-    ownVehicle,
-    ownTrip,
-    list,
-    pageOf,
-    listParams,
-    typeFilter,
-    telemetryList,
-    ceilSec,
-  } = kit;
   // ---- trips
 
   app.get('/trips', (c) => {
-    const user = currentUser(c);
+    const user = kit.currentUser(c);
     if (isResponse(user)) return user;
-    const p = listParams(c, false);
-    if (isResponse(p)) return p;
-    const ctx = ctxOf(c);
-    const all = user.vehicleIds.flatMap((id) => world.trips(id)).sort((a, b) => a.createdAt - b.createdAt);
-    const { total, items } = pageOf(all, p.range, p.page);
-    return list(
+    return kit.recordList(
       c,
       'trips',
-      total,
-      items.map((t) => renderTrip(ctx, t)),
-      p.page,
       'trips for this user',
+      user.vehicleIds.flatMap((id) => world.trips(id)).sort((a, b) => a.createdAt - b.createdAt),
+      renderTrip,
     );
   });
 
   app.get('/trips/:id', (c) => {
-    const t = ownTrip(c, c.req.param('id'));
+    const t = kit.ownTrip(c, c.req.param('id'));
     if (isResponse(t)) return t;
-    return send(c, renderTrip(ctxOf(c), t), HAL);
+    return send(c, renderTrip(kit.ctxOf(c), t), HAL);
   });
 
   app.get('/trips/:id/collisions', (c) => {
-    const t = ownTrip(c, c.req.param('id'));
+    const t = kit.ownTrip(c, c.req.param('id'));
     if (isResponse(t)) return t;
-    const p = listParams(c, false);
-    if (isResponse(p)) return p;
-    const ctx = ctxOf(c);
-    const all = world.collisions(t.vehicleId).filter((x) => x.tripId === t.id);
-    const { total, items } = pageOf(all, p.range, p.page);
-    return list(
+    return kit.recordList(
       c,
       'collisions',
-      total,
-      items.map((x) => renderCollision(ctx, x)),
-      p.page,
       'collisions in this trip',
+      world.collisions(t.vehicleId).filter((x) => x.tripId === t.id),
+      renderCollision,
     );
   });
 
   app.get('/trips/:id/alerts', (c) => {
-    const t = ownTrip(c, c.req.param('id'));
+    const t = kit.ownTrip(c, c.req.param('id'));
     if (isResponse(t)) return t;
-    const p = listParams(c, true);
-    if (isResponse(p)) return p;
-    const ctx = ctxOf(c, p.locale);
-    const all = world.alerts(t.vehicleId).filter((x) => x.tripId === t.id);
-    const { total, items } = pageOf(all, p.range, p.page);
-    return list(
+    return kit.recordList(
       c,
       'alerts',
-      total,
-      items.map((a) => renderAlert(ctx, a)),
-      p.page,
       'alerts in this trip',
+      world.alerts(t.vehicleId).filter((x) => x.tripId === t.id),
+      renderAlert,
+      true,
     );
   });
 
   app.get('/trips/:id/ecodriving', (c) => {
-    const t = ownTrip(c, c.req.param('id'));
+    const t = kit.ownTrip(c, c.req.param('id'));
     if (isResponse(t)) return t;
-    return send(c, renderEcoDriving(ctxOf(c), t), HAL);
+    return send(c, renderEcoDriving(kit.ctxOf(c), t), HAL);
   });
 
   app.get('/trips/:id/telemetry', (c) => {
-    const t = ownTrip(c, c.req.param('id'));
+    const t = kit.ownTrip(c, c.req.param('id'));
     if (isResponse(t)) return t;
     const v = world.vehicle(t.vehicleId) as SimVehicle;
-    const p = listParams(c, false, 10, MAX_TELEMETRY_LIMIT);
+    const p = kit.listParams(c, false, 10, MAX_TELEMETRY_LIMIT);
     if (isResponse(p)) return p;
-    const paths = typeFilter(c);
+    const paths = kit.typeFilter(c);
     if (isResponse(paths)) return paths;
     const { since, until } = p.range;
-    const lo = Math.max(t.startedAt, since !== undefined ? ceilSec(since) : t.startedAt);
-    const hi = Math.min(t.stoppedAt - 1000, until !== undefined ? ceilSec(until) - 1000 : t.stoppedAt);
-    return telemetryList(c, v, lo, hi, p.page, paths);
+    const lo = Math.max(t.startedAt, since !== undefined ? kit.ceilSec(since) : t.startedAt);
+    const hi = Math.min(t.stoppedAt - 1000, until !== undefined ? kit.ceilSec(until) - 1000 : t.stoppedAt);
+    return kit.telemetryList(c, v, lo, hi, p.page, paths);
   });
 
   const waypoints = (c: C): Response => {
-    const t = ownTrip(c, c.req.param('id') ?? '');
+    const t = kit.ownTrip(c, c.req.param('id') ?? '');
     if (isResponse(t)) return t;
     const page = q(c, parsePage(new URL(c.req.url).searchParams, 10));
     if (isResponse(page)) return page;
-    const ctx = ctxOf(c);
+    const ctx = kit.ctxOf(c);
     const all = t.waypoints;
     const items = all
       .slice(page.offset, page.offset + page.limit)
       .map((w, i) => renderWaypoint(ctx, t, w, page.offset + i));
-    return list(c, 'waypoints', all.length, items, page, 'waypoints in this trip');
+    return kit.list(c, 'waypoints', all.length, items, page, 'waypoints in this trip');
   };
   app.get('/trips/:id/wayPoints', waypoints);
   // spec 4.2 link shape: `/trips/{id}/waypoints/`.
@@ -125,9 +96,9 @@ export function tripRoutes(app: Hono<SimEnv>, world: World, kit: V2Kit): void {
   app.get('/collisions/:id', (c) => {
     const x = world.collision(c.req.param('id'));
     if (!x) return simError(c, 404, 'not_found', `No collision with id '${c.req.param('id')}'`);
-    const v = ownVehicle(c, x.vehicleId);
+    const v = kit.ownVehicle(c, x.vehicleId);
     if (isResponse(v)) return v;
-    return send(c, renderCollision(ctxOf(c), x), HAL);
+    return send(c, renderCollision(kit.ctxOf(c), x), HAL);
   });
 
   app.get('/alerts/:id', (c) => {
@@ -136,9 +107,9 @@ export function tripRoutes(app: Hono<SimEnv>, world: World, kit: V2Kit): void {
     if (isResponse(locale)) return locale;
     const a = world.alert(c.req.param('id'));
     if (!a) return simError(c, 404, 'not_found', `No alert with id '${c.req.param('id')}'`);
-    const v = ownVehicle(c, a.vehicleId);
+    const v = kit.ownVehicle(c, a.vehicleId);
     if (isResponse(v)) return v;
-    return send(c, renderAlert(ctxOf(c, locale), a), HAL);
+    return send(c, renderAlert(kit.ctxOf(c, locale), a), HAL);
   });
 
   app.get('/ecodrivings/:id', (c) => {
@@ -146,9 +117,9 @@ export function tripRoutes(app: Hono<SimEnv>, world: World, kit: V2Kit): void {
     const t = world.trip(`t${id.slice(1)}`);
     if (!t || ecoId(t.id) !== id)
       return simError(c, 404, 'not_found', `No eco-driving evaluation with id '${id}'`);
-    const own = ownTrip(c, t.id);
+    const own = kit.ownTrip(c, t.id);
     if (isResponse(own)) return own;
-    return send(c, renderEcoDriving(ctxOf(c), t), HAL);
+    return send(c, renderEcoDriving(kit.ctxOf(c), t), HAL);
   });
 
   app.get('/telemetry/:id', (c) => {
@@ -157,8 +128,8 @@ export function tripRoutes(app: Hono<SimEnv>, world: World, kit: V2Kit): void {
     const v = parsed ? world.vehicle(parsed.vehicleId) : undefined;
     const t = parsed && v ? world.telemetryAt(v.id, parsed.at) : undefined;
     if (!parsed || !v || !t) return simError(c, 404, 'not_found', `No telemetry with id '${id}'`);
-    const own = ownVehicle(c, v.id);
+    const own = kit.ownVehicle(c, v.id);
     if (isResponse(own)) return own;
-    return send(c, renderTelemetry(ctxOf(c), v.id, t, v.brand), HAL);
+    return send(c, renderTelemetry(kit.ctxOf(c), v.id, t, v.brand), HAL);
   });
 }
