@@ -46,7 +46,7 @@ interface AuthorizeRequest {
 }
 
 /**
- * Validates an authorize request (spec 5.2): response_type=code, scope=public, a registered
+ * Validates an authorize request: response_type=code, scope=public, a registered
  * client_id and redirect_uri; PKCE S256 optional. Answers 400 (client or redirect URI wrong) or a
  * redirect with `error=` (anything else wrong), per RFC 6749 4.1.2.1.
  */
@@ -134,7 +134,7 @@ ${rows}
 </body></html>`;
 }
 
-/** OAuth 2.0 authorization-code flow (spec 5.2) under `/accounts/signin/v1/{brand}/oauth2`. */
+/** OAuth 2.0 authorization-code flow (one per brand) under `/accounts/signin/v1/{brand}/oauth2`. */
 export function createAuthRoutes(svc: SimServices): Hono {
   const app = new Hono({ strict: false });
   const usersOf = (brand: BrandInfo): SimUser[] => svc.world.users().filter((u) => u.brand === brand.code);

@@ -29,7 +29,7 @@ function unauthorized(c: Context, message: string, field?: string, challenge = B
 
 /**
  * The API gateway in front of every API area (v2, services, map, v1): operation matching, rate
- * limit (spec 8), client authentication (spec 5), chaos, and stats. The token endpoint and `/_sim`
+ * limit (per client), client authentication, chaos, and stats. The token endpoint and `/_sim`
  * never pass through it.
  */
 export function gateway(svc: SimServices): MiddlewareHandler<SimEnv> {
@@ -41,7 +41,7 @@ export function gateway(svc: SimServices): MiddlewareHandler<SimEnv> {
     const claimed = url.searchParams.get('client_id') ?? (match?.op.area === 'C' ? basic?.user : undefined);
     const client = svc.clients.get(claimed ?? undefined);
     const clientKey = client ? client.clientId : claimed ? Stats.UNKNOWN_CLIENT : Stats.NO_CLIENT;
-    // spec 8: counted per client; requests naming no known client cannot be attributed to a quota.
+    // Quotas count per client; requests naming no known client cannot be attributed to a quota.
     const rate = client ? svc.limiter.hit(client.clientId) : svc.limiter.peek(undefined);
     c.set('op', match?.op);
     c.set('clientId', client?.clientId);
@@ -122,7 +122,7 @@ async function authenticate(
   const url = new URL(c.req.url);
   const claimed = url.searchParams.get('client_id');
   if (area === 'C') {
-    // spec 4.3: HTTP basic (client id and secret) plus client_id in the query.
+    // The map API takes HTTP basic (client id and secret) plus client_id in the query.
     const challenge = 'Basic realm="map"';
     if (!basic) return unauthorized(c, 'HTTP basic authentication is required', 'authorization', challenge);
     const client = svc.clients.get(basic.user);

@@ -1,5 +1,5 @@
 /**
- * Value formats of the version 1 records (spec 2.13): digit timestamps in UTC, rounding, unit
+ * Value formats of the version 1 records: digit timestamps in UTC, rounding, unit
  * conversions, and a small hash so "random-looking" values stay deterministic for a given world.
  */
 
@@ -7,7 +7,7 @@ function pad(n: number, width: number): string {
   return String(n).padStart(width, '0');
 }
 
-/** `yyyyMMddHHmmss` in UTC (spec 2.13: `lastUpdate`, `dateTripBegin`, alert dates). */
+/** `yyyyMMddHHmmss` in UTC: the v1 form of `lastUpdate`, `dateTripBegin` and alert dates. */
 export function formatStamp(epochMs: number): string {
   const d = new Date(epochMs);
   return (

@@ -1,6 +1,6 @@
 /**
  * Localized texts of the v1 records: alert messages and advice, eco-driving labels, maintenance
- * labels, and the referential groups. French for `fr_*` locales, English otherwise (spec 4.4).
+ * labels, and the referential groups. French for `fr_*` locales, English otherwise.
  * The world's own free-text strings are single-language, so the v1 area renders its own.
  */
 import { ECO_DETAILED } from '../world/catalog';

@@ -1,6 +1,6 @@
 /**
- * The version 1 development API (spec 4.4, area D): parameter validation and rendering of the
- * records of spec 2.13. Mounted at `/connectedcar/v1/dev` by the server, which authenticates the
+ * The version 1 development API (area D): parameter validation and rendering of its records
+ * (series keyed by second number, digit timestamps). Mounted at `/connectedcar/v1/dev` by the server, which authenticates the
  * client (`client_id`), rate-limits and injects chaos before these routes run.
  *
  * Choices where the spec says "not shown" are written down in sim/v1/SHAPES.md.

@@ -80,7 +80,7 @@ export function vehicleStateRoutes(app: Hono, world: WorldView & WorldMutations,
   // ------------------------------------------------------------------ positions
 
   const geolocated = (vehicle: SimVehicle): SimVehicle => {
-    // spec 7: no geolocation data when the user did not allow its collection.
+    // The API has no geolocation data (404) when the user did not allow its collection.
     if (!vehicle.geolocationAllowed) {
       throw new V1Failure(
         'not_found',

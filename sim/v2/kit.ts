@@ -48,7 +48,7 @@ export function v2Kit(world: World) {
   const currentUser = (c: C): SimUser | Response => {
     const id = c.get('userId');
     const user = id ? world.user(id) : undefined;
-    // spec 7: "no user found (should never happen)".
+    // The API lists a 404 "no user found" (which should never happen with a valid token).
     return user ?? simError(c, 404, 'not_found', 'No user found for this access token');
   };
 
@@ -79,7 +79,7 @@ export function v2Kit(world: World) {
     return t;
   };
 
-  /** spec 2.1 list: `_links` self/first/next/prev/last, `total`, `_embedded.<plural>`. */
+  /** A HAL list: `_links` self/first/next/prev/last, `total`, `_embedded.<plural>`. */
   const list = (
     c: C,
     plural: string,
@@ -89,7 +89,7 @@ export function v2Kit(world: World) {
     what: string,
   ): Response => {
     if (total === 0 && c.get('chaos').notFoundForEmptyList) {
-      // spec 7's table lists 404 for "no such items" (the sample shows 200 with total 0, our default).
+      // The API's error table lists 404 for "no such items" (the sample shows 200 with total 0, our default).
       return simError(c, 404, 'not_found', `No ${what}`);
     }
     const url = new URL(c.req.url);

@@ -24,17 +24,17 @@ export interface RenderCtx {
 
 export type Json = Record<string, unknown>;
 
-/** spec 2.1: `yyyy-MM-ddTHH:mm:ss.SSSZ`. */
+/** The API's date form: `yyyy-MM-ddTHH:mm:ss.SSSZ`. */
 export function isoZ(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-/** spec 2.1's other form, `yyyy-MM-ddTHH:mm:ss.SSS+0000`: used in GeoJSON position properties. */
+/** The API's other date form, `yyyy-MM-ddTHH:mm:ss.SSS+0000`: used in GeoJSON position properties. */
 export function isoOffset(ms: number): string {
   return new Date(ms).toISOString().replace('Z', '+0000');
 }
 
-/** v1 / alternative alert shape dates: `yyyyMMddHHmmss` (spec 2.13 `lastUpdate` form). */
+/** v1 / alternative alert shape dates: `yyyyMMddHHmmss` (the v1 `lastUpdate` form). */
 export function compactDate(ms: number): string {
   return new Date(ms).toISOString().replace(/[-:T]/g, '').slice(0, 14);
 }
@@ -45,7 +45,7 @@ export function enumValue(ctx: RenderCtx, value: string): string {
   return ctx.flags.upperCaseEnums ? value.toUpperCase() : value;
 }
 
-/** spec 2.1: GeoJSON Feature, coordinates lon, lat, alt. */
+/** Positions are GeoJSON Features, coordinates lon, lat, alt. */
 export function position(id: string, p: GeoPoint, at: number, heading: number, extra: Json = {}): Json {
   return {
     type: 'Feature',
@@ -121,7 +121,7 @@ export function renderLastPosition(ctx: RenderCtx, v: SimVehicle): Json {
   };
 }
 
-/** spec 2.4, declared fields; with the `alertItemShape` chaos mode, the sample's alternative item. */
+/** An alert with its declared fields; with the `alertItemShape` chaos mode, the sample's alternative item. */
 export function renderAlert(ctx: RenderCtx, a: SimAlert): Json {
   const message = alertMessage(a.code, ctx.locale);
   if (ctx.flags.alertItemShape) {
@@ -192,7 +192,7 @@ export function renderMaintenance(ctx: RenderCtx, v: SimVehicle, m: SimMaintenan
 export function renderTrip(ctx: RenderCtx, t: SimTrip): Json {
   const self = `${ctx.base}/trips/${t.id}`;
   const end = t.waypoints.at(-1);
-  // spec 2.9: duration integer seconds, distance integer km; the samples show a numeric string and a decimal.
+  // Trips declare duration in integer seconds and distance in integer km; the samples show a numeric string and a decimal.
   const duration = ctx.flags.numbersAsStrings ? String(t.durationS) : t.durationS;
   const distance = ctx.flags.numbersAsStrings ? t.distanceKm : Math.round(t.distanceKm);
   return {
@@ -213,7 +213,7 @@ export function renderTrip(ctx: RenderCtx, t: SimTrip): Json {
       self: link(self),
       vehicle: link(`${ctx.base}/vehicles/${t.vehicleId}`),
       ecodriving: link(`${self}/ecodriving`),
-      // spec 4.2 link shape: `/trips/{id}/waypoints/`.
+      // The API's link shape for a trip's path: `/trips/{id}/waypoints/`.
       path: link(`${self}/waypoints/`),
       alerts: link(`${self}/alerts`),
       collisions: link(`${self}/collisions`),
@@ -245,7 +245,7 @@ export function renderEcoDriving(ctx: RenderCtx, t: SimTrip): Json {
   };
 }
 
-/** Waypoint (spec 2.11: fields not shown): a GeoJSON Feature with speed and sequence number. */
+/** Waypoint (the API does not show its fields): a GeoJSON Feature with speed and sequence number. */
 export function renderWaypoint(ctx: RenderCtx, t: SimTrip, w: SimWaypoint, index: number): Json {
   return {
     ...position(`${t.id}-w${index}`, w.position, w.at, w.heading, { speed: w.speedKmh, sequence: index }),
@@ -261,7 +261,7 @@ const EVENT_KEY: Readonly<Record<SimEvent['type'], string>> = {
   FUEL_STOLEN: 'fuelStolen',
 };
 
-/** spec 2.7: the underlying record under `_embedded.<trip|alert|collision|refuel|fuelStolen>`. */
+/** An event embeds the underlying record under `_embedded.<trip|alert|collision|refuel|fuelStolen>`. */
 export function renderEvent(ctx: RenderCtx, e: SimEvent): Json | undefined {
   let record: Json | undefined;
   let href: string;

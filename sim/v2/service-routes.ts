@@ -36,7 +36,7 @@ export function serviceRoutes(app: Hono<SimEnv>, world: World, kit: V2Kit): void
     const v = kit.vehicleByVin(c, c.req.param('vin'));
     if (isResponse(v)) return v;
     const services = world.services(v.id);
-    // spec 4.2: body not shown; see sim/README.md.
+    // The API does not show this body; the shape chosen is in sim/README.md.
     return c.json({
       vin: v.vin,
       eligible: services.some((s) => s.eligible),

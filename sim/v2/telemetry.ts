@@ -15,7 +15,7 @@ export function parseTelemetryId(id: string): { vehicleId: string; at: number } 
   return { vehicleId: id.slice(0, i), at: sec * 1000 };
 }
 
-/** spec 2.8: one second of data; groups only present when the value was collected. */
+/** One second of data; groups only present when the value was collected. */
 export function renderTelemetry(ctx: RenderCtx, vehicleId: string, t: SimTelemetry, brand: 'C' | 'P'): Json {
   const e = (s: string): string => enumValue(ctx, s);
   const running = t.running === true;
@@ -87,7 +87,7 @@ export function renderTelemetry(ctx: RenderCtx, vehicleId: string, t: SimTelemet
   };
 }
 
-/** Every property path of spec 2.8, in dot notation (`vehicle.engines.coolant.temp` for `engines[]`). */
+/** Every property path of the telemetry resource, in dot notation (`vehicle.engines.coolant.temp` for `engines[]`). */
 export const TELEMETRY_PATHS: readonly string[] = [
   'vehicle.odometer',
   'vehicle.moving',

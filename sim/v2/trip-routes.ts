@@ -88,7 +88,7 @@ export function tripRoutes(app: Hono<SimEnv>, world: World, kit: V2Kit): void {
     return kit.list(c, 'waypoints', all.length, items, page, 'waypoints in this trip');
   };
   app.get('/trips/:id/wayPoints', waypoints);
-  // spec 4.2 link shape: `/trips/{id}/waypoints/`.
+  // The trips' `path` links use this spelling: `/trips/{id}/waypoints/`.
   app.get('/trips/:id/waypoints', waypoints);
 
   // ---- single records the spec's link shapes point at (not in operations.json)

@@ -47,7 +47,7 @@ export function vehicleRoutes(app: Hono<SimEnv>, world: World, kit: V2Kit): void
     const v = kit.ownVehicle(c, c.req.param('id'));
     if (isResponse(v)) return v;
     if (!v.geolocationAllowed) {
-      // spec 7: 404 when the user did not allow the collection of geolocation data.
+      // 404 when the user did not allow the collection of geolocation data.
       return simError(c, 404, 'not_found', 'No geolocation data: the user did not allow its collection');
     }
     return send(c, renderLastPosition(kit.ctxOf(c), v), GEO);
@@ -94,7 +94,7 @@ export function vehicleRoutes(app: Hono<SimEnv>, world: World, kit: V2Kit): void
     if (isResponse(paths)) return paths;
     const now = kit.floorSec(world.now());
     const { since, until } = p.range;
-    // spec 4.2: without since/until, the last 60 seconds.
+    // Without since/until, telemetry answers the last 60 seconds.
     const hi = Math.min(now, until !== undefined ? kit.ceilSec(until) - 1000 : now);
     const lo = Math.max(
       kit.ceilSec(v.createdAt),

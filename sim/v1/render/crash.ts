@@ -3,7 +3,7 @@ import type { CollisionLevel, SimCollision, SimVehicle, WorldView } from '../../
 import { formatStamp, round } from '../format';
 import { series } from '../window';
 
-/** Keys of the crash series (spec 2.13): 41, and 60 in the get and search responses. */
+/** Keys of the crash series: 41, and 60 in the get and search responses. */
 export const CRASH_SECONDS: readonly number[] = [41, 60];
 /** Keys of the bulk crash list when no `listsecond` is given (swagger: key 41 only). */
 export const CRASH_LIST_DEFAULT_SECONDS: readonly number[] = [41];

@@ -58,7 +58,7 @@ export function renderMaintenance(
   const capacity = tankCapacity(vehicle);
   const avgL100 = trips.length > 0 ? trips.reduce((s, t) => s + t.avgConsumptionL100, 0) / trips.length : 6;
   const autonomyFromTank = avgL100 > 0 ? ((vehicle.fuelLevelPct / 100) * capacity * 100) / avgL100 : 0;
-  // Telemetry carries the autonomy in some seconds only (spec 2.8): the latest of the window.
+  // Telemetry carries the autonomy in some seconds only: the latest of the window.
   let autonomy = autonomyFromTank;
   for (let k = 60; k >= 1; k--) {
     const reading = world.telemetryAt(vehicle.id, secondAt(end, k))?.fuel?.autonomy;
@@ -85,7 +85,7 @@ export function renderMaintenance(
     instFuelConsumption60: 0,
   };
   for (const s of INST_SECONDS) {
-    // Telemetry states liters per kilometer (spec 2.8); the record shows l/100 km.
+    // Telemetry states liters per kilometer; the record shows l/100 km.
     const perKm = world.telemetryAt(vehicle.id, secondAt(end, s))?.fuel?.consumption ?? 0;
     fuelValues[`instFuelConsumption${s}`] = round(perKm * 100, 1);
   }

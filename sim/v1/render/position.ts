@@ -26,7 +26,7 @@ interface Sample {
 
 /**
  * Which sampled second answers a requested one: itself when it is a sample second (6, 12, …, 60);
- * with `near`, the next sample second holding data (spec 4.4); otherwise none.
+ * with `near`, the next sample second holding data; otherwise none.
  */
 function answeringSample(
   requested: number,

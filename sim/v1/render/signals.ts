@@ -1,6 +1,6 @@
 /**
- * Light status, driving assistance and safety assistance (spec 2.13). The world's telemetry has no
- * lighting or ADAS signals (spec 2.8 lists them, SimTelemetry does not carry them), so they are
+ * Light status, driving assistance and safety assistance. The world's telemetry has no
+ * lighting or ADAS signals (the v2 telemetry lists them, SimTelemetry does not carry them), so they are
  * derived from what it has — speed, day/night, air temperature, seat belt — and from the trip's
  * heading, with rare events chosen by a hash of (vehicle, second) so they are deterministic.
  */
@@ -12,7 +12,7 @@ import { ALL_SECONDS, headingDelta, keysOf, secondAt, series, tripAt, tripHeadin
 
 type Series = Record<string, number>;
 
-/** Light keys of the fog lamps (spec 2.13). */
+/** Light keys of the fog lamps in the v1 light status. */
 export const FOG_SECONDS: readonly number[] = [30, 41, 60];
 /** Heading change over ±2 s (degrees) read as a turn (indicator on). */
 export const TURN_DEGREES = 15;
