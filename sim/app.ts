@@ -53,7 +53,7 @@ export function createSimulatorApp(options: SimulatorOptions = {}): SimulatorApp
     vehicles: options.vehicles ?? 20,
     seed: options.seed ?? 1,
     clock: options.clock ?? 'manual',
-    ...(options.startTime !== undefined ? { startTime: options.startTime } : {}),
+    startTime: options.startTime,
     activity: options.activity ?? false,
   });
   const clientConfigs = options.clients && options.clients.length > 0 ? options.clients : [DEFAULT_CLIENT];

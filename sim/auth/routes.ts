@@ -107,8 +107,8 @@ function validateAuthorize(
     brand,
     client,
     redirectUri,
-    ...(state !== undefined ? { state } : {}),
-    ...(challenge !== undefined ? { codeChallenge: challenge } : {}),
+    state,
+    codeChallenge: challenge,
   };
 }
 
@@ -174,7 +174,7 @@ export function createAuthRoutes(svc: SimServices): Hono {
       clientId: req.client.clientId,
       userId: user.id,
       redirectUri: req.redirectUri,
-      ...(req.codeChallenge !== undefined ? { codeChallenge: req.codeChallenge } : {}),
+      codeChallenge: req.codeChallenge,
     });
     const target = new URL(req.redirectUri);
     target.searchParams.set('code', code);

@@ -98,7 +98,7 @@ export function createControlRoutes(svc: SimServices, hooks: { reset(): void }):
 
   app.get('/chaos', (c) => {
     const { rates, slowMs, seed } = svc.chaos.config;
-    return c.json({ ...rates, slowMs, ...(seed !== undefined ? { seed } : {}) });
+    return c.json({ ...rates, slowMs, seed });
   });
 
   app.put('/chaos', async (c) => {
@@ -108,7 +108,7 @@ export function createControlRoutes(svc: SimServices, hooks: { reset(): void }):
     if (!parsed.ok) return invalidParam(c, parsed.field, parsed.message);
     svc.chaos.configure(parsed.value);
     const { rates, slowMs, seed } = parsed.value;
-    return c.json({ ...rates, slowMs, ...(seed !== undefined ? { seed } : {}) });
+    return c.json({ ...rates, slowMs, seed });
   });
 
   app.get('/stats', (c) => {

@@ -30,11 +30,7 @@ export function vehicleControlRoutes(app: Hono, world: World): void {
         if (severity instanceof BodyError) return severity;
         const tripId = optString(b, 'tripId');
         if (tripId instanceof BodyError) return tripId;
-        return {
-          ...(code ? { code } : {}),
-          ...(severity ? { severity } : {}),
-          ...(tripId ? { tripId } : {}),
-        };
+        return { code, severity, tripId };
       },
       (req) => fromOutcome(c, world.raiseAlert(c.req.param('id'), req), recordJson, 201),
     ),
@@ -111,15 +107,7 @@ export function vehicleControlRoutes(app: Hono, world: World): void {
           }
           alerts = b.alerts as string[];
         }
-        return {
-          ...(durationS !== undefined ? { durationS } : {}),
-          ...(distanceKm !== undefined ? { distanceKm } : {}),
-          ...(ecoScore !== undefined ? { ecoScore } : {}),
-          ...(collision !== undefined ? { collision } : {}),
-          ...(refueling !== undefined ? { refueling } : {}),
-          ...(startedAt !== undefined ? { startedAt } : {}),
-          ...(alerts ? { alerts } : {}),
-        };
+        return { durationS, distanceKm, ecoScore, collision, refueling, startedAt, alerts };
       },
       (req) =>
         fromOutcome(

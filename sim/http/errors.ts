@@ -30,7 +30,7 @@ export interface SimErrorBody {
 }
 
 export function errorBody(status: number, code: SimErrorCode, message: string, field?: string): SimErrorBody {
-  return { error: { status, code, message, ...(field ? { field } : {}) } };
+  return { error: { status, code, message, field } };
 }
 
 export function simError(

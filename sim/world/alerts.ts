@@ -34,7 +34,7 @@ export function recordAlert(
     severity: severity ?? cls.severity,
     category: cls.category,
     position: positionAt(state, at),
-    ...(trip ? { tripId: trip.id } : {}),
+    tripId: trip?.id,
     createdAt: at,
     updatedAt: at,
     active: true,

@@ -29,7 +29,7 @@ export function recordCollision(w: WorldState, state: VehicleState, c: Collision
   const collision: SimCollision = {
     id: nextId(w, state, KIND.collision, 'c'),
     vehicleId: state.vehicle.id,
-    ...(c.trip ? { tripId: c.trip.id } : {}),
+    tripId: c.trip?.id,
     rollOver: c.rollOver,
     pedestrian: c.pedestrian,
     front: c.front,
@@ -57,7 +57,7 @@ export function addCollision(w: WorldState, s: VehicleState, req: CollisionReque
   return ok(
     recordCollision(w, s, {
       at: w.clock.now(),
-      ...(trip ? { trip } : {}),
+      trip,
       front: req.front ?? 'medium',
       rear: req.rear ?? 'none',
       lateral: req.lateral ?? 'none',

@@ -29,8 +29,8 @@ export function recordEvent(
     vehicleId: state.vehicle.id,
     type,
     recordId,
-    ...(extra.liters !== undefined ? { liters: extra.liters } : {}),
-    ...(extra.position ? { position: extra.position } : {}),
+    liters: extra.liters,
+    position: extra.position,
     createdAt: at,
     updatedAt: at,
   };

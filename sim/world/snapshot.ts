@@ -34,7 +34,7 @@ export function snapshot(w: WorldState, view: WorldView): unknown {
           fuelConsumptionL: t.fuelConsumptionL,
           refueling: t.refueling,
           reference: t.reference,
-          ...(t.fuelPrice !== undefined ? { fuelPrice: t.fuelPrice } : {}),
+          fuelPrice: t.fuelPrice,
           startPosition: t.startPosition,
           stopPosition: t.stopPosition,
           waypointCount: Math.ceil(t.durationS / WAYPOINT_INTERVAL_S) + 1,

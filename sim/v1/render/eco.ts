@@ -95,7 +95,7 @@ function evaluation(
     detailedEvaluation[`${code}Label`] = label(code, scores[code], lang);
   }
   return {
-    ...(head.tripId !== undefined ? { tripId: head.tripId } : {}),
+    tripId: head.tripId,
     globalEvaluation: globalEvaluation as GlobalEvaluation,
     detailedEvaluation: detailedEvaluation as DetailedEvaluation,
     vin: vehicle.vin,
