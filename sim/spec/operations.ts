@@ -31,7 +31,7 @@ const AREAS: readonly string[] = ['A', 'B', 'C', 'D', 'auth'];
 const METHODS: readonly string[] = ['GET', 'POST', 'PUT'];
 
 /** Checks the two closed fields of an entry, so a bad edit of the JSON fails at load, naming the entry. */
-function checked(entry: { id: string; area: string; method: string }): SpecOperation {
+export function checkedOperation(entry: { id: string; area: string; method: string }): SpecOperation {
   if (!AREAS.includes(entry.area))
     throw new TypeError(`operations.json: ${entry.id}: unknown area '${entry.area}'`);
   if (!METHODS.includes(entry.method)) {
@@ -40,4 +40,4 @@ function checked(entry: { id: string; area: string; method: string }): SpecOpera
   return entry as SpecOperation;
 }
 
-export const SPEC_OPERATIONS: readonly SpecOperation[] = spec.operations.map(checked);
+export const SPEC_OPERATIONS: readonly SpecOperation[] = spec.operations.map(checkedOperation);

@@ -37,7 +37,7 @@ export const ALERT_MESSAGES: Readonly<Record<string, readonly [string, string, A
   Object.fromEntries(Object.entries(alertMessages).map(([code, entry]) => [code, checkedEntry(code, entry)]));
 
 /** An entry of the table as `[English, French, group]`; a bad edit fails at load, naming the code. */
-function checkedEntry(code: string, entry: readonly string[]): readonly [string, string, AlertGroup] {
+export function checkedEntry(code: string, entry: readonly string[]): readonly [string, string, AlertGroup] {
   const [en, fr, group] = entry;
   const known = (GROUPS as readonly string[]).includes(group ?? '');
   if (!en || !fr || !known)
