@@ -13,9 +13,28 @@ import {
   type VehicleState,
 } from './state';
 
+export interface EnrollmentRef {
+  readonly id: string;
+  readonly kind: 'oauth-user' | 'fleet-contract';
+}
+
 export interface DiffContext {
-  readonly vehicle: { readonly id: string; readonly vin: string; readonly brand?: string };
-  readonly enrollment: { readonly id: string; readonly kind: 'oauth-user' | 'fleet-contract' };
+  readonly vehicle: {
+    readonly id: string;
+    readonly vin: string;
+    readonly brand?: string;
+    readonly model?: string;
+    readonly subModel?: string;
+  };
+  /**
+   * The identity of the physical vehicle the state belongs to (`vehicleIdentity` in
+   * ../polling/identity.ts: `vin:<VIN>`): event ids are scoped to it, so the same change has the
+   * same id whichever enrollment polled it. Default `vehicle.id`.
+   */
+  readonly identity?: string;
+  readonly enrollment: EnrollmentRef;
+  /** Every active enrollment of the vehicle, when it has more than one: copied to each event. */
+  readonly enrollments?: readonly EnrollmentRef[];
   /** The only clock the engine reads. */
   readonly now: Date;
   /** Overrides of DEFAULT_CONFIG; validate user input with `parseDiffConfig`. */
@@ -72,7 +91,7 @@ export class Work {
     this.nowMs = ctx.now.getTime();
     this.nowIso = ctx.now.toISOString();
     this.firstPoll = prev === undefined;
-    const base = prev ?? initialState(ctx.vehicle.id, this.nowIso);
+    const base = prev ?? initialState(ctx.identity ?? ctx.vehicle.id, this.nowIso);
     this.s = { ...base };
     this.prevEventsSince = base.cursors.eventsSince;
     if (prev === undefined) this.dirty = true;
@@ -272,15 +291,24 @@ export class Work {
   ): void {
     this.s.sequence += 1;
     this.dirty = true;
-    const { vehicle, enrollment } = this.ctx;
+    const { vehicle, enrollment, enrollments } = this.ctx;
     this.events.push(
       buildEvent(type, {
-        id: eventId({ scope: vehicle.id, type, key, transition }),
+        id: eventId({ scope: this.ctx.identity ?? vehicle.id, type, key, transition }),
         occurredAt: occurredAt !== undefined && isIsoDate(occurredAt) ? occurredAt : this.nowIso,
         detectedAt: this.nowIso,
         sequence: this.s.sequence,
-        vehicle: dropUndefined({ id: vehicle.id, vin: vehicle.vin, brand: vehicle.brand }),
+        vehicle: dropUndefined({
+          id: vehicle.id,
+          vin: vehicle.vin,
+          brand: vehicle.brand,
+          model: vehicle.model,
+          subModel: vehicle.subModel,
+        }),
         enrollment: { id: enrollment.id, kind: enrollment.kind },
+        ...(enrollments !== undefined && enrollments.length > 1
+          ? { enrollments: enrollments.map((e) => ({ id: e.id, kind: e.kind })) }
+          : {}),
         source: dropUndefined({ ...source }),
         data: dropUndefined(data),
       }) as CarhookEvent,
