@@ -146,6 +146,10 @@ export const applyAlert = (
 ): void => {
   if (r.id === '') return;
   const key = `${r.api}:${r.id}`;
+  const otherKey = `${r.api === 'v1' ? 'v2' : 'v1'}:${r.id}`;
+  // The same alert id through the other API (a VIN enrolled through OAuth and a fleet contract
+  // shares one state): one alert, followed from now on by the API that reads it.
+  if (w.s.alerts[key] === undefined && w.s.alerts[otherKey] !== undefined) w.moveAlert(otherKey, key);
   const entry = w.s.alerts[key];
   const history = w.isHistory(r.startedAt, obs.source);
   // Stryker disable next-line ConditionalExpression: a copy with the same recordId is the same source

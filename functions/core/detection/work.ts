@@ -101,9 +101,29 @@ export class Work {
   isHistory(time: IsoDate | undefined, source: ObservationSource): boolean {
     if (this.config.initialPolicy === 'all') return false;
     if (this.firstPoll) return true;
+    if (time !== undefined && time <= (this.otherApiReadSince(source) ?? '')) return true;
     if (time !== undefined) return time < this.s.createdAt;
     // Updated as observations are applied, so one poll split over several calls gives the same events.
     return !this.s.sources.includes(source);
+  }
+
+  /**
+   * One VIN, two APIs (an OAuth user and a fleet contract share the state, store/identity.ts): the
+   * same change has a v2 record and a v1 record with different keys. When this source was last
+   * read before the other API was (or never), the other API has reported everything up to its last
+   * read: records up to then are baseline here, so switching paths tells nothing twice. Undefined
+   * when only one API feeds the state.
+   */
+  private otherApiReadSince(source: ObservationSource): IsoDate | undefined {
+    const api = source.startsWith('v1.') ? 'v1.' : source.startsWith('v2.') ? 'v2.' : undefined;
+    if (api === undefined) return undefined;
+    let other: IsoDate | undefined;
+    for (const [s, at] of Object.entries(this.s.cursors.fetched)) {
+      if ((s.startsWith('v1.') || s.startsWith('v2.')) && !s.startsWith(api)) other = maxIso(other, at);
+    }
+    if (other === undefined) return undefined;
+    const mine = this.s.cursors.fetched[source];
+    return mine === undefined || mine < other ? other : undefined;
   }
 
   /** Whether history emits current conditions (`initial: true`) under the policy. */
@@ -187,6 +207,15 @@ export class Work {
 
   setAlert(key: string, entry: AlertEntry): void {
     this.own('alerts')[key] = entry;
+  }
+
+  /** The alert is now read through another API (same alert id): its entry moves to that key. */
+  moveAlert(from: string, to: string): void {
+    const alerts = this.own('alerts');
+    const entry = alerts[from];
+    if (entry === undefined) return;
+    delete alerts[from];
+    alerts[to] = entry;
   }
 
   setPending(tripId: string, pending: PendingTrip | undefined): void {
