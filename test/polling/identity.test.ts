@@ -3,10 +3,15 @@
  * to the VIN, not to the enrollment that polls it.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { diff } from '../../functions/core/detection/diff';
+import { STATE_FORMAT, serializeState } from '../../functions/core/detection/state';
 import { enrollFleetContract, unenrollEnrollment } from '../../functions/core/enrollment';
 import type { EventEnvelope } from '../../functions/core/events/envelope';
 import type { JobResult } from '../../functions/core/polling';
+import { applyObservations } from '../../functions/core/polling/commit';
+import { DEFAULT_POLLING_CONFIG } from '../../functions/core/polling/config';
 import { stateKeyOf } from '../../functions/core/store/identity';
+import { createMemoryStores } from '../../functions/core/store/memory';
 import type { SimUser } from '../../sim/world/types';
 import { type Pipeline, startPipeline, userWithVehicles } from './support';
 
@@ -141,5 +146,84 @@ describe('one identity per physical vehicle', () => {
       ['vehicle.collision.detected', 'v2', oauth.enrollmentId, undefined],
     ]);
     expect(resumed[0]?.sequence).toBe(Math.max(...all) + 1);
+  });
+});
+
+describe('states stored under the vehicle id by an older Carhook', () => {
+  it('are read as the starting state of the VIN and migrated by its first commit: nothing told twice, the counter goes on', async () => {
+    const stores = createMemoryStores();
+    const T0 = Date.parse('2026-11-01T08:00:00.000Z');
+    const at = (m: number) => new Date(T0 + m * 60_000).toISOString();
+    const vehicle = { id: 'enr-1:api-1', enrollmentId: 'enr-1', vin: 'VF3ABCDEFGH123456', nextPollAt: at(0) };
+    await stores.vehicles.put(vehicle, T0);
+    const alert = { id: 'a1', active: true, message: 'alertOilPressure', startedAt: at(1), updatedAt: at(1) };
+    // What the former keying wrote: the state under the vehicle id, scoped to the vehicle id.
+    const ctx = {
+      vehicle: { id: vehicle.id, vin: vehicle.vin },
+      enrollment: { id: 'enr-1', kind: 'oauth-user' as const },
+    };
+    const base = diff(undefined, [], { ...ctx, now: new Date(T0) }).state;
+    const old = diff(base, [{ source: 'v2.alerts', items: [alert], complete: true, fetchedAt: at(2) }], {
+      ...ctx,
+      now: new Date(T0 + 2 * 60_000),
+    });
+    expect(old.events.map((e) => [e.type, e.sequence])).toEqual([['vehicle.alert.raised', 1]]);
+    await stores.states.commitPoll({
+      vehicleId: vehicle.id,
+      expectedVersion: 0,
+      state: serializeState(old.state),
+      stateFormat: String(STATE_FORMAT),
+      events: old.events,
+      now: T0,
+    });
+
+    const { vehicle: record, state } = await stores.states.getVehicleWithState(vehicle.id);
+    if (!record) throw new Error('no vehicle');
+    expect(state?.vehicleId).toBe(vehicle.id);
+    const bus = {
+      publish: async (events: readonly EventEnvelope[]) => ({
+        published: events.map((e) => e.id),
+        failed: [],
+      }),
+    };
+    const collision = {
+      id: 'c1',
+      rollOver: false,
+      pedestrian: false,
+      front: 'low',
+      rear: 'none',
+      lateral: 'none',
+      createdAt: at(4),
+    };
+    const r = await applyObservations(
+      { stores, bus, now: () => T0 + 5 * 60_000, config: DEFAULT_POLLING_CONFIG },
+      {
+        vehicle: record,
+        enrollment: { id: 'enr-1', kind: 'oauth-user' },
+        stored: state,
+        observations: [
+          { source: 'v2.alerts', items: [alert], complete: true, fetchedAt: at(5) },
+          { source: 'v2.collisions', items: [collision], complete: true, fetchedAt: at(5) },
+        ],
+        rotate: false,
+      },
+    );
+    expect(r.kind === 'Applied' && r.wrote).toBe('commit');
+    const logged = (
+      await stores.events.listByVehicle({ vehicleId: vehicle.id, now: T0, limit: 100 })
+    ).items.map((s) => [s.envelope.type, s.envelope.sequence]);
+    expect(logged).toEqual([
+      ['vehicle.alert.raised', 1],
+      ['vehicle.collision.detected', 2],
+    ]);
+    const migrated = await stores.states.getState(`vin:${vehicle.vin}`);
+    expect(migrated?.version).toBe(1);
+    expect(JSON.parse(migrated?.state ?? '{}')).toMatchObject({
+      vehicleId: `vin:${vehicle.vin}`,
+      sequence: 2,
+    });
+    // The old item is left as it was; the vehicle now reads the VIN's state.
+    expect((await stores.states.getState(vehicle.id))?.version).toBe(1);
+    expect((await stores.states.getVehicleWithState(vehicle.id)).state?.vehicleId).toBe(`vin:${vehicle.vin}`);
   });
 });
