@@ -409,6 +409,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
         polling: { cycleMs: pollIntervalMs, activeAlertsEveryMs: pollIntervalMs },
         stateKey: Buffer.from(state.stateKey, 'base64'),
         version: options.version ?? '0.1.0-local',
+        ...(port !== 0 ? { publicUrl: `http://${host.includes(':') ? `[${host}]` : host}:${port}` } : {}),
       },
       { stores, rateBudget, bus, secrets, pollQueue, metrics: recent.sink },
     );

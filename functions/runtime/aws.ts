@@ -151,6 +151,7 @@ export function createAwsRuntime(options: AwsRuntimeOptions): AwsRuntime {
         maintenanceDue: { days: config.maintenanceDue.days, mileageKm: config.maintenanceDue.distanceKm },
       },
       version: config.version,
+      ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
     },
     {
       stores,

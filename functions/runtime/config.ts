@@ -36,6 +36,8 @@ export const RUNTIME_ENV = {
   webhookAllowHosts: 'CARHOOK_WEBHOOK_ALLOW_HOSTS',
   /** Comma-separated origins the OAuth authorize route may redirect to besides the API's own. */
   oauthRedirectOrigins: 'CARHOOK_OAUTH_REDIRECT_ORIGINS',
+  /** Where users reach Carhook's HTTP API: the re-authorization event links to its authorize route. */
+  publicUrl: 'CARHOOK_PUBLIC_URL',
 } as const;
 
 export type RuntimeEnvName = (typeof RUNTIME_ENV)[keyof typeof RUNTIME_ENV];
@@ -83,6 +85,8 @@ export interface RuntimeConfig {
   readonly queues: { readonly pollJobs?: string; readonly fanOut?: string; readonly deliveries?: string };
   /** Reported by GET /health. */
   readonly version: string;
+  /** `CARHOOK_PUBLIC_URL`: the base of the authorize link in `enrollment.reauthorization_required`. */
+  readonly publicUrl?: string;
 }
 
 export interface ConfigIssue {
@@ -158,6 +162,7 @@ const envSchema = z.object({
   [RUNTIME_ENV.mapApiSecretArn]: optional(secretArn),
   [RUNTIME_ENV.apiBaseUrl]: optional(httpUrl),
   [RUNTIME_ENV.authUrl]: optional(httpUrl),
+  [RUNTIME_ENV.publicUrl]: optional(httpUrl),
   [RUNTIME_ENV.brands]: optional(
     z
       .string()
@@ -243,6 +248,7 @@ export function parseRuntimeConfig(
       ...(e[RUNTIME_ENV.deliveryQueueUrl] ? { deliveries: e[RUNTIME_ENV.deliveryQueueUrl] } : {}),
     },
     version: version ?? '0.1.0',
+    ...(e[RUNTIME_ENV.publicUrl] ? { publicUrl: e[RUNTIME_ENV.publicUrl] } : {}),
   };
   return { ok: true, config };
 }

@@ -153,6 +153,7 @@ const collision = z.strictObject({
   rear: str,
   lateral: str,
   tripId: str.optional(),
+  position: position.optional(),
   createdAt: iso.optional(),
   updatedAt: iso.optional(),
 });

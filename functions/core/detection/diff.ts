@@ -71,7 +71,8 @@ export const diff = (
   observations: readonly Observation[],
   context: DiffContext,
 ): DiffResult => {
-  if (state !== undefined && state.vehicleId !== context.vehicle.id) {
+  const owner = context.identity ?? context.vehicle.id;
+  if (state !== undefined && state.vehicleId !== owner) {
     // A state of another vehicle: applying anything would corrupt both.
     const w = new Work(state, context);
     return {
@@ -85,7 +86,7 @@ export const diff = (
           observation: -1,
           source: 'state',
           field: 'state.vehicleId',
-          reason: `state of vehicle ${state.vehicleId} given for vehicle ${context.vehicle.id}; nothing applied`,
+          reason: `state of vehicle ${state.vehicleId} given for vehicle ${owner}; nothing applied`,
         },
       ],
     };

@@ -11,7 +11,7 @@
  *   for `republishPending`.
  */
 import type { IsoDate } from '../api/model';
-import { diff, type PollHints } from '../detection/diff';
+import { type DiffContext, diff, type PollHints } from '../detection/diff';
 import type { Observation } from '../detection/observations';
 import {
   type VehicleState as DetectionState,
@@ -19,14 +19,17 @@ import {
   STATE_FORMAT,
   serializeState,
 } from '../detection/state';
+import type { EnrollmentRef } from '../detection/work';
 import type { EventEnvelope } from '../events/envelope';
 import type { EventBus, EventLogMarker } from '../publishing/ports';
 import { type PublishOptions, publishEvents, publishPending } from '../publishing/publisher';
+import { isLegacyState, stateKeyOf } from '../store/identity';
 import type { EventLog, Stores } from '../store/ports';
 import type { ScheduleUpdate, VehicleRecord, VehicleStateRecord as VehicleState } from '../store/records';
 import { scheduleNeedsWrite } from '../store/schedule';
 import { diffConfigFor, type PollingConfig } from './config';
 import { decodeRates, encodeRates, observe } from './rates';
+import { streamEnrollments } from './streams';
 
 /** Publisher tuning (the bus and marker come from the deps). */
 export type PublishTuning = Omit<PublishOptions, 'bus' | 'marker'>;
@@ -52,7 +55,10 @@ export function eventLogMarker(log: Pick<EventLog, 'markPublished'>, now: () => 
 
 export interface ApplyInput {
   readonly vehicle: VehicleRecord;
-  readonly enrollment: { readonly id: string; readonly kind: 'oauth-user' | 'fleet-contract' };
+  readonly enrollment: EnrollmentRef;
+  /** Every active enrollment of this VIN when there are several (copied to each event). */
+  readonly enrollments?: readonly EnrollmentRef[];
+  /** As `getVehicleWithState` returned it: the identity's state, or a legacy one (migrated here). */
   readonly stored: VehicleState | undefined;
   readonly observations: readonly Observation[];
   /** The planner asked to record the poll time (short budget: stalest first next time). */
@@ -150,21 +156,44 @@ function scheduleFor(
   };
 }
 
+/** What the diff engine is told about the vehicle: its identity, the car, the enrollments. */
+export function detectionContext(
+  input: Pick<ApplyInput, 'vehicle' | 'enrollment' | 'enrollments'>,
+  identity: string,
+  now: number,
+  config: PollingConfig,
+): DiffContext {
+  const v = input.vehicle;
+  return {
+    vehicle: {
+      id: v.id,
+      vin: v.vin,
+      ...(v.brand !== undefined ? { brand: v.brand } : {}),
+      ...(v.model !== undefined ? { model: v.model } : {}),
+      ...(v.subModel !== undefined ? { subModel: v.subModel } : {}),
+    },
+    identity,
+    enrollment: input.enrollment,
+    ...(input.enrollments !== undefined && input.enrollments.length > 1
+      ? { enrollments: input.enrollments }
+      : {}),
+    now: new Date(now),
+    config: diffConfigFor(config),
+  };
+}
+
 export async function applyObservations(deps: CommitDeps, input: ApplyInput): Promise<ApplyOutcome> {
   const { stores, config } = deps;
   const now = deps.now();
   let stored = input.stored;
+  // A state from before the VIN keying is the identity's starting point; the identity's first
+  // commit (expected version 0) migrates it. The old item is never written again.
+  let legacy = stored !== undefined && isLegacyState(input.vehicle, stored);
   let conflicts = 0;
-  const context = {
-    vehicle: {
-      id: input.vehicle.id,
-      vin: input.vehicle.vin,
-      ...(input.vehicle.brand !== undefined ? { brand: input.vehicle.brand } : {}),
-    },
-    enrollment: input.enrollment,
-    now: new Date(now),
-    config: diffConfigFor(config),
-  };
+  const identity = stateKeyOf(input.vehicle);
+  // Enrollments linked to this vehicle's stream (same VIN, another enrollment) go on the events.
+  const enrollments = input.enrollments ?? (await streamEnrollments(stores, input.enrollment, stored));
+  const context = detectionContext({ ...input, enrollments }, identity, now, config);
 
   for (;;) {
     let previous: DetectionState | undefined;
@@ -172,7 +201,7 @@ export async function applyObservations(deps: CommitDeps, input: ApplyInput): Pr
       const parsed = parseState(stored.state);
       if (!parsed.ok)
         return { kind: 'StateUnreadable', field: parsed.error.field, reason: parsed.error.reason };
-      previous = parsed.state;
+      previous = legacy ? { ...parsed.state, vehicleId: identity } : parsed.state;
     }
     const d = diff(previous, input.observations, context);
     const routine = scheduleFor(input, d.next, now, config);
@@ -210,7 +239,8 @@ export async function applyObservations(deps: CommitDeps, input: ApplyInput): Pr
 
     const result = await stores.states.commitPoll({
       vehicleId: input.vehicle.id,
-      expectedVersion: stored?.version ?? 0,
+      stateKey: identity,
+      expectedVersion: legacy ? 0 : (stored?.version ?? 0),
       state: serializeState(d.state),
       stateFormat: String(STATE_FORMAT),
       events: d.events,
@@ -221,6 +251,7 @@ export async function applyObservations(deps: CommitDeps, input: ApplyInput): Pr
       conflicts++;
       if (conflicts > config.conflictRetries) return { kind: 'ConflictRetriesExhausted', conflicts };
       stored = result.current;
+      legacy = false;
       continue;
     }
     const written = new Set(result.eventsWritten);

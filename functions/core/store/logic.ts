@@ -130,6 +130,12 @@ export function validateNewVehicle(vehicle: NewVehicle): NewVehicle {
     throw invalidInput('vehicle.hints.priority', 'must be a finite number');
   }
   if (vehicle.hints?.rates !== undefined) requireRates('vehicle.hints.rates', vehicle.hints.rates);
+  for (const field of ['model', 'subModel'] as const) {
+    const v: unknown = vehicle[field];
+    if (v !== undefined && (typeof v !== 'string' || v.length === 0 || v.length > 256)) {
+      throw invalidInput(`vehicle.${field}`, 'must be a string of 1-256 characters (as the API names it)');
+    }
+  }
   return vehicle;
 }
 
