@@ -26,6 +26,7 @@ import { createLocalSecrets, LOCAL_SECRET_ENV, type LocalSecretSource } from '..
 import { parseKeyRing } from '../adapters/secrets/secrets-manager';
 import { type CarhookSecrets, SecretError } from '../adapters/secrets/types';
 import { type DeliveryJob, deliveryJobHandler, parseDeliveryJob } from '../core/delivery/engine';
+import type { RetrySchedule } from '../core/delivery/retry-schedule';
 import { republishPending } from '../core/polling/commit';
 import type { PollStrategy } from '../core/polling/config';
 import type { PollJob } from '../core/polling/jobs';
@@ -82,6 +83,12 @@ export interface LocalRuntimeOptions {
   readonly pollConcurrency?: number;
   /** How the planner spends the quota (default `carhook`). */
   readonly pollStrategy?: PollStrategy;
+  /** How often services are read (default daily): `vehicle.services.changed` within this period. */
+  readonly servicesIntervalMs?: number;
+  /** How often map updates are read (default daily): `vehicle.map_update.available` within this period. */
+  readonly mapIntervalMs?: number;
+  /** Webhook retry schedule (default `standard`; `fast` shows exhaustion and disabling in minutes). */
+  readonly retrySchedule?: RetrySchedule;
   /** A real API instead of the simulator. */
   readonly api?: RealApiOptions;
   /** `CARHOOK_ADMIN_TOKEN`; generated (and persisted in dataDir) when absent. */
@@ -406,7 +413,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
         ...(options.pollStrategy ? { pollStrategy: options.pollStrategy } : {}),
         // Locally the cadence is the point: alerts known active are followed every cycle, so a fix
         // shows within seconds (the quota still bounds it).
-        polling: { cycleMs: pollIntervalMs, activeAlertsEveryMs: pollIntervalMs },
+        polling: {
+          cycleMs: pollIntervalMs,
+          activeAlertsEveryMs: pollIntervalMs,
+          ...(options.servicesIntervalMs !== undefined
+            ? { servicesIntervalMs: options.servicesIntervalMs }
+            : {}),
+          ...(options.mapIntervalMs !== undefined ? { mapIntervalMs: options.mapIntervalMs } : {}),
+        },
         stateKey: Buffer.from(state.stateKey, 'base64'),
         version: options.version ?? '0.1.0-local',
       },
@@ -437,6 +451,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       deliveryQueue,
       senderOptions: { allowInsecureLoopback: true, allowList: allowList.value },
       onProblem: (problem) => err?.write(`carhook: webhook ${problem.kind}: ${problem.message}\n`),
+      ...(options.retrySchedule ? { retrySchedule: options.retrySchedule } : {}),
     });
     // fanOutSubscriber's contract, plus the first attempts tracked, so a shutdown lets them finish.
     const firstAttempts = new Set<Promise<void>>();
