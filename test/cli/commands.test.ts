@@ -50,21 +50,23 @@ describe('carhook management commands against the local runtime', () => {
   });
 
   it('enroll contract enrolls a fleet vehicle, and names a bad field', { timeout: 30_000 }, async () => {
+    // The API must know the contract: one of the simulator's vehicles.
+    const car = rt.sim?.world.vehicles()[0];
     const ok = await cli([
       'enroll',
       'contract',
       '--vin',
-      'WVWZZZ1JZXW000001',
+      String(car?.vin),
       '--contract',
-      'C-1',
+      String(car?.contract),
       '--brand',
-      'C',
+      String(car?.brand),
       '--json',
     ]);
     expect(ok.code, ok.stderr).toBe(0);
     expect(jsonOf(ok.stdout)).toMatchObject({
       enrollmentId: expect.any(String),
-      vehicleId: expect.stringContaining('WVWZZZ1JZXW000001'),
+      vehicleId: expect.stringContaining(String(car?.vin)),
     });
     const bad = await cli(['enroll', 'contract', '--vin', 'short', '--contract', 'C-2', '--brand', 'C']);
     expect(bad.code).toBe(1);
@@ -75,9 +77,10 @@ describe('carhook management commands against the local runtime', () => {
 
   it('enroll contract --file enrolls many and reports the ones refused', { timeout: 30_000 }, async () => {
     const file = join(dir, 'contracts.csv');
+    const [, one, two] = rt.sim?.world.vehicles() ?? [];
     await writeFile(
       file,
-      'vin,contract,brand\nWVWZZZ1JZXW000101,C-101,C\nWVWZZZ1JZXW000102,C-102,P\nBAD,C-103,C\n',
+      `vin,contract,brand\n${one?.vin},${one?.contract},${one?.brand}\n${two?.vin},${two?.contract},${two?.brand}\nBAD,C-103,C\n`,
     );
     const r = await cli(['enroll', 'contract', '--file', file]);
     expect(r.code).toBe(1);
