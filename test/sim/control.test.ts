@@ -201,8 +201,9 @@ describe('control API (/_sim)', () => {
 
   it("takes a vehicle out of its user's list and puts it back", async () => {
     const listed = async () =>
-      ((await (await t.v2('/vehicles', token)).json()) as { _embedded?: { vehicles?: { id: string }[] } })
-        ._embedded?.vehicles?.map((v) => v.id) ?? [];
+      (
+        (await (await t.v2('/vehicles', token)).json()) as { _embedded?: { vehicles?: { id: string }[] } }
+      )._embedded?.vehicles?.map((v) => v.id) ?? [];
     expect(await listed()).toContain(car.id);
     const removed = await t.control('DELETE', `/users/${user.id}/vehicles/${car.id}`);
     expect(removed.status).toBe(200);
