@@ -28,7 +28,7 @@ import { type CarhookSecrets, SecretError } from '../adapters/secrets/types';
 import { type DeliveryJob, deliveryJobHandler, parseDeliveryJob } from '../core/delivery/engine';
 import type { RetrySchedule } from '../core/delivery/retry-schedule';
 import { republishPending } from '../core/polling/commit';
-import type { PollStrategy } from '../core/polling/config';
+import type { PollingConfig, PollStrategy } from '../core/polling/config';
 import type { PollJob } from '../core/polling/jobs';
 import { runPlanner } from '../core/polling/planner';
 import { runPollJob } from '../core/polling/worker';
@@ -89,6 +89,8 @@ export interface LocalRuntimeOptions {
   readonly mapIntervalMs?: number;
   /** Webhook retry schedule (default `standard`; `fast` shows exhaustion and disabling in minutes). */
   readonly retrySchedule?: RetrySchedule;
+  /** Further planner settings (tests: a short discovery or maintenance period); applied last. */
+  readonly polling?: Partial<PollingConfig>;
   /** A real API instead of the simulator. */
   readonly api?: RealApiOptions;
   /** `CARHOOK_ADMIN_TOKEN`; generated (and persisted in dataDir) when absent. */
@@ -420,6 +422,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
             ? { servicesIntervalMs: options.servicesIntervalMs }
             : {}),
           ...(options.mapIntervalMs !== undefined ? { mapIntervalMs: options.mapIntervalMs } : {}),
+          ...options.polling,
         },
         stateKey: Buffer.from(state.stateKey, 'base64'),
         version: options.version ?? '0.1.0-local',
