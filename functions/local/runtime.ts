@@ -41,6 +41,7 @@ import { recordJobResult } from '../runtime/observability';
 import { createRuntime, type Runtime } from '../runtime/runtime';
 import { createWebhooks, type Webhooks } from '../runtime/webhooks';
 import { lockDataDir } from './data-dir';
+import { formatDuration } from './duration';
 import { LocalRuntimeError } from './errors';
 import { loadOrCreateState } from './state';
 
@@ -128,6 +129,8 @@ export interface LocalRuntime {
   readonly bus: LocalBus;
   readonly pollIntervalMs: number;
   readonly quota: number;
+  /** The webhook retry schedule's name (`standard`, `fast`). */
+  readonly retrySchedule: string;
   /** Where the map API's credentials come from (the simulator's, a file, the environment) or why it is not polled. */
   readonly mapApi: string;
   /** Enrollment ids created or refreshed at start (simulator users). */
@@ -621,6 +624,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       bus,
       pollIntervalMs,
       quota,
+      retrySchedule: options.retrySchedule?.name ?? 'standard',
       mapApi: sim ? "the simulator's (its client credentials)" : describeMapSource(mapSource),
       enrolled,
       close,
@@ -657,6 +661,7 @@ export function banner(rt: LocalRuntime, options: { generatedToken: boolean; rec
     `  DynamoDB Local  ${rt.dynamoEndpoint}   ${rt.dataDir ? `persisted in ${rt.dataDir}` : 'in memory'}`,
     `  events (JSONL)  ${rt.jsonlPath}`,
     `  polling         every ${rt.pollIntervalMs} ms, quota ${rt.quota} requests / 60 s`,
+    `  cadences        services every ${formatDuration(rt.runtime.pollingConfig.servicesIntervalMs)}, map every ${formatDuration(rt.runtime.pollingConfig.mapIntervalMs)}; webhook retries ${rt.retrySchedule}`,
     `  enrolled        ${rt.enrolled.length} user(s) through OAuth`,
     ...(options.receiverUrl
       ? [`  demo receiver   ${options.receiverUrl}   (subscribed to every event, verifies signatures)`]

@@ -24,7 +24,7 @@ import {
 import { EVENT_TYPES } from '../../../functions/core/events/catalogue';
 import type { EventEnvelope } from '../../../functions/core/events/envelope';
 import { validateEvent } from '../../../functions/core/events/validate';
-import { type LocalRuntime, startLocalRuntime } from '../../../functions/local/runtime';
+import { banner, type LocalRuntime, startLocalRuntime } from '../../../functions/local/runtime';
 import type { SimUser, SimVehicle } from '../../../sim/world/types';
 import { until } from '../support';
 
@@ -191,6 +191,12 @@ describe('every catalogue type, end to end in the local runtime', { timeout: 60_
       await writeFile(SAMPLES_PATH, `${JSON.stringify(ordered, null, 2)}\n`);
       await writeFile(EVENTS_DOC_PATH, await renderEventsDoc());
     }
+  });
+
+  it('the banner says the cadences and the retry schedule', () => {
+    expect(banner(rt, { generatedToken: true })).toContain(
+      '  cadences        services every 1s, map every 1s; webhook retries test\n',
+    );
   });
 
   it('vehicle.alert.raised: an alert raised in the car', async () => {
