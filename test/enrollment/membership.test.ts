@@ -146,4 +146,44 @@ describe('deleting an enrollment', () => {
       enrollmentId: 'enr_missing',
     });
   });
+
+  it('a DELETE that failed after unenrolling (event log down) is repaired by the next one, same event ids', async () => {
+    const { stores, bus, deps } = setup();
+    await stores.enrollments.create({
+      kind: 'fleet-contract',
+      id: 'enr_fleet_1',
+      brand: 'C',
+      status: 'active',
+      vin: VIN,
+      contract: 'K1',
+      createdAt: new Date(T0).toISOString(),
+      updatedAt: new Date(T0).toISOString(),
+    });
+    await stores.vehicles.put(
+      {
+        id: `enr_fleet_1:${VIN}`,
+        enrollmentId: 'enr_fleet_1',
+        vin: VIN,
+        brand: 'C',
+        nextPollAt: new Date(T0).toISOString(),
+      },
+      T0,
+    );
+    const append = stores.events.append.bind(stores.events);
+    let down = true;
+    stores.events.append = async (events, now) => {
+      if (down) throw new Error('event log unavailable (test)');
+      return append(events, now);
+    };
+    await expect(unenrollAndAnnounce(deps, 'enr_fleet_1')).rejects.toThrow(/unavailable/);
+    expect((await stores.vehicles.get(`enr_fleet_1:${VIN}`))?.paused).toBe(true);
+    expect(bus.received).toEqual([]);
+    down = false;
+    const again = await unenrollAndAnnounce({ ...deps, now: () => T0 + 5000 }, 'enr_fleet_1');
+    expect(again).toMatchObject({ kind: 'Unenrolled', transitioned: false });
+    expect(bus.received.map((e) => [e.type, e.data])).toEqual([
+      ['enrollment.vehicle.removed', { vehicleId: `enr_fleet_1:${VIN}`, vin: VIN, brand: 'C' }],
+    ]);
+    expect(again.kind === 'Unenrolled' && again.removedEvents).toEqual([bus.received[0]?.id]);
+  });
 });
