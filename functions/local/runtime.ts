@@ -26,8 +26,9 @@ import { createLocalSecrets, LOCAL_SECRET_ENV, type LocalSecretSource } from '..
 import { parseKeyRing } from '../adapters/secrets/secrets-manager';
 import { type CarhookSecrets, SecretError } from '../adapters/secrets/types';
 import { type DeliveryJob, deliveryJobHandler, parseDeliveryJob } from '../core/delivery/engine';
+import type { RetrySchedule } from '../core/delivery/retry-schedule';
 import { republishPending } from '../core/polling/commit';
-import type { PollStrategy } from '../core/polling/config';
+import type { PollingConfig, PollStrategy } from '../core/polling/config';
 import type { PollJob } from '../core/polling/jobs';
 import { runPlanner } from '../core/polling/planner';
 import { runPollJob } from '../core/polling/worker';
@@ -40,6 +41,7 @@ import { recordJobResult } from '../runtime/observability';
 import { createRuntime, type Runtime } from '../runtime/runtime';
 import { createWebhooks, type Webhooks } from '../runtime/webhooks';
 import { lockDataDir } from './data-dir';
+import { formatDuration } from './duration';
 import { LocalRuntimeError } from './errors';
 import { loadOrCreateState } from './state';
 
@@ -82,6 +84,14 @@ export interface LocalRuntimeOptions {
   readonly pollConcurrency?: number;
   /** How the planner spends the quota (default `carhook`). */
   readonly pollStrategy?: PollStrategy;
+  /** How often services are read (default daily): `vehicle.services.changed` within this period. */
+  readonly servicesIntervalMs?: number;
+  /** How often map updates are read (default daily): `vehicle.map_update.available` within this period. */
+  readonly mapIntervalMs?: number;
+  /** Webhook retry schedule (default `standard`; `fast` shows exhaustion and disabling in minutes). */
+  readonly retrySchedule?: RetrySchedule;
+  /** Further planner settings (tests: a short discovery or maintenance period); applied last. */
+  readonly polling?: Partial<PollingConfig>;
   /** A real API instead of the simulator. */
   readonly api?: RealApiOptions;
   /** `CARHOOK_ADMIN_TOKEN`; generated (and persisted in dataDir) when absent. */
@@ -119,6 +129,8 @@ export interface LocalRuntime {
   readonly bus: LocalBus;
   readonly pollIntervalMs: number;
   readonly quota: number;
+  /** The webhook retry schedule's name (`standard`, `fast`). */
+  readonly retrySchedule: string;
   /** Where the map API's credentials come from (the simulator's, a file, the environment) or why it is not polled. */
   readonly mapApi: string;
   /** Enrollment ids created or refreshed at start (simulator users). */
@@ -406,7 +418,15 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
         ...(options.pollStrategy ? { pollStrategy: options.pollStrategy } : {}),
         // Locally the cadence is the point: alerts known active are followed every cycle, so a fix
         // shows within seconds (the quota still bounds it).
-        polling: { cycleMs: pollIntervalMs, activeAlertsEveryMs: pollIntervalMs },
+        polling: {
+          cycleMs: pollIntervalMs,
+          activeAlertsEveryMs: pollIntervalMs,
+          ...(options.servicesIntervalMs !== undefined
+            ? { servicesIntervalMs: options.servicesIntervalMs }
+            : {}),
+          ...(options.mapIntervalMs !== undefined ? { mapIntervalMs: options.mapIntervalMs } : {}),
+          ...options.polling,
+        },
         stateKey: Buffer.from(state.stateKey, 'base64'),
         version: options.version ?? '0.1.0-local',
         ...(port !== 0 ? { publicUrl: `http://${host.includes(':') ? `[${host}]` : host}:${port}` } : {}),
@@ -438,6 +458,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       deliveryQueue,
       senderOptions: { allowInsecureLoopback: true, allowList: allowList.value },
       onProblem: (problem) => err?.write(`carhook: webhook ${problem.kind}: ${problem.message}\n`),
+      ...(options.retrySchedule ? { retrySchedule: options.retrySchedule } : {}),
     });
     // fanOutSubscriber's contract, plus the first attempts tracked, so a shutdown lets them finish.
     const firstAttempts = new Set<Promise<void>>();
@@ -604,6 +625,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       bus,
       pollIntervalMs,
       quota,
+      retrySchedule: options.retrySchedule?.name ?? 'standard',
       mapApi: sim ? "the simulator's (its client credentials)" : describeMapSource(mapSource),
       enrolled,
       close,
@@ -640,6 +662,7 @@ export function banner(rt: LocalRuntime, options: { generatedToken: boolean; rec
     `  DynamoDB Local  ${rt.dynamoEndpoint}   ${rt.dataDir ? `persisted in ${rt.dataDir}` : 'in memory'}`,
     `  events (JSONL)  ${rt.jsonlPath}`,
     `  polling         every ${rt.pollIntervalMs} ms, quota ${rt.quota} requests / 60 s`,
+    `  cadences        services every ${formatDuration(rt.runtime.pollingConfig.servicesIntervalMs)}, map every ${formatDuration(rt.runtime.pollingConfig.mapIntervalMs)}; webhook retries ${rt.retrySchedule}`,
     `  enrolled        ${rt.enrolled.length} user(s) through OAuth`,
     ...(options.receiverUrl
       ? [`  demo receiver   ${options.receiverUrl}   (subscribed to every event, verifies signatures)`]

@@ -7,6 +7,7 @@
  */
 import { createDeliveryEngine, type DeliveryEngine, type DeliveryJob } from '../core/delivery/engine';
 import { createSubscriptionService, type SubscriptionService } from '../core/delivery/management';
+import type { RetrySchedule } from '../core/delivery/retry-schedule';
 import { createSecretBox } from '../core/delivery/secrets';
 import type { JobQueue } from '../core/queue/ports';
 import type { DeliveryStore, SubscriptionStore } from '../core/subscriptions/ports';
@@ -26,6 +27,8 @@ export interface WebhookPorts {
   /** Overrides the sender (tests). */
   readonly sender?: Sender;
   readonly onProblem?: (problem: { kind: string; message: string }) => void;
+  /** Webhook retry schedule (default `standard`). */
+  readonly retrySchedule?: RetrySchedule;
 }
 
 export interface Webhooks {
@@ -90,6 +93,7 @@ export async function createWebhooks(
     secrets,
     now,
     ...(ports.onProblem ? { onProblem: ports.onProblem } : {}),
+    ...(ports.retrySchedule ? { retrySchedule: ports.retrySchedule } : {}),
   });
   const { allowInsecureLoopback, allowList, extraPorts, resolve } = senderOptions ?? {};
   const service = createSubscriptionService({

@@ -50,6 +50,14 @@ export function createControlRoutes(svc: SimServices, hooks: { reset(): void }):
 
   vehicleControlRoutes(app, world);
 
+  // The user removes a vehicle from their account (GET /vehicles no longer lists it), or adds it back.
+  app.delete('/users/:id/vehicles/:vehicleId', (c) =>
+    fromOutcome(c, world.setVehicleListed(c.req.param('id'), c.req.param('vehicleId'), false), recordJson),
+  );
+  app.put('/users/:id/vehicles/:vehicleId', (c) =>
+    fromOutcome(c, world.setVehicleListed(c.req.param('id'), c.req.param('vehicleId'), true), recordJson),
+  );
+
   app.post('/users/:id/revoke', (c) => fromOutcome(c, world.revokeUser(c.req.param('id')), recordJson));
 
   /** Shortcut for scripts and tests: tokens for a user without the browser step. */

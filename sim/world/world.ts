@@ -292,6 +292,22 @@ export class World implements WorldView, WorldMutations {
     return this.onVehicle(vehicleId, (s) => setServices(s, updates));
   }
 
+  /**
+   * Takes a vehicle out of its user's list (GET /vehicles no longer has it, as when the owner
+   * removes it from their account) or, with `listed`, puts it back at the end.
+   */
+  setVehicleListed(userId: string, vehicleId: string, listed: boolean): Outcome<SimUser> {
+    const u = this.usersById.get(userId);
+    if (!u) return notFound('user', userId);
+    const v = this.byVehicleId.get(vehicleId);
+    if (!v || v.vehicle.userId !== userId) return notFound('vehicle of this user', vehicleId);
+    const at = u.vehicleIds.indexOf(vehicleId);
+    if (!listed && at >= 0) u.vehicleIds.splice(at, 1);
+    if (listed && at < 0) u.vehicleIds.push(vehicleId);
+    u.updatedAt = this.now();
+    return ok(u);
+  }
+
   revokeUser(userId: string): Outcome<SimUser> {
     return revokeUser(this.w, userId);
   }

@@ -243,10 +243,10 @@ describe('bad input', () => {
       /unknown event type/,
     ],
     [
-      'a bus-only type',
+      'an unknown operational type',
       JSON.stringify({ url: 'https://ok.example.com/h', eventTypes: ['webhook.test.x'] }),
       'eventTypes[0]',
-      /./,
+      /unknown event type/,
     ],
     [
       'an unknown field',

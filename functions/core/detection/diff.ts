@@ -302,8 +302,8 @@ const hints = (w: Work, s: VehicleState): PollHints => {
     trips: w.revealed.trips ? 'now' : 'skip',
     ecodrivingFor: Object.keys(s.pendingTrips).sort(),
     maintenance: afterTrip || olderThan(lastMaintenance, config.dailyMs) ? 'now' : 'daily',
-    services: olderThan(fetched.services, config.dailyMs) ? 'now' : 'daily',
-    map: olderThan(fetched.map, config.dailyMs) ? 'now' : 'daily',
+    services: olderThan(fetched.services, config.servicesMs) ? 'now' : 'daily',
+    map: olderThan(fetched.map, config.mapMs) ? 'now' : 'daily',
     hasActiveAlerts: activeAlerts > 0,
     activeAlerts,
   };

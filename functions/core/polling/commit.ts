@@ -91,7 +91,15 @@ export type ApplyOutcome =
       readonly reason: string;
     };
 
-const DAILY_SOURCES = ['v2.maintenance', 'v1.maintenance', 'services', 'map'] as const;
+const PERIODIC_SOURCES = ['v2.maintenance', 'v1.maintenance', 'services', 'map'] as const;
+
+/** The refresh period of a periodic read (maintenance, services, map, alert reconciliation). */
+function periodOf(resource: string, config: PollingConfig): number {
+  if (resource === 'alerts') return config.alertsReconcileMs;
+  if (resource === 'services') return config.servicesIntervalMs;
+  if (resource === 'map') return config.mapIntervalMs;
+  return config.dailyMs;
+}
 
 /**
  * A cursor worth persisting: it appeared, or moved by at least `ms`. Cursors of periodic reads only
@@ -115,7 +123,9 @@ function cursorsWorthWriting(
   const b = before.cursors;
   const a = after.cursors;
   if (a.eventsSince !== b.eventsSince) return true;
-  for (const s of DAILY_SOURCES) if (movedBy(b.fetched[s], a.fetched[s], config.dailyMs / 2)) return true;
+  for (const s of PERIODIC_SOURCES) {
+    if (movedBy(b.fetched[s], a.fetched[s], periodOf(RESOURCE_OF[s] ?? s, config) / 2)) return true;
+  }
   return movedBy(b.alertsReconciledAt, a.alertsReconciledAt, config.alertsReconcileMs / 2);
 }
 
@@ -141,7 +151,7 @@ function scheduleFor(
     if (!resource || !o.complete || (o.source === 'v2.alerts' && o.window !== undefined)) continue;
     // Reads more frequent than their period (following active alerts, naive strategy, maintenance
     // after a trip) are not recorded: at most two writes per period.
-    const period = resource === 'alerts' ? config.alertsReconcileMs : config.dailyMs;
+    const period = periodOf(resource, config);
     if (!movedBy(input.vehicle.resourcePolledAt[resource], at, period / 2)) continue;
     polled[resource] = at;
   }
