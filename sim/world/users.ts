@@ -133,3 +133,24 @@ export function revokeUser(w: WorldState, userId: string): Outcome<SimUser> {
   u.updatedAt = w.clock.now();
   return ok(u);
 }
+
+/**
+ * Takes a vehicle out of its user's list (GET /vehicles no longer has it, as when the owner
+ * removes it from their account) or, with `listed`, puts it back at the end.
+ */
+export function setVehicleListed(
+  w: WorldState,
+  userId: string,
+  vehicleId: string,
+  listed: boolean,
+): Outcome<SimUser> {
+  const u = w.usersById.get(userId);
+  if (!u) return notFound('user', userId);
+  const v = w.byVehicleId.get(vehicleId);
+  if (!v || v.vehicle.userId !== userId) return notFound('vehicle of this user', vehicleId);
+  const at = u.vehicleIds.indexOf(vehicleId);
+  if (!listed && at >= 0) u.vehicleIds.splice(at, 1);
+  if (listed && at < 0) u.vehicleIds.push(vehicleId);
+  u.updatedAt = w.clock.now();
+  return ok(u);
+}

@@ -40,7 +40,7 @@ import type {
   WorldMutations,
   WorldView,
 } from './types';
-import { generatePopulation, revokeUser } from './users';
+import { generatePopulation, revokeUser, setVehicleListed } from './users';
 
 export type { CollisionRequest } from './collisions';
 export { iso, type Outcome, type WorldError } from './state';
@@ -297,15 +297,7 @@ export class World implements WorldView, WorldMutations {
    * removes it from their account) or, with `listed`, puts it back at the end.
    */
   setVehicleListed(userId: string, vehicleId: string, listed: boolean): Outcome<SimUser> {
-    const u = this.usersById.get(userId);
-    if (!u) return notFound('user', userId);
-    const v = this.byVehicleId.get(vehicleId);
-    if (!v || v.vehicle.userId !== userId) return notFound('vehicle of this user', vehicleId);
-    const at = u.vehicleIds.indexOf(vehicleId);
-    if (!listed && at >= 0) u.vehicleIds.splice(at, 1);
-    if (listed && at < 0) u.vehicleIds.push(vehicleId);
-    u.updatedAt = this.now();
-    return ok(u);
+    return setVehicleListed(this.w, userId, vehicleId, listed);
   }
 
   revokeUser(userId: string): Outcome<SimUser> {
