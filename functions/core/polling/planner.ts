@@ -36,7 +36,7 @@ import {
   type VehicleResource,
 } from './config';
 import type { PollFleetJob, PollJob, PollMapJob, PollVehicleJob } from './jobs';
-import { advance, decodeRates, type RatePrior, type RateState, ratesAt } from './rates';
+import { advance, decodeRates, fleetPrior, posterior } from './rates';
 import { guaranteeMs, type ReadCandidate, selectReads, stableHash } from './selection';
 
 /** Requests one fleet batch costs: active alerts, crash, maintenance and trip lists (v1). */
@@ -181,31 +181,6 @@ export function followUpReserve(budget: number, config: PollingConfig): number {
 }
 
 /**
- * The fleet's pooled rates, the prior of every vehicle's estimate: a new vehicle starts at the
- * fleet's average, and the configured priors weigh `ratePriorMs` until the fleet has history.
- */
-export function fleetPrior(
-  states: readonly (RateState | undefined)[],
-  now: number,
-  config: PollingConfig,
-): RatePrior {
-  const hours = config.ratePriorMs / 3_600_000;
-  let events = config.priorEventsPerHour * hours;
-  let eventsHours = hours;
-  let fixes = config.priorFixesPerHour * hours;
-  let alertHours = hours;
-  for (const st of states) {
-    if (!st) continue;
-    const a = advance(st, now, config);
-    events += a.events;
-    eventsHours += a.eventsHours;
-    fixes += a.fixes;
-    alertHours += a.alertHours;
-  }
-  return { eventsPerHour: events / eventsHours, fixesPerHour: fixes / alertHours, hours };
-}
-
-/**
  * How long ago a read was made: from the memory, else a phase in `[1, K]` cycles given by a hash
  * of the id and resource, K the cycles of the guarantee (a fair round the planner assumes).
  */
@@ -260,13 +235,16 @@ export function plan(input: PlanInput): Plan {
   const ga = guaranteeMs(config.maxStalenessMs, alerting, perCycle, config.cycleMs);
 
   // Candidates, with their learned rates (decoded once) and ages.
-  const states = v2.map((v) => decodeRates(v.hints.rates));
-  const prior = fleetPrior(states, now, config);
+  const states = v2.map((v) => {
+    const st = decodeRates(v.hints.rates);
+    return st && advance(st, now, config);
+  });
+  const prior = fleetPrior(states, config);
   const candidates: ReadCandidate[] = v2.map((v, i) => {
     const hash = stableHash(v.id);
     const last = input.memory?.get(v.id);
     const st = states[i];
-    const rates = strategy === 'carhook' ? ratesAt(st, now, prior, config) : prior;
+    const rates = strategy === 'carhook' && st ? posterior(st, prior) : prior;
     const active = v.hints.activeAlerts ? Math.max(1, st?.active ?? 1) : 0;
     return {
       id: v.id,
