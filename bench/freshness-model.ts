@@ -13,6 +13,7 @@
  *   npx tsx bench/freshness-model.ts --world mixed --vehicles 200,400 --hours 6 [--warmup 60] \
  *     [--strategies carhook,round-robin] [--oracle none|rates|curve] [--seed 7]
  */
+import { writeFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createPlannerMemory, type PollStrategy, plan, remember } from '../functions/core/polling';
@@ -21,6 +22,7 @@ import { decodeRates, encodeRates, observe } from '../functions/core/polling/rat
 import { guaranteeMs } from '../functions/core/polling/selection';
 import type { VehicleRecord } from '../functions/core/store/records';
 import { knownRatesBound } from './freshness';
+import { type ChartResult, renderChart } from './freshness-chart';
 import { BASE_RATE_PER_HOUR, dailyCurve, generateScript, type World } from './support/freshness-world';
 import { percentile, round } from './support/stats';
 
@@ -33,6 +35,7 @@ export interface ModelRun {
   readonly strategy: PollStrategy;
   readonly changes: number;
   readonly mean: number;
+  readonly p50: number;
   readonly p95: number;
   readonly max: number;
   /** Mean lag of the changes made in each measured hour. */
@@ -126,6 +129,7 @@ export function modelRun(
       strategy,
       changes: lags.length,
       mean: mean(lags),
+      p50: round(percentile(sorted, 50), 1),
       p95: round(percentile(sorted, 95), 1),
       max: round(sorted.at(-1) ?? 0, 1),
       meanByHour: byHour.map(mean),
@@ -139,7 +143,7 @@ export function modelRun(
   return { runs, ...knownRatesBound(expected, reads, g) };
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       world: { type: 'string', default: 'mixed' },
@@ -149,8 +153,11 @@ function main(): void {
       seed: { type: 'string', default: '7' },
       strategies: { type: 'string', default: 'carhook,round-robin' },
       oracle: { type: 'string', default: 'none' },
+      /** Writes the chart (SVG) of mean and p95 lag against fleet size, per world. */
+      svg: { type: 'string' },
     },
   });
+  const charted: ChartResult[] = [];
   const worldsOf = String(values.world).split(',') as World[];
   for (const world of worldsOf) {
     for (const n of String(values.vehicles).split(',').map(Number)) {
@@ -161,6 +168,15 @@ function main(): void {
         strategies: String(values.strategies).split(',') as PollStrategy[],
         oracle: values.oracle as Oracle,
       });
+      charted.push({
+        world,
+        vehicles: n,
+        runs: r.runs.map((x) => ({
+          strategy: x.strategy,
+          lagSeconds: { mean: x.mean, p50: x.p50, p95: x.p95, max: x.max },
+          boundMeanSeconds: r.boundMeanSeconds,
+        })),
+      });
       const rr = r.runs.find((x) => x.strategy === 'round-robin');
       for (const x of r.runs) {
         process.stdout.write(
@@ -169,6 +185,15 @@ function main(): void {
       }
     }
   }
+  if (typeof values.svg === 'string') {
+    const title = `Planner alone (bench/freshness-model.ts), ${values.hours} h, seed ${values.seed}: lag against fleet size`;
+    await writeFile(values.svg, await renderChart(charted, title));
+  }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) main();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().catch((e: unknown) => {
+    process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exitCode = 1;
+  });
+}

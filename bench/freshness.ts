@@ -354,7 +354,12 @@ export async function run(o: FreshnessOptions): Promise<FreshnessSweep> {
         runs.push(r.run);
         log(
           `freshness: ${world} ${vehicles} ${strategy}: mean ${r.run.lagSeconds.mean} s, p95 ${r.run.lagSeconds.p95} s, ` +
-            `max ${r.run.lagSeconds.max} s, ${r.run.changes.detected}/${r.run.changes.made} (bound ${r.run.boundMeanSeconds} s, ${r.run.wallSeconds} s wall)`,
+            `max ${r.run.lagSeconds.max} s, ${r.run.changes.detected}/${r.run.changes.made} (bound ${r.run.boundMeanSeconds} s, ${r.run.wallSeconds} s wall)` +
+            // The kinds of the changes never seen, so a long run's log says it before its JSON exists.
+            Object.entries(r.run.byKind)
+              .filter(([, f]) => f.detected < f.made)
+              .map(([k, f]) => `; undetected ${k}: ${f.made - f.detected}`)
+              .join(''),
         );
       }
       results.push({
