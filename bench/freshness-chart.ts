@@ -11,7 +11,14 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import * as vega from 'vega';
 import * as vl from 'vega-lite';
-import { type FreshnessResult, type FreshnessSweep, toMarkdown } from './freshness';
+import { type FreshnessResult, type FreshnessSweep, type RunFigures, toMarkdown } from './freshness';
+
+/** What the chart needs of a result (bench/freshness.ts and bench/freshness-model.ts both give it). */
+export interface ChartResult {
+  readonly world: FreshnessResult['world'];
+  readonly vehicles: number;
+  readonly runs: readonly Pick<RunFigures, 'strategy' | 'lagSeconds' | 'boundMeanSeconds'>[];
+}
 
 export interface ChartRow {
   readonly world: string;
@@ -22,7 +29,7 @@ export interface ChartRow {
 }
 
 /** The rows of the chart: one per world, size, strategy and metric, plus the bound (mean only). */
-export function chartRows(results: readonly FreshnessResult[]): ChartRow[] {
+export function chartRows(results: readonly ChartResult[]): ChartRow[] {
   const rows: ChartRow[] = [];
   for (const r of results) {
     for (const run of r.runs) {
@@ -44,10 +51,13 @@ export function chartRows(results: readonly FreshnessResult[]): ChartRow[] {
   return rows;
 }
 
-export async function renderChart(results: readonly FreshnessResult[]): Promise<string> {
+export async function renderChart(
+  results: readonly ChartResult[],
+  title = 'Detection lag against fleet size (default quota, 108 usable requests a minute)',
+): Promise<string> {
   const spec: vl.TopLevelSpec = {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: 'Detection lag against fleet size (default quota, 108 usable requests a minute)',
+    title,
     data: { values: chartRows(results) as unknown as Record<string, unknown>[] },
     facet: {
       row: { field: 'metric', type: 'nominal', title: null },

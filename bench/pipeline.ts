@@ -52,12 +52,17 @@ export interface Variant {
 }
 
 export const FRESHNESS_VARIANTS: readonly Variant[] = [
-  { name: 'carhook', strategy: 'carhook', config: {}, note: 'defaults (active alerts re-read every 5 min)' },
   {
-    name: 'carhook, alerts 1 min',
+    name: 'carhook',
     strategy: 'carhook',
-    config: { activeAlertsEveryMs: MINUTE },
-    note: 'active alerts re-read every cycle (activeAlertsEveryMs = 60 s)',
+    config: {},
+    note: 'defaults: learned rates, reads by rate × age² within the guarantees, active alerts every cycle when the budget allows',
+  },
+  {
+    name: 'round-robin',
+    strategy: 'round-robin',
+    config: {},
+    note: 'every vehicle’s events in a fixed order, active alerts with them, nothing learned',
   },
   {
     name: 'naive',
@@ -662,7 +667,7 @@ export function toMarkdown(r: PipelineBenchResult): string {
     '',
     `Not detected by the end of a run (counted as infinite lag): ${missed.length === 0 ? 'none' : missed.join('; ')}.`,
     '',
-    'Reading the table: with the budget at 108 requests per minute (120 less the 10 % safety margin), a fleet whose poll cost per minute exceeds it is polled in rotation, so lags grow with the fleet. Carhook reads only the events feed every cycle; it sees an alert FIXED only when it re-reads the alerts of vehicles with active alerts (every `activeAlertsEveryMs`, default 5 min), hence the second Carhook row. The naive strategy does not read eco-driving evaluations, so a completed trip waits `ecoDrivingWaitMs` (10 min) before its event; its per-kind column shows it. The simulated clock stands still while a cycle runs (a real worker takes seconds), so a change is seen at the start of a simulated minute: its lag is the wait for the first cycle that reads it.',
+    'Reading the table: with the budget at 108 requests per minute (120 less the 10 % safety margin), a fleet whose poll cost per minute exceeds it is polled in rotation, so lags grow with the fleet. Carhook and round-robin read a vehicle’s events feed and, for a vehicle with alerts active, its alerts (an alert FIXED shows nowhere else); carhook chooses which by learned change rate × age² within the guarantee G, round-robin in a fixed order (functions/core/polling/README.md, "How a cycle is planned"; the sweep over fleet sizes and worlds is the freshness section). The naive strategy does not read eco-driving evaluations, so a completed trip waits `ecoDrivingWaitMs` (10 min) before its event; its per-kind column shows it. The simulated clock stands still while a cycle runs (a real worker takes seconds), so a change is seen at the start of a simulated minute: its lag is the wait for the first cycle that reads it.',
   );
   const list = (m: Readonly<Record<string, number>>) =>
     f.variants.map((v) => `${v.name} **${m[v.name] ?? 0}**`).join(', ');

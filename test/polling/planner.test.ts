@@ -262,6 +262,41 @@ describe('planner within a full budget', () => {
     expect(busyGap).toBeLessThanOrEqual(MIN);
   });
 
+  it('reads a vehicle silent for days within G, however busy the rest of the fleet', () => {
+    // 300 vehicles learned busy (1 to 20 changes an hour over the last day) and one silent for 3 days:
+    // its estimate is the lowest of the fleet, so only the guarantee reads it. Three hours of cycles.
+    const HOUR = 60 * MIN;
+    const vs = fleet(301).map((v, i) => ({
+      ...v,
+      hints: {
+        ...v.hints,
+        rates: i === 300 ? `r1:${T0}:0:72:0:0:0` : `r1:${T0}:${24 * (1 + (i % 20))}:24:0:0:0`,
+      },
+    }));
+    const silent = (vs[300] as VehicleRecord).id;
+    const memory = createPlannerMemory();
+    const reads: number[] = [];
+    let g = 0;
+    for (let c = 0; c < 180; c++) {
+      const now = T0 + c * MIN;
+      const p = plan({ vehicles: vs, budget: 108, now, memory });
+      g = p.guaranteeMs;
+      remember(memory, vs, p, now);
+      if (vehicleJobs(p.jobs).some((j) => j.vehicleId === silent && j.resources.includes('events'))) {
+        reads.push(now);
+      }
+    }
+    expect(g).toBe(15 * MIN);
+    expect(reads.length).toBeGreaterThanOrEqual(Math.floor((3 * HOUR) / g));
+    // Never more than G between two reads, nor from the start or to the end of the three hours.
+    const gaps = [reads[0] as number, ...reads.slice(1).map((t, i) => t - (reads[i] as number))];
+    gaps.push(T0 + 179 * MIN - (reads.at(-1) as number));
+    expect(Math.max(...gaps.slice(1))).toBeLessThanOrEqual(g);
+    expect((reads[0] as number) - T0).toBeLessThanOrEqual(g);
+    // And not more than the guarantee asks: the budget goes to the busy vehicles.
+    expect(reads.length).toBeLessThanOrEqual(Math.ceil((3 * HOUR) / (g - MIN)) + 1);
+  });
+
   it('with budget to spare, due periodic reads go in the vehicle’s own job: one poll per vehicle', () => {
     const vs = fleet(100, 12).map((v, i) =>
       i === 99

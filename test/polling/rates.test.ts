@@ -1,10 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { rng } from '../../bench/support/stats';
 import {
   advance,
   decodeRates,
   encodeRates,
+  fleetPrior,
+  MAX_PRIOR_WEIGHT_HOURS,
   observe,
+  posterior,
   type RateState,
   ratesAt,
 } from '../../functions/core/polling/rates';
@@ -12,7 +16,7 @@ import {
 const HOUR = 3_600_000;
 const T0 = Date.parse('2026-01-15T09:00:00.000Z');
 const settings = { rateHalfLifeMs: 4 * HOUR };
-const prior = { eventsPerHour: 0.5, fixesPerHour: 1, hours: 1 };
+const prior = { eventsPerHour: 0.5, fixesPerHour: 1, eventsWeightHours: 1, fixesWeightHours: 1 };
 const ev = (type: string, n = 1) => Array.from({ length: n }, () => ({ type }) as { type: never });
 
 describe('the change-rate estimator', () => {
@@ -166,5 +170,88 @@ describe('the change-rate estimator', () => {
     ]) {
       expect(decodeRates(bad)).toBeUndefined();
     }
+  });
+});
+
+describe('the fleet prior (empirical Bayes)', () => {
+  const priorSettings = { ...settings, ratePriorMs: HOUR, priorEventsPerHour: 0.5, priorFixesPerHour: 1 };
+  /** A Poisson count of mean `mean` from a seeded uniform source (Knuth; small means only). */
+  const poisson = (random: () => number, mean: number): number => {
+    const limit = Math.exp(-mean);
+    let k = 0;
+    for (let p = random(); p > limit; p *= random()) k++;
+    return k;
+  };
+  /**
+   * Each vehicle observed without gaps for `hours`, hour by hour, at its own rate: the sums as the
+   * planner would hold them at the end.
+   */
+  const fleet = (rates: readonly number[], hours: number, seed: number): RateState[] => {
+    const random = rng(seed);
+    return rates.map((rate) => {
+      let s = observe(undefined, T0, { events: [], activeAlerts: 0 }, settings);
+      for (let h = 1; h <= hours; h++) {
+        const n = poisson(random, rate);
+        s = observe(s, T0 + h * HOUR, { events: ev('vehicle.trip.completed', n), activeAlerts: 0 }, settings);
+      }
+      return advance(s, T0 + hours * HOUR, settings);
+    });
+  };
+
+  it('is the configured prior before the fleet has any history', () => {
+    expect(fleetPrior([], priorSettings)).toEqual({
+      eventsPerHour: 0.5,
+      fixesPerHour: 1,
+      eventsWeightHours: 1,
+      fixesWeightHours: 1,
+    });
+    // A vehicle never read (no sums) adds nothing.
+    expect(fleetPrior([undefined, undefined], priorSettings).eventsPerHour).toBe(0.5);
+  });
+
+  it('centres on the pooled rate: every count over every hour, the configured prior included', () => {
+    const a: RateState = { t: T0, events: 6, eventsHours: 3, fixes: 1, alertHours: 4, active: 0 };
+    const b: RateState = { t: T0, events: 0, eventsHours: 5, fixes: 0, alertHours: 0, active: 0 };
+    const p = fleetPrior([a, b, undefined], priorSettings);
+    expect(p.eventsPerHour).toBeCloseTo((6 + 0 + 0.5) / (3 + 5 + 1), 12);
+    expect(p.fixesPerHour).toBeCloseTo((1 + 1) / (4 + 1), 12);
+    expect(p.fixesWeightHours).toBe(1);
+  });
+
+  it('weighs heavily in a fleet of equal vehicles: chance differences in counts do not reorder it', () => {
+    // 300 vehicles at 0.35 changes an hour for a day: counts differ by chance alone.
+    const states = fleet(new Array(300).fill(0.35), 24, 11);
+    const p = fleetPrior(states, priorSettings);
+    expect(p.eventsPerHour).toBeGreaterThan(0.3);
+    expect(p.eventsPerHour).toBeLessThan(0.4);
+    expect(p.eventsWeightHours).toBeGreaterThan(20);
+    const estimates = states.map((s) => posterior(s, p).eventsPerHour);
+    // With the configured 1 h prior the estimates would spread over 0.1 to 1 per hour.
+    expect(Math.max(...estimates) / Math.min(...estimates)).toBeLessThan(1.6);
+  });
+
+  it('weighs lightly in a fleet of vans and parked cars: each vehicle’s own count decides', () => {
+    const rates = Array.from({ length: 300 }, (_, i) => (i % 5 === 0 ? 4 : 0.05));
+    const states = fleet(rates, 24, 12);
+    const p = fleetPrior(states, priorSettings);
+    expect(p.eventsWeightHours).toBeLessThan(2);
+    states.forEach((s, i) => {
+      const r = posterior(s, p).eventsPerHour;
+      if (i % 5 === 0) expect(r).toBeGreaterThan(2.5);
+      else expect(r).toBeLessThan(0.5);
+    });
+  });
+
+  it('never weighs less than ratePriorMs nor more than its cap; a fleet of silent vehicles is planned as one', () => {
+    const silent = fleet(new Array(50).fill(0), 24, 13);
+    const p = fleetPrior(silent, priorSettings);
+    expect(p.eventsWeightHours).toBe(MAX_PRIOR_WEIGHT_HOURS);
+    const wild = fleetPrior(fleet([0, 0, 0, 30, 0, 0, 30, 0], 24, 14), {
+      ...priorSettings,
+      ratePriorMs: 3 * HOUR,
+    });
+    expect(wild.eventsWeightHours).toBe(3);
+    // One vehicle: no spread to learn from, the configured weight.
+    expect(fleetPrior(fleet([2], 24, 15), priorSettings).eventsWeightHours).toBe(1);
   });
 });

@@ -57,7 +57,11 @@ export const pollingConfigSchema = z.object({
     .int()
     .positive()
     .default(4 * HOUR),
-  /** Weight of the prior (the fleet's pooled rates) in each vehicle's estimate, as hours of observation. */
+  /**
+   * Least weight of the prior (the fleet's pooled rates) in each vehicle's events-rate estimate, as
+   * hours of observation (the weight itself is learned from the fleet's spread), and the weight of
+   * the fix-rate prior.
+   */
   ratePriorMs: z.number().int().positive().default(HOUR),
   /** Prior rate of changes the events feed reveals, per vehicle-hour, before the fleet has any history. */
   priorEventsPerHour: z.number().positive().max(3600).default(0.5),

@@ -18,10 +18,10 @@
  * Each cycle leaves `followUpReserveRatio` of its budget unbooked for the follow-ups polls discover
  * (eco-driving and maintenance after a trip, announced collisions or trips).
  *
- * When each read was last made is kept in the planner's memory (`PlannerMemory`), not in the
- * store: a steady poll writes nothing. A planner without memory (a cold start) gives each vehicle
- * a phase from a hash of its id, as if it had been read in a fair round: every guarantee holds from
- * the first cycle, and the memory fills as it plans.
+ * The parts: ./rates.ts (the estimator and the fleet's prior), ./selection.ts (guarantees and the
+ * index), ./memory.ts (when each read was last booked; a cold start's phases), ./reads.ts
+ * (baselines, periodic reads, fleet batches, the reserve), ./naive.ts; this module puts them
+ * together (`plan`) and runs a cycle (`runPlanner`).
  */
 import { createHash } from 'node:crypto';
 import type { JobQueue, OutgoingMessage } from '../queue/ports';
@@ -30,47 +30,35 @@ import type { EnrollmentStore, VehicleStore } from '../store/ports';
 import type { VehicleRecord } from '../store/records';
 import {
   DEFAULT_POLLING_CONFIG,
-  NAIVE_RESOURCES,
   type PollingConfig,
   type PollStrategy,
   type VehicleResource,
 } from './config';
 import type { PollFleetJob, PollJob, PollMapJob, PollVehicleJob } from './jobs';
-import { advance, decodeRates, type RatePrior, type RateState, ratesAt } from './rates';
+import { ageOf, createPlannerMemory, type PlannerMemory, remember } from './memory';
+import { planNaive } from './naive';
+import { advance, decodeRates, fleetPrior, posterior } from './rates';
+import {
+  type Booking,
+  fleetBookings,
+  followUpReserve,
+  inCycle,
+  inResourceOrder,
+  isFleetVehicle,
+  resourceSplitter,
+  type SplitReads,
+} from './reads';
 import { guaranteeMs, type ReadCandidate, selectReads, stableHash } from './selection';
 
-/** Requests one fleet batch costs: active alerts, crash, maintenance and trip lists (v1). */
-export const FLEET_REQUESTS_PER_BATCH = 4;
-
-/** When the planner last booked each read of a vehicle (epoch ms). */
-export interface LastReads {
-  readonly events?: number;
-  readonly alerts?: number;
-}
-
-/**
- * The planner's memory between cycles: when it booked each vehicle's reads. It lives with the
- * planner process (a warm function keeps it); a lost memory costs one fair round, not a guarantee.
- */
-export interface PlannerMemory {
-  get(vehicleId: string): LastReads | undefined;
-  set(vehicleId: string, reads: LastReads): void;
-  /** Forgets every vehicle not in `keep` (paused, removed). */
-  retain(keep: ReadonlySet<string>): void;
-}
-
-export function createPlannerMemory(): PlannerMemory {
-  const reads = new Map<string, LastReads>();
-  return {
-    get: (id) => reads.get(id),
-    set: (id, r) => {
-      reads.set(id, r);
-    },
-    retain: (keep) => {
-      for (const id of reads.keys()) if (!keep.has(id)) reads.delete(id);
-    },
-  };
-}
+export { ageOf, createPlannerMemory, type LastReads, type PlannerMemory, remember } from './memory';
+export {
+  FLEET_REQUESTS_PER_BATCH,
+  followUpReserve,
+  inCycle,
+  isFleetVehicle,
+  mapDue,
+  splitResources,
+} from './reads';
 
 export interface PlanInput {
   /** Vehicles due now (not paused). */
@@ -96,133 +84,6 @@ export interface Plan {
   /** The events guarantee G of this cycle (ms), and the active alerts' one. */
   readonly guaranteeMs: number;
   readonly alertGuaranteeMs: number;
-}
-
-const olderThan = (at: string | undefined, ms: number, now: number): boolean =>
-  at === undefined || now - Date.parse(at) >= ms;
-
-/**
- * True in one cycle out of every `periodMs / cycleMs`, at an offset given by a hash of `key`: a
- * periodic task spread over the cycles without storing when it last ran (no write).
- */
-export function inCycle(key: string, now: number, periodMs: number, cycleMs: number): boolean {
-  const every = Math.max(1, Math.round(periodMs / cycleMs));
-  if (every === 1) return true;
-  const cycle = Math.floor(now / cycleMs);
-  const offset = createHash('sha256').update(key).digest().readUInt32BE(0) % every;
-  return cycle % every === offset;
-}
-
-/** Map update information is read every `mapIntervalMs` (daily by default), in bulk (`poll-map` jobs). */
-export const mapDue = (vehicle: VehicleRecord, now: number, config: PollingConfig): boolean =>
-  olderThan(vehicle.resourcePolledAt.map, config.mapIntervalMs, now);
-
-/** A vehicle polled through v1 bulk lists: a fleet contract's vehicle has no v2 id. */
-export const isFleetVehicle = (vehicle: Pick<VehicleRecord, 'apiVehicleId'>): boolean =>
-  vehicle.apiVehicleId === undefined;
-
-const RESOURCE_ORDER: readonly VehicleResource[] = [
-  'events',
-  'alerts',
-  'collisions',
-  'trips',
-  'maintenance',
-  'services',
-  'map',
-];
-const inResourceOrder = (rs: Iterable<VehicleResource>): VehicleResource[] => {
-  const set = new Set(rs);
-  return RESOURCE_ORDER.filter((r) => set.has(r));
-};
-
-/** A periodic read this late goes with the events, whatever the spare budget. */
-const OVERDUE_FACTOR = 1.5;
-
-type SplitReads = { now: VehicleResource[]; periodic: VehicleResource[] };
-
-/**
- * `splitResources` for many vehicles at one `now`: the cut-off dates are computed once and compared
- * as strings (ISO 8601 UTC with milliseconds compares lexicographically), so a 10,000-vehicle plan
- * parses no date.
- */
-function resourceSplitter(now: number, config: PollingConfig): (vehicle: VehicleRecord) => SplitReads {
-  const cut = (ms: number): string => new Date(now - ms).toISOString();
-  const due = {
-    alerts: cut(config.alertsReconcileMs),
-    maintenance: cut(config.dailyMs),
-    services: cut(config.servicesIntervalMs),
-  };
-  const overdue = {
-    alerts: cut(config.alertsReconcileMs * OVERDUE_FACTOR),
-    maintenance: cut(config.dailyMs * OVERDUE_FACTOR),
-    services: cut(config.servicesIntervalMs * OVERDUE_FACTOR),
-  };
-  return (vehicle) => {
-    const polled = vehicle.resourcePolledAt;
-    const urgent: VehicleResource[] = ['events'];
-    const periodic: VehicleResource[] = [];
-    for (const r of ['alerts', 'maintenance', 'services'] as const) {
-      const at = polled[r];
-      if (at === undefined || at <= overdue[r]) urgent.push(r);
-      else if (at <= due[r]) periodic.push(r);
-    }
-    return { now: urgent, periodic };
-  };
-}
-
-/**
- * A v2 vehicle's reads besides the index: `now` (with its events, whatever the index: a baseline
- * never read, a periodic read overdue by half its period) and `periodic` (due, booked only with the
- * budget left at the end of the cycle).
- */
-export function splitResources(vehicle: VehicleRecord, now: number, config: PollingConfig): SplitReads {
-  return resourceSplitter(now, config)(vehicle);
-}
-
-/** Requests of each cycle's budget left unbooked for follow-ups. */
-export function followUpReserve(budget: number, config: PollingConfig): number {
-  return Math.floor(Math.max(0, budget) * config.followUpReserveRatio);
-}
-
-/**
- * The fleet's pooled rates, the prior of every vehicle's estimate: a new vehicle starts at the
- * fleet's average, and the configured priors weigh `ratePriorMs` until the fleet has history.
- */
-export function fleetPrior(
-  states: readonly (RateState | undefined)[],
-  now: number,
-  config: PollingConfig,
-): RatePrior {
-  const hours = config.ratePriorMs / 3_600_000;
-  let events = config.priorEventsPerHour * hours;
-  let eventsHours = hours;
-  let fixes = config.priorFixesPerHour * hours;
-  let alertHours = hours;
-  for (const st of states) {
-    if (!st) continue;
-    const a = advance(st, now, config);
-    events += a.events;
-    eventsHours += a.eventsHours;
-    fixes += a.fixes;
-    alertHours += a.alertHours;
-  }
-  return { eventsPerHour: events / eventsHours, fixesPerHour: fixes / alertHours, hours };
-}
-
-/**
- * How long ago a read was made: from the memory, else a phase in `[1, K]` cycles given by a hash
- * of the id and resource, K the cycles of the guarantee (a fair round the planner assumes).
- */
-function ageOf(at: number | undefined, hash: number, now: number, cycleMs: number, boundMs: number): number {
-  if (at !== undefined) return Math.max(0, now - at);
-  const k = Math.max(1, Math.floor(boundMs / cycleMs));
-  const cycle = Math.floor(now / cycleMs);
-  return (((cycle + hash) % k) + 1) * cycleMs;
-}
-
-interface Booking {
-  job: PollVehicleJob | PollFleetJob | PollMapJob;
-  cost: number;
 }
 
 /** Pure planning: jobs for this cycle within `budget` requests (see the module and the README). */
@@ -264,13 +125,16 @@ export function plan(input: PlanInput): Plan {
   const ga = guaranteeMs(config.maxStalenessMs, alerting, perCycle, config.cycleMs);
 
   // Candidates, with their learned rates (decoded once) and ages.
-  const states = v2.map((v) => decodeRates(v.hints.rates));
-  const prior = fleetPrior(states, now, config);
+  const states = v2.map((v) => {
+    const st = decodeRates(v.hints.rates);
+    return st && advance(st, now, config);
+  });
+  const prior = fleetPrior(states, config);
   const candidates: ReadCandidate[] = v2.map((v, i) => {
     const hash = stableHash(v.id);
     const last = input.memory?.get(v.id);
     const st = states[i];
-    const rates = strategy === 'carhook' ? ratesAt(st, now, prior, config) : prior;
+    const rates = strategy === 'carhook' && st ? posterior(st, prior) : prior;
     const active = v.hints.activeAlerts ? Math.max(1, st?.active ?? 1) : 0;
     return {
       id: v.id,
@@ -350,72 +214,6 @@ export function plan(input: PlanInput): Plan {
   };
 }
 
-function fleetBookings(fleet: readonly VehicleRecord[], config: PollingConfig, plannedAt: string): Booking[] {
-  const out: Booking[] = [];
-  for (const brand of ['C', 'P'] as const) {
-    // The v1 bulk lists take one brand (`C` or `P`) per request: one batch holds one brand group.
-    const ids = fleet.filter((v) => (v.brand === 'P' ? 'P' : 'C') === brand).map((v) => v.id);
-    for (let i = 0; i < ids.length; i += config.fleetBatchSize) {
-      const vehicleIds = ids.slice(i, i + config.fleetBatchSize);
-      out.push({
-        job: { kind: 'poll-fleet', brand, vehicleIds, rotate: false, plannedAt },
-        cost: FLEET_REQUESTS_PER_BATCH,
-      });
-    }
-  }
-  return out;
-}
-
-/**
- * The naive baseline: four reads per vehicle, the stalest first (`lastPolledAt`, else creation);
- * when the budget is short, the polled vehicles record their poll time (`rotate`), so the others
- * go first next cycle.
- */
-function planNaive(
-  v2: readonly VehicleRecord[],
-  fleetBatches: readonly Booking[],
-  budget: number,
-  now: number,
-  plannedAt: string,
-): Plan {
-  const stale = (v: VehicleRecord): number => now - Date.parse(v.lastPolledAt ?? v.createdAt);
-  const ordered = [...v2].sort((a, b) => stale(b) - stale(a) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  let left = budget;
-  const jobs: (PollVehicleJob | PollFleetJob)[] = [];
-  const deferred: string[] = [];
-  for (const v of ordered) {
-    if (NAIVE_RESOURCES.length > left) {
-      deferred.push(v.id);
-      continue;
-    }
-    left -= NAIVE_RESOURCES.length;
-    jobs.push({
-      kind: 'poll-vehicle',
-      vehicleId: v.id,
-      resources: [...NAIVE_RESOURCES],
-      strategy: 'naive',
-      rotate: false,
-      plannedAt,
-    });
-  }
-  for (const b of fleetBatches) {
-    if (b.cost > left) {
-      deferred.push(...(b.job as PollFleetJob).vehicleIds);
-      continue;
-    }
-    left -= b.cost;
-    jobs.push(b.job as PollFleetJob);
-  }
-  const rotate = deferred.length > 0;
-  return {
-    jobs: rotate ? jobs.map((j) => ({ ...j, rotate })) : jobs,
-    estimatedRequests: budget - left,
-    deferred,
-    guaranteeMs: Number.POSITIVE_INFINITY,
-    alertGuaranteeMs: Number.POSITIVE_INFINITY,
-  };
-}
-
 export interface PlannerDeps {
   readonly vehicles: VehicleStore;
   readonly enrollments: EnrollmentStore;
@@ -440,25 +238,6 @@ export interface PlannerRun {
 /** Queue dedup ids are at most 128 printable characters (SQS FIFO): long ones are hashed. */
 function dedupIdOf(key: string): string {
   return /^[\x21-\x7e]{1,128}$/.test(key) ? key : `h#${createHash('sha256').update(key).digest('hex')}`;
-}
-
-/** Records the reads a plan booked, and forgets the vehicles no longer due. */
-export function remember(
-  memory: PlannerMemory,
-  due: readonly Pick<VehicleRecord, 'id'>[],
-  planned: Plan,
-  now: number,
-): void {
-  memory.retain(new Set(due.map((v) => v.id)));
-  for (const job of planned.jobs) {
-    if (job.kind !== 'poll-vehicle') continue;
-    const last = memory.get(job.vehicleId) ?? {};
-    memory.set(job.vehicleId, {
-      ...last,
-      ...(job.resources.includes('events') ? { events: now } : {}),
-      ...(job.resources.includes('alerts') ? { alerts: now } : {}),
-    });
-  }
 }
 
 /** Requests one cycle may spend: the budget's capacity per window, scaled to the cycle. */

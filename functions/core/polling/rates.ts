@@ -13,8 +13,10 @@
  * in closed form. The estimate is written only with a poll that writes anyway (a change always
  * moves the events cursor or the state), so a steady poll still writes nothing.
  *
- * A prior of `ratePriorMs` worth of exposure at the fleet's pooled rate keeps a new or silent
- * vehicle near the fleet's average instead of at zero (empirical Bayes in its simplest form).
+ * Each estimate is shrunk towards the fleet's pooled rate by a prior whose weight is learned from
+ * how much the vehicles really differ (`fleetPrior`, empirical Bayes): a new or silent vehicle
+ * stays near the fleet's average instead of at zero, and in a fleet of equal vehicles chance
+ * differences between a few counts do not reorder the fleet.
  */
 import type { CarhookEvent } from '../events/catalogue';
 
@@ -110,12 +112,18 @@ export const emptyState = (t: number, active: number): RateState => ({
   active,
 });
 
-/** The prior both estimates shrink towards: rates per hour and the weight in hours. */
+/**
+ * The prior both estimates shrink towards: rates per hour, and the weight of each as hours of
+ * observation (a Gamma prior of mean `rate` and shape `rate × weight`).
+ */
 export interface RatePrior {
   readonly eventsPerHour: number;
   /** Fix rate per active alert, per hour (1 / mean hours an alert stays active). */
   readonly fixesPerHour: number;
-  readonly hours: number;
+  /** Weight of the events prior, hours: learned from the fleet's spread (`fleetPrior`). */
+  readonly eventsWeightHours: number;
+  /** Weight of the fix-rate prior, hours (`ratePriorMs`). */
+  readonly fixesWeightHours: number;
 }
 
 export interface Rates {
@@ -128,10 +136,87 @@ export interface Rates {
 /** The posterior mean rates at `now` (the prior alone for a vehicle never observed). */
 export function ratesAt(state: RateState | undefined, now: number, prior: RatePrior, s: RateSettings): Rates {
   if (!state) return { eventsPerHour: prior.eventsPerHour, fixesPerHour: prior.fixesPerHour };
-  const a = advance(state, now, s);
+  return posterior(advance(state, now, s), prior);
+}
+
+/** The posterior mean rates of sums already advanced to the time of the estimate. */
+export function posterior(a: RateState, prior: RatePrior): Rates {
   return {
-    eventsPerHour: (a.events + prior.eventsPerHour * prior.hours) / (a.eventsHours + prior.hours),
-    fixesPerHour: (a.fixes + prior.fixesPerHour * prior.hours) / (a.alertHours + prior.hours),
+    eventsPerHour:
+      (a.events + prior.eventsPerHour * prior.eventsWeightHours) / (a.eventsHours + prior.eventsWeightHours),
+    fixesPerHour:
+      (a.fixes + prior.fixesPerHour * prior.fixesWeightHours) / (a.alertHours + prior.fixesWeightHours),
+  };
+}
+
+export interface PriorSettings extends RateSettings {
+  /** The least weight of the prior (and the weight of the fix-rate prior), ms of observation. */
+  readonly ratePriorMs: number;
+  /** Rates assumed before the fleet has any history. */
+  readonly priorEventsPerHour: number;
+  readonly priorFixesPerHour: number;
+}
+
+/** The most weight the events prior gets (hours): a fleet of equal vehicles is planned as one. */
+export const MAX_PRIOR_WEIGHT_HOURS = 10_000;
+
+/**
+ * The fleet's prior, from every vehicle's sums advanced to `now` (empirical Bayes):
+ *
+ * - the mean is the pooled rate (all counts over all exposure, the configured prior worth
+ *   `ratePriorMs` included, so a fleet without history starts at `priorEventsPerHour`);
+ * - the weight of the events prior is learned from how much the vehicles really differ. A vehicle's
+ *   observed rate r = c / e spreads around its true rate by Poisson noise (variance λ·e₂ / e², e₂
+ *   the exposure with the decay squared) and the true rates spread around the mean m by τ². The
+ *   method of moments gives τ² from Σ e (r − m)² ≈ τ² (E − Σe² / E) + m Σ e₂ / e, and a Gamma
+ *   prior of mean m and variance τ² weighs m / τ² hours. A fleet whose vehicles all change alike
+ *   (τ² ≈ 0) gets a heavy prior, so chance differences in a few counts do not reorder the fleet;
+ *   a fleet of vans and parked cars (large τ²) a light one, so each vehicle's own count decides.
+ *
+ * For the events feed the exposure runs without gaps since the vehicle's first read, so with decay
+ * k its squared-decay exposure is e₂ = e − k e² / 2 in closed form. The fix-rate prior keeps the
+ * configured weight (its exposure has gaps: alerts are not always active).
+ */
+export function fleetPrior(advanced: readonly (RateState | undefined)[], s: PriorSettings): RatePrior {
+  const h0 = s.ratePriorMs / HOUR;
+  const k = decayPerHour(s);
+  let events = s.priorEventsPerHour * h0;
+  let eventsHours = h0;
+  let fixes = s.priorFixesPerHour * h0;
+  let alertHours = h0;
+  for (const a of advanced) {
+    if (!a) continue;
+    events += a.events;
+    eventsHours += a.eventsHours;
+    fixes += a.fixes;
+    alertHours += a.alertHours;
+  }
+  const m = events / eventsHours;
+  let n = 0;
+  let spread = 0; // Σ e (r − m)²
+  let noise = 0; // Σ e₂ / e
+  let e1 = 0;
+  let e2 = 0;
+  for (const a of advanced) {
+    if (!a || a.eventsHours <= 0) continue;
+    const e = a.eventsHours;
+    n++;
+    spread += (a.events - m * e) ** 2 / e;
+    noise += Math.max(0, 1 - (k * e) / 2);
+    e1 += e;
+    e2 += e * e;
+  }
+  let weight = h0;
+  const dof = e1 - e2 / Math.max(e1, Number.MIN_VALUE);
+  if (n >= 2 && dof > 0) {
+    const tau2 = (spread - m * noise) / dof;
+    weight = tau2 > 0 ? m / tau2 : MAX_PRIOR_WEIGHT_HOURS;
+  }
+  return {
+    eventsPerHour: m,
+    fixesPerHour: fixes / alertHours,
+    eventsWeightHours: Math.min(MAX_PRIOR_WEIGHT_HOURS, Math.max(h0, weight)),
+    fixesWeightHours: h0,
   };
 }
 

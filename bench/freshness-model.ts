@@ -1,0 +1,199 @@
+/**
+ * The planner alone against a generated world, in seconds instead of the pipeline's minutes: each
+ * simulated minute `plan()` runs over the fleet with its memory, a booked events read reveals every
+ * scripted change of that vehicle since its last read (lag = read time − change time), and the
+ * learned rates are written exactly as a poll would (with a change, `observe`). Nothing else is
+ * modelled: no alert reads or fixes, no follow-ups, no eco-driving wait, no HTTP. It isolates the
+ * estimator and the index from the rest of the pipeline (bench/freshness.ts measures the whole).
+ *
+ * `--oracle rates` gives the planner each vehicle's true rate (its multiplier × the base rate),
+ * `--oracle curve` the true rate times the daily curve at that minute: what learning costs, and
+ * what a time-of-day profile would buy.
+ *
+ *   npx tsx bench/freshness-model.ts --world mixed --vehicles 200,400 --hours 6 [--warmup 60] \
+ *     [--strategies carhook,round-robin] [--oracle none|rates|curve] [--seed 7]
+ */
+import { writeFile } from 'node:fs/promises';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createPlannerMemory, type PollStrategy, plan, remember } from '../functions/core/polling';
+import { DEFAULT_POLLING_CONFIG } from '../functions/core/polling/config';
+import { decodeRates, encodeRates, observe } from '../functions/core/polling/rates';
+import { guaranteeMs } from '../functions/core/polling/selection';
+import type { VehicleRecord } from '../functions/core/store/records';
+import { knownRatesBound } from './freshness';
+import { type ChartResult, renderChart } from './freshness-chart';
+import { BASE_RATE_PER_HOUR, dailyCurve, generateScript, type World } from './support/freshness-world';
+import { percentile, round } from './support/stats';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+export type Oracle = 'none' | 'rates' | 'curve';
+
+export interface ModelRun {
+  readonly strategy: PollStrategy;
+  readonly changes: number;
+  readonly mean: number;
+  readonly p50: number;
+  readonly p95: number;
+  readonly max: number;
+  /** Mean lag of the changes made in each measured hour. */
+  readonly meanByHour: readonly number[];
+}
+
+/** One world and size: every strategy on the same script, and the known-rates bound. */
+export function modelRun(
+  world: World,
+  vehicles: number,
+  o: {
+    hours: number;
+    warmupMinutes: number;
+    seed: number;
+    strategies: readonly PollStrategy[];
+    oracle: Oracle;
+  },
+): { runs: ModelRun[]; boundMeanSeconds: number; fairMeanSeconds: number } {
+  // The measured window starts at 06:00 UTC, as in bench/freshness.ts.
+  const start = Date.UTC(2026, 0, 5, 6) - o.warmupMinutes * MINUTE;
+  const measureFrom = start + o.warmupMinutes * MINUTE;
+  const stopAt = measureFrom + o.hours * HOUR;
+  const script = generateScript(world, vehicles, start, stopAt, o.seed);
+  const changesOf: number[][] = Array.from({ length: vehicles }, () => []);
+  for (const c of script.changes) changesOf[c.vehicle]?.push(c.at);
+  const runs = o.strategies.map((strategy) => {
+    const iso = (ms: number) => new Date(ms).toISOString();
+    let records: VehicleRecord[] = Array.from({ length: vehicles }, (_, i) => ({
+      id: `e:v${i}`,
+      enrollmentId: 'e',
+      vin: `VIN${i}`,
+      apiVehicleId: `v${i}`,
+      paused: false,
+      nextPollAt: iso(start),
+      hints: { activeAlerts: false, priority: 0 },
+      resourcePolledAt: {},
+      createdAt: iso(start),
+      updatedAt: iso(start),
+    }));
+    const memory = createPlannerMemory();
+    const next = new Array<number>(vehicles).fill(0);
+    const lags: number[] = [];
+    const byHour: number[][] = [];
+    // A drain of one hour: every read within G, so every change is seen.
+    for (let now = start; now < stopAt + HOUR; now += MINUTE) {
+      // Periodic reads are not modelled: every one was just made.
+      const polled = { alerts: iso(now), maintenance: iso(now), services: iso(now), map: iso(now) };
+      records = records.map((r, i) => {
+        const m = script.multipliers[i] ?? 1;
+        const curve = o.oracle === 'curve' && world === 'mixed' ? dailyCurve(now) : 1;
+        const rates =
+          o.oracle === 'none' ? r.hints.rates : `r1:${now}:${BASE_RATE_PER_HOUR * m * curve * 1e6}:1e6:0:0:0`;
+        return { ...r, resourcePolledAt: polled, hints: { ...r.hints, ...(rates ? { rates } : {}) } };
+      });
+      const planned = plan({ vehicles: records, budget: 108, now, memory, strategy });
+      remember(memory, records, planned, now);
+      for (const job of planned.jobs) {
+        if (job.kind !== 'poll-vehicle' || !job.resources.includes('events')) continue;
+        const i = Number(job.vehicleId.slice('e:v'.length));
+        const times = changesOf[i] ?? [];
+        let seen = 0;
+        for (
+          ;
+          (next[i] ?? 0) < times.length && (times[next[i] ?? 0] ?? 0) < now;
+          next[i] = (next[i] ?? 0) + 1
+        ) {
+          const at = times[next[i] ?? 0] ?? 0;
+          seen++;
+          if (at < measureFrom || at >= stopAt) continue;
+          lags.push((now - at) / 1000);
+          const h = Math.floor((at - measureFrom) / HOUR);
+          const hour = byHour[h] ?? [];
+          hour.push((now - at) / 1000);
+          byHour[h] = hour;
+        }
+        const record = records[i] as VehicleRecord;
+        const before = decodeRates(record.hints.rates);
+        // A poll writes its rates only with a change (the first poll always writes).
+        if (o.oracle === 'none' && (seen > 0 || before === undefined)) {
+          const events = Array.from({ length: seen }, () => ({ type: 'vehicle.trip.completed' as const }));
+          const rates = encodeRates(
+            observe(before, now, { events, activeAlerts: 0 }, DEFAULT_POLLING_CONFIG),
+          );
+          records[i] = { ...record, hints: { ...record.hints, rates } };
+        }
+      }
+    }
+    const sorted = [...lags].sort((a, b) => a - b);
+    const mean = (xs: readonly number[]) => round(xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length), 1);
+    return {
+      strategy,
+      changes: lags.length,
+      mean: mean(lags),
+      p50: round(percentile(sorted, 50), 1),
+      p95: round(percentile(sorted, 95), 1),
+      max: round(sorted.at(-1) ?? 0, 1),
+      meanByHour: byHour.map(mean),
+    };
+  });
+  let curveMinutes = 0;
+  for (let t = measureFrom; t < stopAt; t += MINUTE) curveMinutes += world === 'uniform' ? 1 : dailyCurve(t);
+  const expected = script.multipliers.map((m) => (BASE_RATE_PER_HOUR * m * curveMinutes) / 60);
+  const reads = 108 - Math.floor(108 * DEFAULT_POLLING_CONFIG.followUpReserveRatio);
+  const g = guaranteeMs(DEFAULT_POLLING_CONFIG.maxStalenessMs, vehicles, reads, MINUTE) / MINUTE;
+  return { runs, ...knownRatesBound(expected, reads, g) };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      world: { type: 'string', default: 'mixed' },
+      vehicles: { type: 'string', default: '200,400,800' },
+      hours: { type: 'string', default: '6' },
+      warmup: { type: 'string', default: '60' },
+      seed: { type: 'string', default: '7' },
+      strategies: { type: 'string', default: 'carhook,round-robin' },
+      oracle: { type: 'string', default: 'none' },
+      /** Writes the chart (SVG) of mean and p95 lag against fleet size, per world. */
+      svg: { type: 'string' },
+    },
+  });
+  const charted: ChartResult[] = [];
+  const worldsOf = String(values.world).split(',') as World[];
+  for (const world of worldsOf) {
+    for (const n of String(values.vehicles).split(',').map(Number)) {
+      const r = modelRun(world, n, {
+        hours: Number(values.hours),
+        warmupMinutes: Number(values.warmup),
+        seed: Number(values.seed),
+        strategies: String(values.strategies).split(',') as PollStrategy[],
+        oracle: values.oracle as Oracle,
+      });
+      charted.push({
+        world,
+        vehicles: n,
+        runs: r.runs.map((x) => ({
+          strategy: x.strategy,
+          lagSeconds: { mean: x.mean, p50: x.p50, p95: x.p95, max: x.max },
+          boundMeanSeconds: r.boundMeanSeconds,
+        })),
+      });
+      const rr = r.runs.find((x) => x.strategy === 'round-robin');
+      for (const x of r.runs) {
+        process.stdout.write(
+          `| ${world} | ${n} | ${x.strategy} | ${values.oracle} | ${x.changes} | ${x.mean} | ${x.p95} | ${x.max} | ${r.boundMeanSeconds} | ${round(x.mean / r.boundMeanSeconds, 2)} | ${rr ? round(x.mean / rr.mean, 2) : ''} | ${rr ? round(x.p95 / rr.p95, 2) : ''} | ${x.meanByHour.join(' ')} |\n`,
+        );
+      }
+    }
+  }
+  if (typeof values.svg === 'string') {
+    const title = `Planner alone (bench/freshness-model.ts), ${values.hours} h, seed ${values.seed}: lag against fleet size`;
+    await writeFile(values.svg, await renderChart(charted, title));
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().catch((e: unknown) => {
+    process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exitCode = 1;
+  });
+}
