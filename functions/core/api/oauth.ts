@@ -10,6 +10,7 @@
  * and a nested `{"error":{"code":"invalid_grant"}}` are understood.
  */
 import * as oauth from 'oauth4webapi';
+import { systemNow } from '../clock';
 import { type ApiError, CarhookApiError, fail, ok, type Result, redact } from './errors';
 import type { ApiLogger, TokenProvider } from './ports';
 import { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, type RetryOptions, type Sleep } from './transport';
@@ -99,7 +100,7 @@ export function createTokenEndpoint(options: OAuthOptions): TokenEndpoint {
   const retry = { ...DEFAULT_RETRY, ...options.retry };
   const fetchFn = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const sleep: Sleep = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
-  const now = options.now ?? Date.now;
+  const now = options.now ?? systemNow;
   const random = options.random ?? Math.random;
   const secrets = new Set<string>([options.clientSecret]);
   let requests = 0;
@@ -324,7 +325,7 @@ export class InMemoryTokenProvider implements TokenProvider {
   constructor(options: OAuthTokenProviderOptions) {
     this.#o = options;
     this.#tokens = options.tokens;
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? systemNow;
   }
 
   /** The current token set (to persist it). */

@@ -4,6 +4,8 @@
  * refresh on 401, rate observation, request counting and redacted logging. It returns the raw
  * response (or a typed error); operations parse and normalize the body.
  */
+
+import { systemNow } from '../clock';
 import { type ApiError, CarhookApiError, fail, isApiError, ok, type Result, redact } from './errors';
 import { errorDetail, type RateHeaders, readRateHeaders, statusError } from './responses';
 import {
@@ -58,7 +60,7 @@ export class Transport {
     this.#retry = { ...DEFAULT_RETRY, ...options.retry };
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.#sleep = options.sleep ?? defaultSleep;
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? systemNow;
     this.#random = options.random ?? Math.random;
     this.#secrets.add(options.clientSecret);
     this.#secrets.add(this.#basicCredentials());

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { systemDate } from '../clock';
 import { EVENT_TYPES } from '../events/catalogue';
 import type { EventEnvelope } from '../events/envelope';
 import { StoreError } from '../store/errors';
@@ -125,7 +126,7 @@ async function guarded<T>(work: () => Promise<T>): Promise<Result<T, ValidationE
 }
 
 export function createSubscriptionService(deps: SubscriptionServiceDeps) {
-  const clock = deps.now ?? (() => new Date());
+  const clock = deps.now ?? systemDate;
   const knownTypes = deps.knownTypes ?? EVENT_TYPES;
   const urlPolicy = deps.urlPolicy ?? {};
   const schemas = subscriptionSchemas({ knownTypes, urlPolicy });

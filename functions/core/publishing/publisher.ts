@@ -1,3 +1,4 @@
+import { systemNow } from '../clock';
 import type { EventEnvelope } from '../events/envelope';
 import { describeValidationError, type EventValidationResult, validateEvent } from '../events/validate';
 import { envelopeEntrySize, PUBLISH_LIMITS, planBatches } from './limits';
@@ -231,7 +232,7 @@ export interface StoreEventLogLike {
 /** Adapts the store's event log to the publisher's marker and source ports. */
 export const fromStoreEventLog = (
   log: StoreEventLogLike,
-  now: () => number = Date.now,
+  now: () => number = systemNow,
 ): EventLogMarker & UnpublishedEventSource => ({
   markPublished: (events) =>
     log.markPublished(

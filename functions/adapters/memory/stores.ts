@@ -1,5 +1,5 @@
-import type { EventEnvelope } from '../events/envelope';
-import { invalidInput } from './errors';
+import type { EventEnvelope } from '../../core/events/envelope';
+import { invalidInput } from '../../core/store/errors';
 import {
   checkStateSize,
   DEFAULT_EVENT_RETENTION_MS,
@@ -24,7 +24,7 @@ import {
   validateEnrollment,
   validateNewVehicle,
   validateScheduleUpdate,
-} from './logic';
+} from '../../core/store/logic';
 import type {
   AppendResult,
   CommitPollInput,
@@ -39,7 +39,7 @@ import type {
   TokenUpdate,
   VehicleStateStore,
   VehicleStore,
-} from './ports';
+} from '../../core/store/ports';
 import {
   type Enrollment,
   enrollmentStatuses,
@@ -52,7 +52,7 @@ import {
   type StoredEvent,
   type VehicleRecord,
   type VehicleStateRecord,
-} from './records';
+} from '../../core/store/records';
 
 /**
  * In-memory implementation of every store port, for unit tests of use cases. It follows the same
