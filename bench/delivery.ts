@@ -42,11 +42,11 @@ import {
   type DeliveryJob,
   fanOutSubscriber,
 } from '../functions/core/delivery/engine';
-import { createSubscriptionService } from '../functions/core/delivery/management';
 import { createSecretBox } from '../functions/core/delivery/secrets';
 import type { EventEnvelope } from '../functions/core/events/envelope';
 import type { JobQueue } from '../functions/core/queue/ports';
 import type { DeliveryStore, SubscriptionStore } from '../functions/core/subscriptions/ports';
+import { createSubscriptionService } from '../functions/core/subscriptions/service';
 import { compileAllowList } from '../functions/core/webhooks/ssrf';
 import { countRequests, createSimulatedClockTable } from './support/dynamo';
 import { percentile, round } from './support/stats';

@@ -9,10 +9,10 @@
 import { systemResolver } from '../adapters/webhooks/dns';
 import { createSender, type SenderOptions } from '../adapters/webhooks/sender';
 import { createDeliveryEngine, type DeliveryEngine, type DeliveryJob } from '../core/delivery/engine';
-import { createSubscriptionService, type SubscriptionService } from '../core/delivery/management';
 import { createSecretBox } from '../core/delivery/secrets';
 import type { JobQueue } from '../core/queue/ports';
 import type { DeliveryStore, SubscriptionStore } from '../core/subscriptions/ports';
+import { createSubscriptionService, type SubscriptionService } from '../core/subscriptions/service';
 import type { Sender } from '../core/webhooks/sender';
 import { compileAllowList, parseAllowEntries } from '../core/webhooks/ssrf';
 import { ConfigError, RUNTIME_ENV } from './config';

@@ -8,12 +8,12 @@ import {
   type DeliveryEngineDeps,
   type DeliveryJob,
 } from '../../functions/core/delivery/engine';
-import { createSubscriptionService } from '../../functions/core/delivery/management';
 import { createSecretBox } from '../../functions/core/delivery/secrets';
 import type { EventEnvelope } from '../../functions/core/events/envelope';
 import type { EventBus } from '../../functions/core/publishing/ports';
 import type { JobQueue, OutgoingMessage } from '../../functions/core/queue/ports';
 import type { DeliveryStore, SubscriptionStore } from '../../functions/core/subscriptions/ports';
+import { createSubscriptionService } from '../../functions/core/subscriptions/service';
 import type { AllowList, Resolver } from '../../functions/core/webhooks/ssrf';
 import { loopbackAllowList } from '../webhooks/receiver';
 

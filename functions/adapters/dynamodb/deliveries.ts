@@ -1,4 +1,5 @@
 import { BatchWriteCommand, paginateQuery, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { backoffCeiling, equalJitter } from '../../core/backoff';
 import type { EventEnvelope } from '../../core/events/envelope';
 import { invalidInput } from '../../core/store/errors';
 import {
@@ -188,7 +189,7 @@ export function createDynamoDeliveryStore(
   async function writeChunk(puts: readonly Item[], ids: readonly string[]): Promise<Set<string>> {
     let left: Item[] = [...puts];
     for (let round = 0; round < rounds && left.length > 0; round++) {
-      if (round > 0) await sleep(Math.min(1000, backoffMs * 2 ** (round - 1)) * (0.5 + random() / 2));
+      if (round > 0) await sleep(equalJitter(backoffCeiling(round, backoffMs, 1000), random));
       // A failed request (throttled after the SDK's own retries, or any other error) fails the chunk.
       const out = await doc
         .send(

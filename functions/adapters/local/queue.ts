@@ -10,6 +10,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { backoffCeiling } from '../../core/backoff';
 import { checkVisibility, validateOutgoing } from '../../core/queue/limits';
 import {
   type JobQueue,
@@ -209,7 +210,8 @@ export class LocalQueue<T> implements JobQueue<T>, QueueConsumer<T> {
             }
             break;
           }
-          if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt));
+          if (attempt > 0)
+            await new Promise((resolve) => setTimeout(resolve, backoffCeiling(attempt + 1, 20)));
           const output = await this.doc.send(
             new BatchWriteCommand({ RequestItems: { [this.table]: requests } }),
           );

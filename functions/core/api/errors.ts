@@ -7,6 +7,7 @@
  * For code that prefers exceptions (the CLI, scripts), `unwrap(result)` throws a
  * `CarhookApiError` carrying the same value.
  */
+import type { Err, Ok } from '../result';
 
 export type ApiErrorKind =
   | 'Unauthorized'
@@ -100,8 +101,8 @@ export type ApiError =
  * separately in `client.stats()`).
  */
 export type Result<T, E extends ApiError = ApiError> =
-  | { readonly ok: true; readonly value: T; readonly requests: number }
-  | { readonly ok: false; readonly error: E; readonly requests: number };
+  | (Ok<T> & { readonly requests: number })
+  | (Err<E> & { readonly requests: number });
 
 export function ok<T>(value: T, requests: number): Result<T, never> {
   return { ok: true, value, requests };

@@ -10,6 +10,7 @@
  * and a nested `{"error":{"code":"invalid_grant"}}` are understood.
  */
 import * as oauth from 'oauth4webapi';
+import { backoffCeiling, fullJitter } from '../backoff';
 import { systemNow } from '../clock';
 import { type ApiError, CarhookApiError, fail, ok, type Result, redact } from './errors';
 import type { ApiLogger, TokenProvider } from './ports';
@@ -146,7 +147,7 @@ export function createTokenEndpoint(options: OAuthOptions): TokenEndpoint {
             };
       }
       if (attempt >= retry.maxAttempts) return fail(error, attempt);
-      const delay = Math.floor(random() * Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempt - 1)));
+      const delay = fullJitter(backoffCeiling(attempt, retry.baseDelayMs, retry.maxDelayMs), random);
       if (now() - started + delay > retry.maxTotalMs) return fail(error, attempt);
       await sleep(delay, signal);
     }

@@ -5,6 +5,7 @@
  * response (or a typed error); operations parse and normalize the body.
  */
 
+import { backoffCeiling, fullJitter } from '../backoff';
 import { systemNow } from '../clock';
 import { type ApiError, CarhookApiError, fail, isApiError, ok, type Result, redact } from './errors';
 import { errorDetail, type RateHeaders, readRateHeaders, statusError } from './responses';
@@ -217,8 +218,7 @@ export class Transport {
 
   #backoff(attempt: number): number {
     const { baseDelayMs, maxDelayMs } = this.#retry;
-    const cap = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
-    return Math.floor(this.#random() * cap);
+    return fullJitter(backoffCeiling(attempt, baseDelayMs, maxDelayMs), this.#random);
   }
 
   #log(level: 'debug' | 'warn', message: string, details: Record<string, unknown>): void {

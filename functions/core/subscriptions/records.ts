@@ -1,7 +1,8 @@
 import type { EventEnvelope } from '../events/envelope';
 import type { IsoDate } from '../store/records';
-import type { SubscriptionHealth, SubscriptionStatus } from '../webhooks';
+import type { SubscriptionHealth } from '../webhooks/policy';
 import type { AttemptOutcome } from '../webhooks/sender';
+import type { SubscriptionStatus } from './schemas';
 
 /**
  * What the webhook side persists (issue 6): subscriptions (webhook endpoints), deliveries (one

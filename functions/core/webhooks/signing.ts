@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { systemDate } from '../clock';
-import { err, ok, type Result } from './result';
+import { err, ok, type Result } from '../result';
 
 /**
  * Standard Webhooks signing (https://www.standardwebhooks.com, scheme `v1`): HMAC-SHA256 over

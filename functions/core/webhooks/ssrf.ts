@@ -6,6 +6,7 @@
  * getaddrinfo and builds the connect-time guarded lookup the sender uses.
  */
 import ipaddr from 'ipaddr.js';
+import { err, ok, type Result } from '../result';
 import {
   type AddressClassification,
   classifyAddress,
@@ -14,7 +15,6 @@ import {
   parseIp,
   parseLooseIpv4,
 } from './addresses';
-import { err, ok, type Result } from './result';
 
 export {
   type AddressClass,

@@ -1,5 +1,5 @@
+import { err, ok, type Result } from '../result';
 import { ipFamily } from './addresses';
-import { err, ok, type Result } from './result';
 import {
   type AddressClassification,
   type AllowList,
