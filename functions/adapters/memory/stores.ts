@@ -12,6 +12,7 @@ import {
   isTerminalPause,
   liveEventRange,
   matchesTypes,
+  newVehicleRecord,
   prepareEvents,
   requireCiphertext,
   requireEpochMs,
@@ -22,7 +23,6 @@ import {
   requireTypes,
   requireVin,
   validateEnrollment,
-  validateNewVehicle,
   validateScheduleUpdate,
 } from '../../core/store/logic';
 import type {
@@ -205,21 +205,9 @@ export function createMemoryStores(options: MemoryStoreOptions = {}): Stores {
 
   const vehicles: VehicleStore = {
     async put(vehicle: NewVehicle, now: number) {
-      validateNewVehicle(vehicle);
+      const record = newVehicleRecord(vehicle, now);
       if (data.vehicles.has(vehicle.id)) return { created: false };
-      data.vehicles.set(vehicle.id, {
-        id: vehicle.id,
-        enrollmentId: vehicle.enrollmentId,
-        vin: vehicle.vin,
-        ...(vehicle.brand !== undefined ? { brand: vehicle.brand } : {}),
-        ...(vehicle.apiVehicleId !== undefined ? { apiVehicleId: vehicle.apiVehicleId } : {}),
-        paused: false,
-        nextPollAt: vehicle.nextPollAt,
-        hints: { activeAlerts: false, priority: 0, ...vehicle.hints },
-        resourcePolledAt: {},
-        createdAt: iso(now),
-        updatedAt: iso(now),
-      });
+      data.vehicles.set(vehicle.id, record);
       return { created: true };
     },
     async get(vehicleId) {

@@ -13,30 +13,27 @@ import * as oauth from 'oauth4webapi';
 import { backoffCeiling, fullJitter } from '../backoff';
 import { systemNow } from '../clock';
 import { type ApiError, CarhookApiError, fail, ok, type Result, redact } from './errors';
-import type { ApiLogger, TokenProvider } from './ports';
-import { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, type RetryOptions, type Sleep } from './transport';
+import type { TokenProvider } from './ports';
+import { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, type Sleep, type TransportOptions } from './transport';
 
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post';
 
-export interface OAuthOptions {
+/**
+ * The token endpoint's options: the client's credentials and the same HTTP knobs as the API
+ * transport (fetch, timeout, retry budget, injected randomness, sleep, clock, logger).
+ */
+export interface OAuthOptions
+  extends Pick<TransportOptions, 'fetch' | 'timeoutMs' | 'retry' | 'random' | 'sleep' | 'now' | 'logger'> {
   readonly authUrl: string;
   readonly clientId: string;
   readonly clientSecret: string;
-  /** `<brand_path_segment>` of the OAuth addresses (spec 5.2). */
+  /** The brand's path segment in the OAuth addresses. */
   readonly brand: string;
   /**
-   * Default `client_secret_post`: spec 5.2 lists `client_id` among the form fields (whether the
-   * secret is sent is not shown). With `client_secret_basic`, oauth4webapi form-encodes id and
+   * Default `client_secret_post`: the token endpoint takes `client_id` among the form fields. With `client_secret_basic`, oauth4webapi form-encodes id and
    * secret before base64 as RFC 6749 2.3.1 requires (`carhook-sim` → `carhook%2Dsim`).
    */
   readonly clientAuth?: ClientAuthMethod;
-  readonly fetch?: typeof fetch;
-  readonly timeoutMs?: number;
-  readonly retry?: Partial<RetryOptions>;
-  readonly random?: () => number;
-  readonly sleep?: Sleep;
-  readonly now?: () => number;
-  readonly logger?: ApiLogger;
 }
 
 export interface TokenSet {

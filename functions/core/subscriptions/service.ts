@@ -44,20 +44,7 @@ export interface ConflictError {
 export type ServiceError = ValidationError | NotFoundError | ConflictError;
 
 /** A subscription as the API shows it: never any secret, never the ciphertext. */
-export interface PublicSubscription {
-  readonly id: string;
-  readonly url: string;
-  readonly eventTypes?: readonly string[];
-  readonly vehicleIds?: readonly string[];
-  readonly enrollmentIds?: readonly string[];
-  readonly description?: string;
-  readonly status: SubscriptionRecord['status'];
-  readonly disabledReason?: string;
-  readonly disabledAt?: string;
-  readonly health: SubscriptionRecord['health'];
-  readonly createdAt: string;
-  readonly updatedAt: string;
-}
+export type PublicSubscription = Omit<SubscriptionRecord, 'secretCiphertext'>;
 
 export function toPublic(s: SubscriptionRecord): PublicSubscription {
   const { secretCiphertext: _secret, ...rest } = s;

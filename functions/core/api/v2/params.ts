@@ -2,7 +2,18 @@
  * Parameters of the v2 list reads and the request builders the per-vehicle and per-trip lists
  * share: `/vehicles/{id}/<name>` with the date range and page, `/trips/{id}/<name>` with the page.
  */
-import { checkId, checkRange, type DateRange, type PageParams, rangeQuery, seg, V2 } from '../checks';
+import type * as z from 'zod';
+import {
+  checkId,
+  checkLocaleV2,
+  checkRange,
+  type DateRange,
+  type PageParams,
+  rangeQuery,
+  seg,
+  V2,
+} from '../checks';
+import type { ListSpec } from '../list';
 import type { QueryValue } from '../transport';
 
 export interface VehicleListParams extends PageParams, DateRange {
@@ -37,3 +48,21 @@ export const tripSub = (name: string) => (p: TripSubListParams) => ({
   path: `${V2}/trips/${seg(p.tripId)}/${name}`,
   query: { limit: p.limit, offset: p.offset },
 });
+
+const localizedVehicleList = vehicleList<VehicleAlertsParams>((p) => ({ locale: p.locale }));
+
+/** A per-vehicle list that also takes a `locale` (alerts, events): `/vehicles/{id}/<name>`. */
+export function localizedListSpec<T>(
+  op: string,
+  name: string,
+  item: z.ZodType<T>,
+): ListSpec<VehicleAlertsParams, T> {
+  return {
+    op,
+    embedded: name,
+    item,
+    defaultLimit: 10,
+    validate: (p) => localizedVehicleList.validate(op)(p) ?? checkLocaleV2(op, p),
+    build: localizedVehicleList.build(name),
+  };
+}
