@@ -34,15 +34,15 @@ interface ErrorBase {
 export interface UnauthorizedError extends ErrorBase {
   readonly kind: 'Unauthorized';
 }
-/** 403: the enrollment lost access to the vehicle or trip (spec 7). */
+/** 403: the enrollment lost access to the vehicle or trip. */
 export interface AccessDeniedError extends ErrorBase {
   readonly kind: 'AccessDenied';
 }
-/** 404 on a single resource: vehicle, trip, last position (spec 7). Never returned for lists. */
+/** 404 on a single resource: vehicle, trip, last position. Never returned for lists. */
 export interface NotFoundError extends ErrorBase {
   readonly kind: 'NotFound';
 }
-/** 429 that could not be waited out within the retry budget (spec 8). */
+/** 429 that could not be waited out within the retry budget. */
 export interface RateLimitedError extends ErrorBase {
   readonly kind: 'RateLimited';
   /** When the server's window resets (`X-RateLimit-Reset` seconds after the response), if sent. */

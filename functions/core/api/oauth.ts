@@ -1,12 +1,12 @@
 /**
- * The OAuth 2.0 side (spec 5.2): the authorize URL, the token endpoint (authorization code with
- * optional PKCE, and the `refresh_token` grant, RFC 6749 section 6, since spec 5.2 does not show
+ * The OAuth 2.0 side: the authorize URL, the token endpoint (authorization code with
+ * optional PKCE, and the `refresh_token` grant, RFC 6749 section 6, since the API does not document
  * the refresh request) and a ready token provider with refresh-before-expiry, rotation and
  * single-flight refresh.
  *
  * `oauth4webapi` builds the token requests (client authentication, form encoding, PKCE) and
  * validates successful token responses. Error responses are mapped here before it sees them: the
- * spec does not show their shape (spec 7), so both the RFC 6749 form (`{"error":"invalid_grant"}`)
+ * API does not document their shape, so both the RFC 6749 form (`{"error":"invalid_grant"}`)
  * and a nested `{"error":{"code":"invalid_grant"}}` are understood.
  */
 import * as oauth from 'oauth4webapi';
@@ -50,7 +50,7 @@ export interface AuthorizeUrlParams {
   readonly state?: string;
   /** PKCE S256 challenge (`calculatePKCECodeChallenge(verifier)`). */
   readonly codeChallenge?: string;
-  /** spec 5.2: `public` is the only scope. */
+  /** `public` is the only scope the API grants. */
   readonly scope?: string;
 }
 

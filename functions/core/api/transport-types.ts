@@ -29,7 +29,7 @@ export interface TransportOptions {
   readonly clientId: string;
   readonly clientSecret: string;
   /**
-   * HTTP basic credentials of the map API (spec 4.3, 5.3). Default: the client id and secret; a
+   * HTTP basic credentials of the map API. Default: the client id and secret; a
    * deployment whose map API has its own credentials sets them here.
    */
   readonly mapCredentials?: { readonly username: string; readonly password: string };
@@ -53,7 +53,7 @@ export interface CallOptions {
   readonly timeoutMs?: number;
 }
 
-/** How a request authenticates (spec 4.1, 4.3, 5.3). `client_id` is always in the query. */
+/** How a request authenticates. `client_id` is always in the query. */
 export type AuthMode = 'bearer' | 'bearer-if-available' | 'basic' | 'client_id';
 
 export type QueryValue = string | number | readonly string[] | undefined;

@@ -136,7 +136,7 @@ export class Transport {
     return { kind: 'Unauthorized', operation, message: 'the token provider failed to supply a token' };
   }
 
-  /** spec 7 + issue: on 401 refresh once; concurrent callers rejected with the same token share it. */
+  /** On a 401, refresh once; concurrent callers rejected with the same token share that refresh. */
   async #refresh(operation: string, rejected: string): Promise<Result<string>> {
     const provider = this.#o.tokenProvider;
     if (!provider) return fail({ kind: 'Unauthorized', operation, message: 'no token provider' }, 0);

@@ -22,7 +22,7 @@ import type { AttemptRecord, DeliveryRecord, SubscriptionRecord } from './record
 import { matches, parseBody, subscriptionSchemas, typeMatches, type ValidationError } from './schemas';
 
 /**
- * The management API's use cases (issue 6 "Subscriptions"), transport-free: the Hono routes in
+ * The management API's use cases for subscriptions, transport-free: the Hono routes in
  * functions/http/subscriptions.ts only map these results to HTTP. Bad input is a ValidationError
  * naming the field (400), an unknown id NotFound (404); only storage failures throw.
  */

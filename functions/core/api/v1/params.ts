@@ -6,11 +6,11 @@ import { type InvalidRequestError, invalidRequest } from '../errors';
 
 // ---- Parameters ----
 
-/** spec 8: a VIN is 17 characters `[A-Z0-9]`. */
+/** A VIN is 17 characters `[A-Z0-9]`. */
 export const VIN_PATTERN = /^[A-Z0-9]{17}$/;
 
 export type V1Brand = 'C' | 'P';
-/** spec 4.4: `0` metric, `1` imperial. */
+/** `0` metric, `1` imperial. */
 export type V1Unit = 'metric' | 'imperial' | 0 | 1 | '0' | '1';
 
 /** One vehicle of a fleet contract. */
@@ -30,7 +30,7 @@ type Check = InvalidRequestError | undefined;
 
 export function checkVin(op: string, vin: unknown, field = 'vin'): Check {
   if (typeof vin !== 'string' || !VIN_PATTERN.test(vin)) {
-    return invalidRequest(op, field, 'must be 17 characters A-Z or 0-9 (spec 8)');
+    return invalidRequest(op, field, 'must be 17 characters A-Z or 0-9');
   }
   return undefined;
 }
@@ -43,9 +43,7 @@ export function checkContract(op: string, contract: unknown, field = 'contract')
 }
 
 export function checkBrand(op: string, brand: unknown): Check {
-  return brand === 'C' || brand === 'P'
-    ? undefined
-    : invalidRequest(op, 'brand', "must be 'C' or 'P' (spec 4.4)");
+  return brand === 'C' || brand === 'P' ? undefined : invalidRequest(op, 'brand', "must be 'C' or 'P'");
 }
 
 export function checkLocale(op: string, locale: unknown): Check {
@@ -57,10 +55,10 @@ export function checkLocale(op: string, locale: unknown): Check {
 export function unitCode(op: string, unit: unknown): { code: '0' | '1' } | InvalidRequestError {
   if (unit === 'metric' || unit === 0 || unit === '0') return { code: '0' };
   if (unit === 'imperial' || unit === 1 || unit === '1') return { code: '1' };
-  return invalidRequest(op, 'unit', "must be 'metric', 'imperial', 0 or 1 (spec 4.4)");
+  return invalidRequest(op, 'unit', "must be 'metric', 'imperial', 0 or 1");
 }
 
-/** spec 2.13: series are keyed by second numbers 1 to 60. */
+/** Series are keyed by second numbers 1 to 60. */
 export function listSecond(op: string, seconds: unknown): { value: string } | InvalidRequestError {
   if (
     !Array.isArray(seconds) ||
@@ -80,7 +78,7 @@ export function positiveInt(op: string, field: string, value: unknown): Check {
 
 const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
 
-/** Formats a date in UTC per spec 4.4 (`yyyyMMdd`, `yyyyMMddHHmm`, `yyyyMM`). */
+/** Formats a date in UTC in the API's formats (`yyyyMMdd`, `yyyyMMddHHmm`, `yyyyMM`). */
 export function v1Date(
   op: string,
   field: string,
@@ -98,7 +96,7 @@ export function v1Date(
   return { value: `${y}${m}${d}${pad(date.getUTCHours())}${pad(date.getUTCMinutes())}` };
 }
 
-/** spec 4.4: list operations take `{listvin, listcontract}`, built from `{vin, contract}[]`. */
+/** List operations take `{listvin, listcontract}`, built from `{vin, contract}[]`. */
 export function bulkBody(
   op: string,
   targets: unknown,

@@ -18,7 +18,7 @@ export function isoFromMs(ms: number): string | undefined {
   return Number.isFinite(ms) && ms >= MIN_ISO_MS && ms <= MAX_ISO_MS ? new Date(ms).toISOString() : undefined;
 }
 
-/** Parses both date forms of spec 2.1 (`+0000` and `Z`), ISO with colon offsets, and epoch ms. */
+/** Parses both documented date forms (`+0000` and `Z`), ISO with colon offsets, and epoch ms. */
 export function toIsoDate(value: unknown): string | undefined {
   if (typeof value === 'number') return isoFromMs(value);
   if (typeof value !== 'string' || value.trim() === '') return undefined;
@@ -33,7 +33,7 @@ export const wDate = z
   .transform((v) => toIsoDate(v));
 
 /**
- * spec 2.9: numbers arrive as numeric strings (`duration: "1234"`). A string beyond the double
+ * Numbers arrive as numeric strings (`duration: "1234"`). A string beyond the double
  * range (`"1e999"`) is refused like a JSON `1e999`: Infinity would become `null` once stored.
  */
 export const wNumber = z.union([
@@ -56,7 +56,7 @@ export const wBoolean = z.union([
 /** Ids are strings in the spec; a numeric id is accepted and stringified. */
 export const wId = z.union([z.string().min(1), z.number().transform(String)]);
 
-/** spec 2.5: enum values arrive upper-case in samples (`NONE`); unknown values are kept. */
+/** Enum values arrive upper-case in samples (`NONE`); unknown values are kept. */
 export const wLowerEnum = z.string().transform((s) => s.toLowerCase());
 
 export const wLink = z.looseObject({ href: z.string().optional() }).optional().catch(undefined);
@@ -75,7 +75,7 @@ export function defined<T extends object>(obj: T): T {
   return obj;
 }
 
-// ---- GeoJSON position (spec 2.1) ----
+// ---- GeoJSON position ----
 
 export const wPosition = z
   .looseObject({
@@ -100,7 +100,7 @@ export const wPosition = z
 
 export const wOptPosition = wPosition.optional().catch(undefined);
 
-/** v1 and sample dates `yyyyMMddHHmmss` (spec 2.13), or any v2 date form. */
+/** v1 and sample dates `yyyyMMddHHmmss`, or any v2 date form. */
 export function toIsoFromCompact(value: unknown): string | undefined {
   const text = typeof value === 'number' ? String(value) : value;
   if (typeof text === 'string') {
@@ -120,7 +120,7 @@ export const wCompactDate = z
   .optional()
   .transform((v) => toIsoFromCompact(v));
 
-// ---- HAL list (spec 2.1) ----
+// ---- HAL list ----
 
 export interface WireListPage<T> {
   readonly items: readonly T[];
@@ -129,7 +129,7 @@ export interface WireListPage<T> {
 }
 
 /**
- * A HAL list with `_embedded.<name>` (spec 2.1). Several names are accepted where the spec does not
+ * A HAL list with `_embedded.<name>`. Several names are accepted where the API does not
  * fix one (waypoints: "not shown", 2.11). A missing `_embedded` with `total` 0 is an empty list.
  */
 export function wHalList<T>(embeddedNames: string | readonly string[], item: z.ZodType<T>) {

@@ -19,7 +19,7 @@ export const wServiceEligibility = z
     (s): ServiceEligibility => defined({ code: s.code, shortLabel: s.shortLabel, eligible: s.eligible }),
   );
 
-/** spec 4.2: an array of entries; a wrapper object (`{services: […]}` or HAL) is accepted too. */
+/** An array of entries; a wrapper object (`{services: […]}` or HAL) is accepted too. */
 export const wServiceList = z.union([
   z.array(wServiceEligibility),
   z.looseObject({ services: z.array(wServiceEligibility) }).transform((o) => o.services),
@@ -28,11 +28,11 @@ export const wServiceList = z.union([
     .transform((o) => o._embedded.services),
 ]);
 
-/** Eligibilities: "response body: not shown" (spec 4.2); kept raw. */
+/** Eligibilities: the response body is not documented; kept raw. */
 export type Eligibilities = Readonly<Record<string, unknown>> | readonly unknown[];
 export const wEligibilities = z.union([z.array(z.unknown()), z.record(z.string(), z.unknown())]);
 
-// ---- Map update (area C: response "not shown", spec 4.3) ----
+// ---- Map update (the response body is not documented) ----
 
 export const wMapInfo = z
   .looseObject({

@@ -6,7 +6,7 @@ import * as z from 'zod';
 import type { IsoDate, V1Alert, V1Crash, V1Maintenance, V1Trip } from '../model';
 import { defined, toIsoFromCompact, wBoolean, wNumber } from './common';
 
-// ---- Records (spec 2.13) ----
+// ---- Records ----
 
 const compactDate = z
   .unknown()
@@ -174,7 +174,7 @@ function toV1Alert(item: WireV1AlertItem, vin: string | undefined, contract: str
   });
 }
 
-/** spec 2.13 alert list: `{listAlert: […], vin, contract}`, or an array of those (bulk), flattened. */
+/** The v1 alert list: `{listAlert: […], vin, contract}`, or an array of those (bulk), flattened. */
 export const wV1AlertList = z
   .union([wV1AlertGroup.transform((g) => [g]), z.array(wV1AlertGroup)])
   .transform((groups): V1Alert[] =>
@@ -267,7 +267,7 @@ export const wV1VehicleInformation = z
       }),
   );
 
-/** Referential entries (spec 2.13): string fields, kept as a string map. */
+/** Referential entries: string fields, kept as a string map. */
 export type V1Referential = Readonly<Record<string, string>>;
 export const wV1Referential = z
   .record(z.string(), z.unknown())

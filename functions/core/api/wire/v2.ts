@@ -32,7 +32,7 @@ import {
   wOptPosition,
 } from './common';
 
-// ---- User and vehicle (spec 2.2, 2.3) ----
+// ---- User and vehicle ----
 
 export const wVehicle = z
   .looseObject({
@@ -86,7 +86,7 @@ export const wUser = z
       }),
   );
 
-// ---- Alert: both shapes of spec 2.4 map to the same Alert ----
+// ---- Alert: both documented shapes map to the same Alert ----
 
 const wAlertDeclared = z.looseObject({
   id: wId,
@@ -98,7 +98,7 @@ const wAlertDeclared = z.looseObject({
   advice: z.string().optional().catch(undefined),
   category: z.string().optional().catch(undefined),
   _embedded: z.looseObject({ position: wOptPosition }).optional().catch(undefined),
-  // spec 2.4 writes `__embedded.position` (two underscores): accept that spelling too.
+  // The documented alert sample writes `__embedded.position` (two underscores): accept that spelling too.
   __embedded: z.looseObject({ position: wOptPosition }).optional().catch(undefined),
 });
 
@@ -125,7 +125,7 @@ const isAlertItem = (a: WireAlertItem | WireAlertDeclared): a is WireAlertItem =
 export const wAlert = z.union([wAlertDeclared, wAlertItem]).transform((input): Alert => {
   if (isAlertItem(input)) {
     const a = input;
-    // spec 2.4 list item shape: alertState 1 = active (as in v1, spec 4.4 `active`); without it,
+    // The list item shape: alertState 1 = active (as v1's `active`); without it,
     // an end date means the alert was fixed.
     const active =
       a.alertState !== undefined ? a.alertState === 1 : (a.active ?? a.dateAlertEnd === undefined);
@@ -157,7 +157,7 @@ export const wAlert = z.union([wAlertDeclared, wAlertItem]).transform((input): A
   });
 });
 
-// ---- Collision (spec 2.5) ----
+// ---- Collision ----
 
 /** `front.level` per the table, or a bare level string as in the single-collision record. */
 const wLevel = z.union([wLowerEnum, z.looseObject({ level: wLowerEnum }).transform((o) => o.level)]);
@@ -189,7 +189,7 @@ export const wCollision = z
       }),
   );
 
-// ---- Maintenance (spec 2.6) ----
+// ---- Maintenance ----
 
 export const wMaintenance = z
   .looseObject({
@@ -210,7 +210,7 @@ export const wMaintenance = z
       }),
   );
 
-// ---- Trip (spec 2.9) ----
+// ---- Trip ----
 
 export const wTrip = z
   .looseObject({
@@ -253,7 +253,7 @@ export const wTrip = z
       }),
   );
 
-// ---- Event (spec 2.7, 6) ----
+// ---- Event ----
 
 export const wEvent = z
   .looseObject({
@@ -266,7 +266,7 @@ export const wEvent = z
     _embedded: z.record(z.string(), z.unknown()).optional().catch(undefined),
   })
   .transform((e): VehicleEvent => {
-    // spec 2.7: `_embedded` is the underlying record, either directly or under a key named after it.
+    // An event's `_embedded` is the underlying record, either directly or under a key named after it.
     const embedded = e._embedded ?? {};
     const keyed = (name: string): unknown => embedded[name];
     const direct = Object.keys(embedded).length > 0 && 'id' in embedded ? embedded : undefined;
@@ -305,7 +305,7 @@ export const wEvent = z
     });
   });
 
-// ---- Telemetry (spec 2.8) ----
+// ---- Telemetry ----
 
 export const wTelemetry = z
   .looseObject({ id: wId, createdAt: wDate, updatedAt: wDate })
@@ -314,7 +314,7 @@ export const wTelemetry = z
     return defined({ id: id as string, createdAt: createdAt as string | undefined, properties });
   });
 
-// ---- Eco-driving (spec 2.10) ----
+// ---- Eco-driving ----
 
 const wEcoScore = z
   .looseObject({
@@ -347,7 +347,7 @@ export const wEcoDriving = z
       defined({ id: e.id, tripId: idFromHref(e._links?.trip), global: e.global, detailed: e.detailed }),
   );
 
-// ---- Waypoints (spec 2.11: fields not shown) ----
+// ---- Waypoints (fields not shown) ----
 
 /** A waypoint, kept raw: the spec does not show its fields (2.11). */
 export type Waypoint = Readonly<Record<string, unknown>>;
