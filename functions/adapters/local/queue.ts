@@ -266,36 +266,37 @@ export class LocalQueue<T> implements JobQueue<T>, QueueConsumer<T> {
     };
   }
 
+  /** Moves a message to another queue of the table in one transaction: a conditional delete and a put. */
+  private async move(
+    from: Pick<QueueItem, 'queue' | 'id'>,
+    condition: { ConditionExpression: string; ExpressionAttributeValues?: Record<string, unknown> },
+    item: Record<string, unknown>,
+  ): Promise<void> {
+    await this.doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Delete: { TableName: this.table, Key: { queue: from.queue, id: from.id }, ...condition } },
+          { Put: { TableName: this.table, Item: item } },
+        ],
+      }),
+    );
+  }
+
   private async moveToDeadLetter(item: QueueItem, now: number): Promise<void> {
     const { receipt: _receipt, ...rest } = item;
     try {
-      await this.doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Delete: {
-                TableName: this.table,
-                Key: { queue: item.queue, id: item.id },
-                ConditionExpression: 'visibleAt = :seen',
-                ExpressionAttributeValues: { ':seen': item.visibleAt },
-              },
-            },
-            {
-              Put: {
-                TableName: this.table,
-                Item: {
-                  ...rest,
-                  queue: this.deadLetterQueue,
-                  visibleAt: now,
-                  receiveCount: 0,
-                  deadLetteredAt: now,
-                  sourceQueue: item.queue,
-                  sourceReceiveCount: item.receiveCount,
-                },
-              },
-            },
-          ],
-        }),
+      await this.move(
+        item,
+        { ConditionExpression: 'visibleAt = :seen', ExpressionAttributeValues: { ':seen': item.visibleAt } },
+        {
+          ...rest,
+          queue: this.deadLetterQueue,
+          visibleAt: now,
+          receiveCount: 0,
+          deadLetteredAt: now,
+          sourceQueue: item.queue,
+          sourceReceiveCount: item.receiveCount,
+        },
       );
     } catch (error) {
       if (!isConditionFailure(error)) throw error; // someone else moved or claimed it
@@ -368,24 +369,10 @@ export class LocalQueue<T> implements JobQueue<T>, QueueConsumer<T> {
     for (const dead of (page.Items ?? []) as (QueueItem & Record<string, unknown>)[]) {
       const { receipt: _r, deadLetteredAt: _d, sourceQueue: _s, sourceReceiveCount: _c, ...rest } = dead;
       try {
-        await this.doc.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Delete: {
-                  TableName: this.table,
-                  Key: { queue: dead.queue, id: dead.id },
-                  ConditionExpression: 'attribute_exists(id)',
-                },
-              },
-              {
-                Put: {
-                  TableName: this.table,
-                  Item: { ...rest, queue: this.queueName, visibleAt: now, receiveCount: 0 },
-                },
-              },
-            ],
-          }),
+        await this.move(
+          dead,
+          { ConditionExpression: 'attribute_exists(id)' },
+          { ...rest, queue: this.queueName, visibleAt: now, receiveCount: 0 },
         );
         moved++;
       } catch (error) {
