@@ -124,7 +124,8 @@ async function baselineDone(p: BenchPipeline): Promise<boolean> {
       limit: 1000,
       ...(cursor ? { cursor } : {}),
     });
-    for (const v of page.items) if ((await p.stores.states.getState(v.id)) === undefined) return false;
+    for (const v of page.items)
+      if ((await p.stores.states.getVehicleWithState(v.id)).state === undefined) return false;
     cursor = page.cursor;
   } while (cursor);
   return true;

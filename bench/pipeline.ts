@@ -238,7 +238,7 @@ async function baselineDone(p: BenchPipeline, strategy: PollStrategy): Promise<b
       ...(cursor ? { cursor } : {}),
     });
     for (const v of page.items) {
-      if ((await p.stores.states.getState(v.id)) === undefined) return false;
+      if ((await p.stores.states.getVehicleWithState(v.id)).state === undefined) return false;
       if (strategy === 'carhook' && (!v.resourcePolledAt.alerts || !v.resourcePolledAt.maintenance)) {
         return false;
       }

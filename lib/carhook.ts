@@ -1,15 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Duration, type RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
-import { type IEventBus, Match, Rule } from 'aws-cdk-lib/aws-events';
+import { type IEventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { type RetryScheduleName, retryScheduleNames } from '../functions/core/delivery/retry-schedule';
 import { type PollStrategy, pollStrategies } from '../functions/core/polling/config';
 import { compileAllowList, parseAllowEntries } from '../functions/core/webhooks/ssrf';
-import { BUS_ONLY_PREFIX } from '../functions/core/webhooks/subscription';
 import { RUNTIME_ENV } from '../functions/runtime/config';
 import { CARHOOK_DEFAULTS, CARHOOK_ENV } from './config';
 import { CarhookData, EVENT_SOURCE_PATTERN } from './constructs/carhook-data';
@@ -57,6 +57,25 @@ export interface CarhookProps {
    * @default 'carhook'
    */
   readonly pollStrategy?: PollStrategy;
+  /**
+   * How often each vehicle's services (activation status) are read: `vehicle.services.changed`
+   * appears within this period. Set as `CARHOOK_SERVICES_INTERVAL_SECONDS`.
+   * @default 1 day
+   */
+  readonly servicesInterval?: Duration;
+  /**
+   * How often map update information is read (in bulk): `vehicle.map_update.available` appears
+   * within this period. Set as `CARHOOK_MAP_INTERVAL_SECONDS`.
+   * @default 1 day
+   */
+  readonly mapInterval?: Duration;
+  /**
+   * Webhook retry schedule: `standard` (retries over about 27.6 h, endpoints disabled after failing
+   * for 5 days) or `fast` (retries over about 40 s, disabled after failing for 2 minutes; for trials).
+   * Set as `CARHOOK_RETRY_SCHEDULE`.
+   * @default 'standard'
+   */
+  readonly retrySchedule?: RetryScheduleName;
   /**
    * `vehicle.maintenance.due` fires when a countdown crosses one of these.
    * @default 30 days / 1,000 km
@@ -129,6 +148,10 @@ export interface CarhookConfig {
   readonly quota: { readonly requests: number; readonly window: Duration };
   readonly pollInterval: Duration;
   readonly pollStrategy: PollStrategy;
+  /** Unset: the runtime's default (1 day). */
+  readonly servicesInterval?: Duration;
+  readonly mapInterval?: Duration;
+  readonly retrySchedule?: RetryScheduleName;
   readonly maintenanceDueThreshold: { readonly days: number; readonly distanceKm: number };
   readonly eventSource: string;
   readonly eventLogRetention: Duration;
@@ -174,6 +197,12 @@ export function resolveCarhookConfig(props: CarhookProps): CarhookConfig {
   const pollStrategy = props.pollStrategy ?? 'carhook';
   if (!(pollStrategies as readonly string[]).includes(pollStrategy)) {
     throw new CarhookConfigError('pollStrategy', `must be one of ${pollStrategies.join(', ')}`);
+  }
+  if (props.servicesInterval)
+    requireWholeDuration('servicesInterval', props.servicesInterval, 'seconds', 1, 30 * 86_400);
+  if (props.mapInterval) requireWholeDuration('mapInterval', props.mapInterval, 'seconds', 1, 30 * 86_400);
+  if (props.retrySchedule !== undefined && !retryScheduleNames.includes(props.retrySchedule)) {
+    throw new CarhookConfigError('retrySchedule', `must be one of ${retryScheduleNames.join(', ')}`);
   }
 
   const maintenanceDueThreshold = {
@@ -233,6 +262,9 @@ export function resolveCarhookConfig(props: CarhookProps): CarhookConfig {
     quota,
     pollInterval,
     pollStrategy,
+    ...(props.servicesInterval ? { servicesInterval: props.servicesInterval } : {}),
+    ...(props.mapInterval ? { mapInterval: props.mapInterval } : {}),
+    ...(props.retrySchedule ? { retrySchedule: props.retrySchedule } : {}),
     maintenanceDueThreshold,
     eventSource,
     eventLogRetention,
@@ -276,6 +308,13 @@ export function carhookRuntimeEnvironment(config: CarhookConfig): Record<string,
     [RUNTIME_ENV.maintenanceDueDays]: String(config.maintenanceDueThreshold.days),
     [RUNTIME_ENV.maintenanceDueKm]: String(config.maintenanceDueThreshold.distanceKm),
     [RUNTIME_ENV.eventLogRetentionDays]: String(config.eventLogRetention.toDays()),
+    ...(config.servicesInterval
+      ? { [RUNTIME_ENV.servicesIntervalSeconds]: String(config.servicesInterval.toSeconds()) }
+      : {}),
+    ...(config.mapInterval
+      ? { [RUNTIME_ENV.mapIntervalSeconds]: String(config.mapInterval.toSeconds()) }
+      : {}),
+    ...(config.retrySchedule ? { [RUNTIME_ENV.retrySchedule]: config.retrySchedule } : {}),
     ...(config.webhookAllowHosts.length > 0
       ? { [RUNTIME_ENV.webhookAllowHosts]: config.webhookAllowHosts.join(',') }
       : {}),
@@ -319,7 +358,7 @@ export interface CarhookHandlers {
  *   - planner on an EventBridge Scheduler schedule → `poll-jobs` queue → poll worker;
  *   - sweeper on its own schedule (republishes what the event log holds unpublished, and re-queues
  *     pending deliveries whose claim expired: the webhook engine's `sweep`);
- *   - a rule on the bus (Carhook's events except the bus-only `webhook.*` ones) → `fan-out` queue →
+ *   - a rule on the bus (Carhook's events, operational `webhook.*` ones included) → `fan-out` queue →
  *     webhook fan-out → first attempts, retries through the `deliveries` queue → delivery worker;
  *   - the HTTP API (OAuth public, management IAM-authorized) → the HTTP function.
  *   Every function comes from `addFunction` with exactly the grants its handler uses; every
@@ -482,12 +521,11 @@ export class Carhook extends Construct {
 
     this.fanOutRule = new Rule(this, 'FanOutRule', {
       eventBus,
-      description: `Carhook events (source '${source}') to the webhook fan-out queue; webhook.* events stay on the bus`,
-      eventPattern: {
-        source: [source],
-        // Events about webhooks themselves are bus-only (DESIGN "Events"): fanning them out could loop.
-        detailType: Match.anythingButPrefix(BUS_ONLY_PREFIX),
-      },
+      description: `Carhook events (source '${source}') to the webhook fan-out queue`,
+      // Operational `webhook.*` events too: the fan-out sends them only to subscriptions that name
+      // them, never to the endpoint they are about, and reports an exhausted delivery of one on the
+      // bus only, so they cannot loop (functions/core/delivery/operational.ts).
+      eventPattern: { source: [source] },
       targets: [
         new SqsQueue(fanOut.queue, {
           // What EventBridge could not hand to the queue after its retries lands next to what the
@@ -521,7 +559,7 @@ export class Carhook extends Construct {
   /**
    * Fan-out and delivery: the webhook engine (functions/runtime/webhooks.ts) reads and writes the
    * subscriptions and deliveries, seals secrets with the token key ring, queues retries and publishes
-   * the bus-only `webhook.*` events. It never calls the connected-car API: no API client secret.
+   * the operational `webhook.*` events. It never calls the connected-car API: no API client secret.
    */
   private webhookFunction(id: string, props: CarhookFunctionProps): CarhookFunction {
     return this.addFunction(id, props)

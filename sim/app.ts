@@ -31,7 +31,7 @@ export interface SimulatorOptions {
   readonly startTime?: number;
   /** Background activity: vehicles drive, raise and fix alerts, refuel. */
   readonly activity?: boolean;
-  /** Default quota per client (spec 8: 120 requests per 60 s). */
+  /** Default quota per client (the API's: 120 requests per 60 s). */
   readonly quota?: Quota;
   /** Registered clients (default: `carhook-sim` / `carhook-sim-secret`, loopback redirect URIs). */
   readonly clients?: readonly SimClientConfig[];
@@ -53,7 +53,7 @@ export function createSimulatorApp(options: SimulatorOptions = {}): SimulatorApp
     vehicles: options.vehicles ?? 20,
     seed: options.seed ?? 1,
     clock: options.clock ?? 'manual',
-    ...(options.startTime !== undefined ? { startTime: options.startTime } : {}),
+    startTime: options.startTime,
     activity: options.activity ?? false,
   });
   const clientConfigs = options.clients && options.clients.length > 0 ? options.clients : [DEFAULT_CLIENT];
@@ -95,7 +95,7 @@ export function createSimulatorApp(options: SimulatorOptions = {}): SimulatorApp
   app.all('/accounts/*', notFound);
 
   const api = new Hono<SimEnv>({ strict: false });
-  // spec 1: cross-origin resource sharing is supported. Preflights are answered before the gateway.
+  // The API supports cross-origin resource sharing. Preflights are answered before the gateway.
   api.use(
     '*',
     cors({

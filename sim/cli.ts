@@ -1,15 +1,5 @@
-/** Command-line options of `npm run sim` (parsed without a library, to control every error line). */
-export const USAGE = `Usage: npm run sim -- [options]
-  --port N           TCP port (default 4010; 0 = any free port)
-  --host H           interface to bind (default 127.0.0.1)
-  --vehicles N       number of vehicles, 1..100000 (default 20)
-  --seed N           world seed (default 1)
-  --activity         background activity: vehicles drive, raise and fix alerts
-  --quota N          requests per window and client (default 120)
-  --quota-window S   window of the quota, seconds (default 60)
-  --token-ttl S      access token lifetime, seconds (default 3600)
-  --clock MODE       real (default) or manual (advance with POST /_sim/clock/advance)
-  --help             this text`;
+/** Command-line options of `npm run sim`, parsed with commander (as the `carhook` CLI is). */
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 
 export interface CliOptions {
   port: number;
@@ -26,58 +16,62 @@ export interface CliOptions {
 
 export type CliParse = { ok: true; value: CliOptions } | { ok: false; message: string };
 
-function integer(flag: string, raw: string | undefined, min: number, max: number): number | string {
-  if (raw === undefined || raw.startsWith('--')) return `${flag} needs a value`;
-  if (!/^-?\d+$/.test(raw)) return `${flag} must be an integer, got '${raw}'`;
-  const n = Number(raw);
-  if (n < min || n > max) return `${flag} must be between ${min} and ${max}, got ${n}`;
-  return n;
+/** An integer flag value in [min, max]; anything else is refused with one line naming the flag. */
+const integer =
+  (flag: string, min: number, max: number) =>
+  (raw: string): number => {
+    if (!/^-?\d+$/.test(raw)) throw new InvalidArgumentError(`${flag} must be an integer, got '${raw}'`);
+    const n = Number(raw);
+    if (n < min || n > max)
+      throw new InvalidArgumentError(`${flag} must be between ${min} and ${max}, got ${n}`);
+    return n;
+  };
+
+const clockMode = (raw: string): 'real' | 'manual' => {
+  if (raw !== 'real' && raw !== 'manual')
+    throw new InvalidArgumentError(`--clock must be real or manual, got '${raw}'`);
+  return raw;
+};
+
+function program(): Command {
+  const int = (flags: string, description: string, min: number, max: number, value: number): Option =>
+    new Option(flags, description).argParser(integer(flags.split(' ')[0] as string, min, max)).default(value);
+  return new Command('npm run sim --')
+    .description('The Connected Car API simulator')
+    .addOption(int('--port <n>', 'TCP port (0 = any free port)', 0, 65535, 4010))
+    .option('--host <host>', 'interface to bind', '127.0.0.1')
+    .addOption(int('--vehicles <n>', 'number of vehicles, 1..100000', 1, 100_000, 20))
+    .addOption(int('--seed <n>', 'world seed', 0, 2 ** 32 - 1, 1))
+    .option('--activity', 'background activity: vehicles drive, raise and fix alerts', false)
+    .addOption(int('--quota <n>', 'requests per window and client', 1, 1_000_000, 120))
+    .addOption(int('--quota-window <s>', 'window of the quota, seconds', 1, 86_400, 60))
+    .addOption(int('--token-ttl <s>', 'access token lifetime, seconds', 1, 30 * 86_400, 3600))
+    .addOption(
+      new Option('--clock <mode>', 'real, or manual (advance with POST /_sim/clock/advance)')
+        .argParser(clockMode)
+        .default('real'),
+    )
+    .helpOption('-h, --help', 'this text')
+    .allowExcessArguments(false)
+    .exitOverride()
+    .configureOutput({ writeOut: () => {}, writeErr: () => {}, outputError: () => {} });
 }
 
+/** The help text (`--help`). */
+export const USAGE = program().helpInformation().trimEnd();
+
 export function parseArgs(argv: readonly string[]): CliParse {
-  const o: CliOptions = {
-    port: 4010,
-    host: '127.0.0.1',
-    vehicles: 20,
-    seed: 1,
-    activity: false,
-    quota: 120,
-    quotaWindow: 60,
-    tokenTtl: 3600,
-    clock: 'real',
-    help: false,
-  };
-  const numeric: Record<string, [keyof CliOptions, number, number]> = {
-    '--port': ['port', 0, 65535],
-    '--vehicles': ['vehicles', 1, 100_000],
-    '--seed': ['seed', 0, 2 ** 32 - 1],
-    '--quota': ['quota', 1, 1_000_000],
-    '--quota-window': ['quotaWindow', 1, 86_400],
-    '--token-ttl': ['tokenTtl', 1, 30 * 86_400],
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    const [flag, inline] = arg.includes('=')
-      ? (arg.split(/=(.*)/s, 2) as [string, string])
-      : [arg, undefined];
-    const spec = numeric[flag];
-    if (spec) {
-      const raw = inline ?? argv[++i];
-      const n = integer(flag, raw, spec[1], spec[2]);
-      if (typeof n === 'string') return { ok: false, message: n };
-      (o as unknown as Record<string, number>)[spec[0]] = n;
-    } else if (flag === '--host') {
-      const raw = inline ?? argv[++i];
-      if (!raw || raw.startsWith('--')) return { ok: false, message: '--host needs a value' };
-      o.host = raw;
-    } else if (flag === '--clock') {
-      const raw = inline ?? argv[++i];
-      if (raw !== 'real' && raw !== 'manual')
-        return { ok: false, message: `--clock must be real or manual, got '${raw ?? ''}'` };
-      o.clock = raw;
-    } else if (flag === '--activity') o.activity = true;
-    else if (flag === '--help' || flag === '-h') o.help = true;
-    else return { ok: false, message: `unknown option '${arg}' (see --help)` };
+  const cmd = program();
+  try {
+    cmd.parse([...argv], { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError && error.code === 'commander.helpDisplayed') {
+      return { ok: true, value: { ...(cmd.opts() as Omit<CliOptions, 'help'>), help: true } };
+    }
+    // One line: commander's message without its `error: ` prefix.
+    const message =
+      error instanceof Error ? error.message.replace(/^error: /, '').split('\n')[0] : String(error);
+    return { ok: false, message: message ?? '' };
   }
-  return { ok: true, value: o };
+  return { ok: true, value: { ...(cmd.opts() as Omit<CliOptions, 'help'>), help: false } };
 }

@@ -10,17 +10,8 @@ export function percentile(sorted: readonly number[], p: number): number {
 export const round = (n: number, digits = 2): number =>
   Number.isFinite(n) ? Math.round(n * 10 ** digits) / 10 ** digits : n;
 
-/** Deterministic PRNG (mulberry32): the same script for both strategies. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic PRNG (the simulator's mulberry32): the same script for both strategies. */
+export { mulberry32 as rng } from '../../sim/world/prng';
 
 /** Seconds for a table: `12.3 s`, `∞` when never seen. */
 export const fmtSeconds = (s: number): string =>

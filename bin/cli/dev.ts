@@ -3,6 +3,7 @@
  * banner, `--demo`, and a clean shutdown on Ctrl-C / SIGTERM.
  */
 
+import { parseRetrySchedule } from '../../functions/core/delivery/retry-schedule';
 import { type PollStrategy, pollStrategies } from '../../functions/core/polling/config';
 import { compileAllowList, parseAllowEntries } from '../../functions/core/webhooks/ssrf';
 import { formatDuration, parseDuration, parseInteger } from '../../functions/local/duration';
@@ -19,6 +20,9 @@ export interface DevFlags {
   readonly quota?: string;
   readonly pollConcurrency?: string;
   readonly pollStrategy?: string;
+  readonly servicesInterval?: string;
+  readonly mapInterval?: string;
+  readonly retrySchedule?: string;
   readonly demo?: boolean;
   readonly demoEvery?: string;
   readonly apiBaseUrl?: string;
@@ -82,6 +86,28 @@ export function devSettings(flags: DevFlags, env: Readonly<Record<string, string
     if (!r.ok) bad(r.message, '--poll-interval');
     pollIntervalMs = r.value;
   }
+  // A flag wins over its variable; each names itself in its error.
+  const cadence = (flag: string, raw: string | undefined, variable: string): number | undefined => {
+    if (raw !== undefined) {
+      const r = parseDuration(flag, raw, { minMs: 1000, maxMs: 30 * 86_400_000 });
+      if (!r.ok) bad(r.message, flag);
+      return r.value;
+    }
+    const fromEnv = env[variable]?.trim();
+    if (!fromEnv) return undefined;
+    const r = parseInteger(variable, fromEnv, { min: 1, max: 30 * 86_400 });
+    if (!r.ok) bad(r.message, variable);
+    return r.value * 1000;
+  };
+  const servicesIntervalMs = cadence(
+    '--services-interval',
+    flags.servicesInterval,
+    'CARHOOK_SERVICES_INTERVAL_SECONDS',
+  );
+  const mapIntervalMs = cadence('--map-interval', flags.mapInterval, 'CARHOOK_MAP_INTERVAL_SECONDS');
+  const scheduleField = flags.retrySchedule !== undefined ? '--retry-schedule' : 'CARHOOK_RETRY_SCHEDULE';
+  const schedule = parseRetrySchedule(scheduleField, flags.retrySchedule ?? env.CARHOOK_RETRY_SCHEDULE);
+  if (!schedule.ok) bad(schedule.message, scheduleField);
   let demoEveryMs = 10_000;
   if (flags.demoEvery !== undefined) {
     const r = parseDuration('--demo-every', flags.demoEvery, { minMs: 500, maxMs: 3_600_000 });
@@ -152,6 +178,9 @@ export function devSettings(flags: DevFlags, env: Readonly<Record<string, string
       ...(pollConcurrency !== undefined ? { pollConcurrency } : {}),
       ...(pollStrategy !== undefined ? { pollStrategy: pollStrategy as PollStrategy } : {}),
       ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}),
+      ...(servicesIntervalMs !== undefined ? { servicesIntervalMs } : {}),
+      ...(mapIntervalMs !== undefined ? { mapIntervalMs } : {}),
+      retrySchedule: schedule.value,
       ...(flags.dataDir !== undefined ? { dataDir: flags.dataDir } : {}),
       ...(flags.jsonl !== undefined ? { jsonlPath: flags.jsonl } : {}),
       ...(api ? { api } : {}),

@@ -46,6 +46,18 @@ export function buildProgram(): Command {
     .option('--poll-concurrency <n>', 'poll jobs run at once, 1 to 64 (default 4)')
     .option('--poll-strategy <name>', 'carhook, round-robin or naive (default carhook)')
     .option(
+      '--services-interval <duration>',
+      'how often vehicle services are read, e.g. 30s, 10m (default 24h; env CARHOOK_SERVICES_INTERVAL_SECONDS)',
+    )
+    .option(
+      '--map-interval <duration>',
+      'how often map updates are read, in bulk (default 24h; env CARHOOK_MAP_INTERVAL_SECONDS)',
+    )
+    .option(
+      '--retry-schedule <name>',
+      'webhook retries: standard (about 27.6 h, disable after 5 days failing) or fast (about 40 s, disable after 2 min failing); env CARHOOK_RETRY_SCHEDULE',
+    )
+    .option(
       '--demo',
       'also start a verifying receiver subscribed to everything, and make the simulator raise and fix alerts',
     )

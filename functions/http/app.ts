@@ -18,11 +18,11 @@ import type { SubscriptionService } from '../core/delivery/management';
 import {
   type CompleteAuthorizationResult,
   completeAuthorization,
-  enrollFleetContract,
   fleetContractSchema,
   startAuthorization,
-  unenrollEnrollment,
 } from '../core/enrollment';
+import { enrollCheckedFleetContract, unenrollAndAnnounce } from '../core/enrollment/membership';
+import { createMeteredClient } from '../core/polling/metered-client';
 import { StoreError } from '../core/store/errors';
 import {
   type Enrollment,
@@ -430,8 +430,17 @@ export function createHttpApp(deps: HttpAppDeps, options: HttpAppOptions): Hono 
   });
 
   app.post('/enrollments/contracts', jsonBody(fleetContractSchema), async (c) => {
-    const r = await enrollFleetContract({ stores, now: runtime.now }, c.req.valid('json'));
+    // The API confirms the contract covers the VIN (one v1 request, drawn from the quota).
+    const api = await runtime.oauthDeps({ signal: signalOf(c) });
+    const client = createMeteredClient(api.access, {
+      brand: runtime.settings.api.brands[0] ?? 'v1',
+      ...(api.budget ? { budget: api.budget } : {}),
+      now: api.now,
+    }).client;
+    const r = await enrollCheckedFleetContract(api, client, c.req.valid('json'));
     switch (r.kind) {
+      case 'Refused':
+        return sendError(c, r.check.status, r.check.code, r.check.message, { field: r.check.field });
       case 'InvalidInput':
         return sendError(c, 400, 'InvalidInput', r.message, { field: r.field });
       case 'DuplicateVin':
@@ -482,7 +491,7 @@ export function createHttpApp(deps: HttpAppDeps, options: HttpAppOptions): Hono 
   app.delete('/enrollments/:id', async (c) => {
     const id = checkId('id', c.req.param('id'));
     if (!id.ok) return invalid(c, id);
-    const r = await unenrollEnrollment({ stores, now: runtime.now }, id.value);
+    const r = await unenrollAndAnnounce({ stores, bus: runtime.ports.bus, now: runtime.now }, id.value);
     if (r.kind === 'NotFound')
       return sendError(c, 404, 'NotFound', `no enrollment ${id.value.slice(0, 80)}`, { field: 'id' });
     return c.json({

@@ -1,4 +1,5 @@
 /** The banner `carhook dev` prints once everything runs. */
+import { formatDuration } from './duration';
 import type { LocalRuntime } from './options';
 
 /** What runs where, and the commands to use it. */
@@ -16,6 +17,7 @@ export function banner(rt: LocalRuntime, options: { generatedToken: boolean; rec
     `  DynamoDB Local  ${rt.dynamoEndpoint}   ${rt.dataDir ? `persisted in ${rt.dataDir}` : 'in memory'}`,
     `  events (JSONL)  ${rt.jsonlPath}`,
     `  polling         every ${rt.pollIntervalMs} ms, quota ${rt.quota} requests / 60 s`,
+    `  cadences        services every ${formatDuration(rt.runtime.pollingConfig.servicesIntervalMs)}, map every ${formatDuration(rt.runtime.pollingConfig.mapIntervalMs)}; webhook retries ${rt.retrySchedule}`,
     `  enrolled        ${rt.enrolled.length} user(s) through OAuth`,
     ...(options.receiverUrl
       ? [`  demo receiver   ${options.receiverUrl}   (subscribed to every event, verifies signatures)`]

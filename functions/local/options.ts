@@ -4,7 +4,8 @@
  */
 
 import type { LocalBus } from '../adapters/local/bus';
-import type { PollStrategy } from '../core/polling/config';
+import type { RetrySchedule } from '../core/delivery/retry-schedule';
+import type { PollingConfig, PollStrategy } from '../core/polling/config';
 import type { Runtime } from '../runtime/runtime';
 import type { Webhooks } from '../runtime/webhooks';
 import type { RunningSimulator } from './simulator';
@@ -48,6 +49,14 @@ export interface LocalRuntimeOptions {
   readonly pollConcurrency?: number;
   /** How the planner spends the quota (default `carhook`). */
   readonly pollStrategy?: PollStrategy;
+  /** How often services are read (default daily): `vehicle.services.changed` within this period. */
+  readonly servicesIntervalMs?: number;
+  /** How often map updates are read (default daily): `vehicle.map_update.available` within this period. */
+  readonly mapIntervalMs?: number;
+  /** Webhook retry schedule (default `standard`; `fast` shows exhaustion and disabling in minutes). */
+  readonly retrySchedule?: RetrySchedule;
+  /** Further planner settings (tests: a short discovery or maintenance period); applied last. */
+  readonly polling?: Partial<PollingConfig>;
   /** A real API instead of the simulator. */
   readonly api?: RealApiOptions;
   /** `CARHOOK_ADMIN_TOKEN`; generated (and persisted in dataDir) when absent. */
@@ -85,6 +94,8 @@ export interface LocalRuntime {
   readonly bus: LocalBus;
   readonly pollIntervalMs: number;
   readonly quota: number;
+  /** The webhook retry schedule's name (`standard`, `fast`). */
+  readonly retrySchedule: string;
   /** Where the map API's credentials come from (the simulator's, a file, the environment) or why it is not polled. */
   readonly mapApi: string;
   /** Enrollment ids created or refreshed at start (simulator users). */

@@ -185,9 +185,18 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
         ...(options.pollStrategy ? { pollStrategy: options.pollStrategy } : {}),
         // Locally the cadence is the point: alerts known active are followed every cycle, so a fix
         // shows within seconds (the quota still bounds it).
-        polling: { cycleMs: pollIntervalMs, activeAlertsEveryMs: pollIntervalMs },
+        polling: {
+          cycleMs: pollIntervalMs,
+          activeAlertsEveryMs: pollIntervalMs,
+          ...(options.servicesIntervalMs !== undefined
+            ? { servicesIntervalMs: options.servicesIntervalMs }
+            : {}),
+          ...(options.mapIntervalMs !== undefined ? { mapIntervalMs: options.mapIntervalMs } : {}),
+          ...options.polling,
+        },
         stateKey: Buffer.from(state.stateKey, 'base64'),
         version: options.version ?? '0.1.0-local',
+        ...(port !== 0 ? { publicUrl: `http://${host.includes(':') ? `[${host}]` : host}:${port}` } : {}),
       },
       { stores, rateBudget, bus, secrets, pollQueue, metrics: recent.sink },
     );
@@ -216,6 +225,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       deliveryQueue,
       senderOptions: { allowInsecureLoopback: true, allowList: allowList.value },
       onProblem: (problem) => err?.write(`carhook: webhook ${problem.kind}: ${problem.message}\n`),
+      ...(options.retrySchedule ? { retrySchedule: options.retrySchedule } : {}),
     });
     const fanOut = subscribeFanOut(bus, webhooks);
     cleanups.push(async () => fanOut.unsubscribe());
@@ -275,6 +285,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       bus,
       pollIntervalMs,
       quota,
+      retrySchedule: options.retrySchedule?.name ?? 'standard',
       mapApi: sim
         ? "the simulator's (its client credentials)"
         : describeMapSource(mapCredentialsSource(options.api as NonNullable<typeof options.api>, env)),

@@ -19,6 +19,7 @@ import { type CarhookSecrets, SecretError } from '../adapters/secrets/types';
 import { type SqsClientLike, SqsQueue } from '../adapters/sqs/queue';
 import type { SenderOptions } from '../adapters/webhooks/sender';
 import type { DeliveryJob } from '../core/delivery/engine';
+import { RETRY_SCHEDULES } from '../core/delivery/retry-schedule';
 import type { PollJob } from '../core/polling/jobs';
 import type { EventBus, PublishResult } from '../core/publishing/ports';
 import { awsClient, onFirstSend } from './aws-clients';
@@ -149,8 +150,11 @@ export function createAwsRuntime(options: AwsRuntimeOptions): AwsRuntime {
       pollStrategy: config.pollStrategy,
       polling: {
         maintenanceDue: { days: config.maintenanceDue.days, mileageKm: config.maintenanceDue.distanceKm },
+        servicesIntervalMs: config.servicesIntervalSeconds * 1000,
+        mapIntervalMs: config.mapIntervalSeconds * 1000,
       },
       version: config.version,
+      ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
     },
     {
       stores,
@@ -177,6 +181,7 @@ export function createAwsRuntime(options: AwsRuntimeOptions): AwsRuntime {
         ...createDynamoSubscriptionStores({ client: clients.dynamodb, tableName }),
         deliveryQueue: new SqsQueue<DeliveryJob>({ client: clients.sqs, queueUrl: deliveriesUrl }),
         ...(options.webhookSender ? { senderOptions: options.webhookSender } : {}),
+        retrySchedule: RETRY_SCHEDULES[config.retrySchedule],
         onProblem: (problem) => logger.warn('webhook delivery problem', { ...problem }),
       }).catch((error: unknown) => {
         webhooks = undefined; // not cached: the next invocation tries again

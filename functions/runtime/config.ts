@@ -8,6 +8,7 @@
  * only for the parts it uses (`needs`): the planner never needs the API's secrets, for instance.
  */
 import * as z from 'zod';
+import { type RetryScheduleName, retryScheduleNames } from '../core/delivery/retry-schedule';
 import { type PollStrategy, pollStrategies } from '../core/polling/config';
 
 /** Every variable the runtime reads. */
@@ -28,6 +29,12 @@ export const RUNTIME_ENV = {
   maintenanceDueKm: 'CARHOOK_MAINTENANCE_DUE_KM',
   eventLogRetentionDays: 'CARHOOK_EVENT_LOG_RETENTION_DAYS',
   pollStrategy: 'CARHOOK_POLL_STRATEGY',
+  /** How often services are read (default 86,400: daily). */
+  servicesIntervalSeconds: 'CARHOOK_SERVICES_INTERVAL_SECONDS',
+  /** How often map update information is read (default 86,400: daily). */
+  mapIntervalSeconds: 'CARHOOK_MAP_INTERVAL_SECONDS',
+  /** Webhook retry schedule: `standard` (default) or `fast`. */
+  retrySchedule: 'CARHOOK_RETRY_SCHEDULE',
   pollQueueUrl: 'CARHOOK_POLL_QUEUE_URL',
   fanOutQueueUrl: 'CARHOOK_FANOUT_QUEUE_URL',
   deliveryQueueUrl: 'CARHOOK_DELIVERY_QUEUE_URL',
@@ -36,6 +43,8 @@ export const RUNTIME_ENV = {
   webhookAllowHosts: 'CARHOOK_WEBHOOK_ALLOW_HOSTS',
   /** Comma-separated origins the OAuth authorize route may redirect to besides the API's own. */
   oauthRedirectOrigins: 'CARHOOK_OAUTH_REDIRECT_ORIGINS',
+  /** Where users reach Carhook's HTTP API: the re-authorization event links to its authorize route. */
+  publicUrl: 'CARHOOK_PUBLIC_URL',
 } as const;
 
 export type RuntimeEnvName = (typeof RUNTIME_ENV)[keyof typeof RUNTIME_ENV];
@@ -72,6 +81,9 @@ export interface RuntimeConfig {
   readonly quota: { readonly requests: number; readonly windowSeconds: number };
   readonly pollIntervalSeconds: number;
   readonly pollStrategy: PollStrategy;
+  readonly servicesIntervalSeconds: number;
+  readonly mapIntervalSeconds: number;
+  readonly retrySchedule: RetryScheduleName;
   readonly maintenanceDue: { readonly days: number; readonly distanceKm: number };
   readonly eventLogRetentionDays: number;
   readonly secrets: {
@@ -83,6 +95,8 @@ export interface RuntimeConfig {
   readonly queues: { readonly pollJobs?: string; readonly fanOut?: string; readonly deliveries?: string };
   /** Reported by GET /health. */
   readonly version: string;
+  /** `CARHOOK_PUBLIC_URL`: the base of the authorize link in `enrollment.reauthorization_required`. */
+  readonly publicUrl?: string;
 }
 
 export interface ConfigIssue {
@@ -158,6 +172,7 @@ const envSchema = z.object({
   [RUNTIME_ENV.mapApiSecretArn]: optional(secretArn),
   [RUNTIME_ENV.apiBaseUrl]: optional(httpUrl),
   [RUNTIME_ENV.authUrl]: optional(httpUrl),
+  [RUNTIME_ENV.publicUrl]: optional(httpUrl),
   [RUNTIME_ENV.brands]: optional(
     z
       .string()
@@ -173,6 +188,16 @@ const envSchema = z.object({
   [RUNTIME_ENV.quotaRequests]: integer(1, 1_000_000, 120),
   [RUNTIME_ENV.quotaWindowSeconds]: integer(1, 86_400, 60),
   [RUNTIME_ENV.pollIntervalSeconds]: integer(1, 86_400, 60),
+  [RUNTIME_ENV.servicesIntervalSeconds]: integer(1, 30 * 86_400, 86_400),
+  [RUNTIME_ENV.mapIntervalSeconds]: integer(1, 30 * 86_400, 86_400),
+  [RUNTIME_ENV.retrySchedule]: z.preprocess(
+    blankToUndefined,
+    z
+      .enum(retryScheduleNames, {
+        message: `must be one of ${retryScheduleNames.map((s) => `"${s}"`).join(', ')}`,
+      })
+      .default('standard'),
+  ),
   [RUNTIME_ENV.maintenanceDueDays]: integer(0, 3650, 30),
   [RUNTIME_ENV.maintenanceDueKm]: integer(0, 1_000_000, 1000),
   [RUNTIME_ENV.eventLogRetentionDays]: integer(1, 3650, 30),
@@ -228,6 +253,9 @@ export function parseRuntimeConfig(
     quota: { requests: e[RUNTIME_ENV.quotaRequests], windowSeconds: e[RUNTIME_ENV.quotaWindowSeconds] },
     pollIntervalSeconds: e[RUNTIME_ENV.pollIntervalSeconds],
     pollStrategy: e[RUNTIME_ENV.pollStrategy],
+    servicesIntervalSeconds: e[RUNTIME_ENV.servicesIntervalSeconds],
+    mapIntervalSeconds: e[RUNTIME_ENV.mapIntervalSeconds],
+    retrySchedule: e[RUNTIME_ENV.retrySchedule],
     maintenanceDue: { days: e[RUNTIME_ENV.maintenanceDueDays], distanceKm: e[RUNTIME_ENV.maintenanceDueKm] },
     eventLogRetentionDays: e[RUNTIME_ENV.eventLogRetentionDays],
     secrets: {
@@ -243,6 +271,7 @@ export function parseRuntimeConfig(
       ...(e[RUNTIME_ENV.deliveryQueueUrl] ? { deliveries: e[RUNTIME_ENV.deliveryQueueUrl] } : {}),
     },
     version: version ?? '0.1.0',
+    ...(e[RUNTIME_ENV.publicUrl] ? { publicUrl: e[RUNTIME_ENV.publicUrl] } : {}),
   };
   return { ok: true, config };
 }

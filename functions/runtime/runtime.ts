@@ -49,7 +49,21 @@ export interface RuntimeSettings {
   readonly stateTtlMs?: number;
   /** API request timeout (ms); the client's default otherwise. */
   readonly apiTimeoutMs?: number;
+  /**
+   * Where users reach Carhook's HTTP API (`CARHOOK_PUBLIC_URL`): `enrollment.reauthorization_required`
+   * then carries `<publicUrl>/oauth/<brand>/authorize`. Absent: the event has no link.
+   */
+  readonly publicUrl?: string;
 }
+
+/** Carhook's authorize route for a brand, under the public URL of its HTTP API. */
+export const authorizeUrlFor =
+  (publicUrl: string) =>
+  (brand: string): string =>
+    new URL(
+      `oauth/${encodeURIComponent(brand)}/authorize`,
+      publicUrl.endsWith('/') ? publicUrl : `${publicUrl}/`,
+    ).toString();
 
 export interface RuntimePorts {
   readonly stores: Stores;
@@ -228,6 +242,7 @@ export function createRuntime(settings: RuntimeSettings, ports: RuntimePorts): R
         endpointFor,
         now,
         ...(ports.sleep ? { sleep: ports.sleep } : {}),
+        ...(settings.publicUrl ? { authorizeUrl: authorizeUrlFor(settings.publicUrl) } : {}),
       });
       return {
         stores: ports.stores,

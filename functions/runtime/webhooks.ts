@@ -9,6 +9,7 @@
 import { systemResolver } from '../adapters/webhooks/dns';
 import { createSender, type SenderOptions } from '../adapters/webhooks/sender';
 import { createDeliveryEngine, type DeliveryEngine, type DeliveryJob } from '../core/delivery/engine';
+import type { RetrySchedule } from '../core/delivery/retry-schedule';
 import { createSecretBox } from '../core/delivery/secrets';
 import type { JobQueue } from '../core/queue/ports';
 import type { DeliveryStore, SubscriptionStore } from '../core/subscriptions/ports';
@@ -29,6 +30,8 @@ export interface WebhookPorts {
   /** Overrides the sender (tests). */
   readonly sender?: Sender;
   readonly onProblem?: (problem: { kind: string; message: string }) => void;
+  /** Webhook retry schedule (default `standard`). */
+  readonly retrySchedule?: RetrySchedule;
 }
 
 export interface Webhooks {
@@ -93,6 +96,7 @@ export async function createWebhooks(
     secrets,
     now,
     ...(ports.onProblem ? { onProblem: ports.onProblem } : {}),
+    ...(ports.retrySchedule ? { retrySchedule: ports.retrySchedule } : {}),
   });
   const { allowInsecureLoopback, allowList, extraPorts, resolve } = senderOptions ?? {};
   const service = createSubscriptionService({

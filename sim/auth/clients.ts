@@ -1,9 +1,9 @@
-/** A registered API client (spec 5.1: an application gets a `client_id` and a `client_secret`). */
+/** A registered API client: an application gets a `client_id` and a `client_secret`. */
 export interface SimClientConfig {
   readonly clientId: string;
   readonly clientSecret: string;
   /**
-   * Registered redirect URIs, compared exactly (spec 5.2: must equal the registered URI). When
+   * Registered redirect URIs, compared exactly (the redirect URI must equal a registered one). When
    * omitted, any loopback URI is accepted (127.0.0.1, localhost, [::1], any port and path).
    */
   readonly redirectUris?: readonly string[];

@@ -46,7 +46,7 @@ interface AuthorizeRequest {
 }
 
 /**
- * Validates an authorize request (spec 5.2): response_type=code, scope=public, a registered
+ * Validates an authorize request: response_type=code, scope=public, a registered
  * client_id and redirect_uri; PKCE S256 optional. Answers 400 (client or redirect URI wrong) or a
  * redirect with `error=` (anything else wrong), per RFC 6749 4.1.2.1.
  */
@@ -107,8 +107,8 @@ function validateAuthorize(
     brand,
     client,
     redirectUri,
-    ...(state !== undefined ? { state } : {}),
-    ...(challenge !== undefined ? { codeChallenge: challenge } : {}),
+    state,
+    codeChallenge: challenge,
   };
 }
 
@@ -134,7 +134,7 @@ ${rows}
 </body></html>`;
 }
 
-/** OAuth 2.0 authorization-code flow (spec 5.2) under `/accounts/signin/v1/{brand}/oauth2`. */
+/** OAuth 2.0 authorization-code flow (one per brand) under `/accounts/signin/v1/{brand}/oauth2`. */
 export function createAuthRoutes(svc: SimServices): Hono {
   const app = new Hono({ strict: false });
   const usersOf = (brand: BrandInfo): SimUser[] => svc.world.users().filter((u) => u.brand === brand.code);
@@ -174,7 +174,7 @@ export function createAuthRoutes(svc: SimServices): Hono {
       clientId: req.client.clientId,
       userId: user.id,
       redirectUri: req.redirectUri,
-      ...(req.codeChallenge !== undefined ? { codeChallenge: req.codeChallenge } : {}),
+      codeChallenge: req.codeChallenge,
     });
     const target = new URL(req.redirectUri);
     target.searchParams.set('code', code);
@@ -193,7 +193,7 @@ export function createAuthRoutes(svc: SimServices): Hono {
     }
     const form = new URLSearchParams(await c.req.text());
     // RFC 6749 2.3.1: HTTP Basic or client_id + client_secret in the body.
-    const basic = formDecodedCredentials(basicCredentials(c.req.header('authorization')));
+    const basic = formDecodedCredentials(basicCredentials(c.req.raw));
     const formId = form.get('client_id') ?? undefined;
     if (basic && formId !== undefined && formId !== basic.user) {
       return oauthError(c, 400, 'invalid_request', 'client_id differs from the HTTP basic credentials');

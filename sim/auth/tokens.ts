@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { World } from '../world/world';
 
-/** spec 5.2: the code lifetime is not shown; 60 s of world time is a common choice. */
+/** The API states no authorization-code lifetime; 60 s of world time is a common choice. */
 export const CODE_TTL_MS = 60_000;
 export const DEFAULT_ACCESS_TTL_S = 3600;
 

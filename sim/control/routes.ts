@@ -1,122 +1,20 @@
-import { type Context, Hono } from 'hono';
+import { Hono } from 'hono';
 import { parseChaosConfig } from '../http/chaos';
 import type { SimServices } from '../http/context';
 import { invalidParam, simError } from '../http/errors';
-import { parseDate } from '../v2/query';
-import type { CollisionLevel, Severity, SimTrip } from '../world/types';
-import type { Outcome, WorldError } from '../world/world';
+import {
+  BodyError,
+  fromOutcome,
+  type Json,
+  optNumber,
+  optString,
+  readBody,
+  recordJson,
+  withBody,
+} from './body';
+import { vehicleControlRoutes } from './vehicle-routes';
 
-type Json = Record<string, unknown>;
-
-const TIME_KEYS = new Set([
-  'createdAt',
-  'updatedAt',
-  'endedAt',
-  'startedAt',
-  'stoppedAt',
-  'at',
-  'releasedAt',
-  'positionAt',
-]);
-
-/** Records as JSON, epoch-ms times as ISO strings. */
-export function recordJson(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(recordJson);
-  if (value && typeof value === 'object') {
-    const out: Json = {};
-    for (const [k, v] of Object.entries(value)) {
-      out[k] = TIME_KEYS.has(k) && typeof v === 'number' ? new Date(v).toISOString() : recordJson(v);
-    }
-    return out;
-  }
-  return value;
-}
-
-export function tripJson(t: SimTrip): unknown {
-  return recordJson({
-    id: t.id,
-    v1Id: t.v1Id,
-    vehicleId: t.vehicleId,
-    startedAt: t.startedAt,
-    stoppedAt: t.stoppedAt,
-    durationS: t.durationS,
-    distanceKm: t.distanceKm,
-    fuelConsumptionL: t.fuelConsumptionL,
-    avgConsumptionL100: t.avgConsumptionL100,
-    avgSpeedKmh: t.avgSpeedKmh,
-    co2Kg: t.co2Kg,
-    refueling: t.refueling,
-    reference: t.reference,
-    startPosition: t.startPosition,
-    stopPosition: t.stopPosition,
-    waypoints: t.waypoints.length,
-    ecodriving: t.ecodriving,
-    createdAt: t.createdAt,
-    updatedAt: t.updatedAt,
-  });
-}
-
-class BodyError {
-  readonly kind = 'BadBody';
-  constructor(
-    readonly field: string,
-    readonly message: string,
-  ) {}
-}
-
-/** A JSON object body; an empty body is `{}`. */
-async function readBody(c: Context): Promise<Json | BodyError> {
-  const text = await c.req.text();
-  if (text.trim() === '') return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return new BodyError('body', 'is not valid JSON');
-  }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
-    return new BodyError('body', 'must be a JSON object');
-  return parsed as Json;
-}
-
-type Check<T> = T | BodyError;
-
-function optNumber(
-  body: Json,
-  field: string,
-  opts: { integer?: boolean; min?: number; max?: number } = {},
-): Check<number | undefined> {
-  const v = body[field];
-  if (v === undefined) return undefined;
-  if (typeof v !== 'number' || !Number.isFinite(v)) return new BodyError(field, 'must be a number');
-  if (opts.integer && !Number.isInteger(v)) return new BodyError(field, 'must be an integer');
-  if (opts.min !== undefined && v < opts.min) return new BodyError(field, `must be >= ${opts.min}`);
-  if (opts.max !== undefined && v > opts.max) return new BodyError(field, `must be <= ${opts.max}`);
-  return v;
-}
-
-function optBoolean(body: Json, field: string): Check<boolean | undefined> {
-  const v = body[field];
-  if (v === undefined) return undefined;
-  return typeof v === 'boolean' ? v : new BodyError(field, 'must be a boolean');
-}
-
-function optString(body: Json, field: string): Check<string | undefined> {
-  const v = body[field];
-  if (v === undefined) return undefined;
-  return typeof v === 'string' && v.length > 0 ? v : new BodyError(field, 'must be a non-empty string');
-}
-
-function optEnum<T extends string>(body: Json, field: string, values: readonly T[]): Check<T | undefined> {
-  const v = body[field];
-  if (v === undefined) return undefined;
-  return typeof v === 'string' && (values as readonly string[]).includes(v)
-    ? (v as T)
-    : new BodyError(field, `must be one of ${values.join(', ')}`);
-}
-
-const LEVELS: readonly CollisionLevel[] = ['none', 'fixable', 'low', 'medium', 'high'];
-const SEVERITIES: readonly Severity[] = ['low', 'medium', 'high'];
+export { recordJson, tripJson } from './body';
 
 /**
  * The control API (`/_sim`): JSON in and out, no authentication, never rate limited nor chaotic.
@@ -125,29 +23,6 @@ const SEVERITIES: readonly Severity[] = ['low', 'medium', 'high'];
 export function createControlRoutes(svc: SimServices, hooks: { reset(): void }): Hono {
   const app = new Hono({ strict: false });
   const world = svc.world;
-
-  /** Reads and validates a body, answering 400 naming the field when anything is wrong. */
-  const withBody = async <T>(
-    c: Context,
-    parse: (b: Json) => Check<T>,
-    run: (v: T) => Response | Promise<Response>,
-  ): Promise<Response> => {
-    const body = await readBody(c);
-    if (body instanceof BodyError) return invalidParam(c, body.field, body.message);
-    const v = parse(body);
-    if (v instanceof BodyError) return invalidParam(c, v.field, v.message);
-    return run(v);
-  };
-
-  const fromOutcome = <T>(
-    c: Context,
-    o: Outcome<T>,
-    render: (v: T) => unknown,
-    status: 200 | 201 = 200,
-  ): Response => {
-    if (o.ok) return c.json(render(o.value) as Json, status);
-    return worldError(c, o.error);
-  };
 
   app.get('/world', (c) => c.json(world.snapshot() as Json));
 
@@ -173,176 +48,14 @@ export function createControlRoutes(svc: SimServices, hooks: { reset(): void }):
     ),
   );
 
-  app.post('/vehicles/:id/alerts', (c) =>
-    withBody(
-      c,
-      (b) => {
-        const code = optString(b, 'code');
-        if (code instanceof BodyError) return code;
-        const severity = optEnum(b, 'severity', SEVERITIES);
-        if (severity instanceof BodyError) return severity;
-        const tripId = optString(b, 'tripId');
-        if (tripId instanceof BodyError) return tripId;
-        return {
-          ...(code ? { code } : {}),
-          ...(severity ? { severity } : {}),
-          ...(tripId ? { tripId } : {}),
-        };
-      },
-      (req) => fromOutcome(c, world.raiseAlert(c.req.param('id'), req), recordJson, 201),
-    ),
-  );
+  vehicleControlRoutes(app, world);
 
-  app.post('/vehicles/:id/alerts/:alertId/fix', (c) =>
-    fromOutcome(c, world.fixAlert(c.req.param('id'), c.req.param('alertId')), recordJson),
+  // The user removes a vehicle from their account (GET /vehicles no longer lists it), or adds it back.
+  app.delete('/users/:id/vehicles/:vehicleId', (c) =>
+    fromOutcome(c, world.setVehicleListed(c.req.param('id'), c.req.param('vehicleId'), false), recordJson),
   );
-
-  app.post('/vehicles/:id/collisions', (c) =>
-    withBody(
-      c,
-      (b) => {
-        const out: Json = {};
-        for (const side of ['front', 'rear', 'lateral'] as const) {
-          const v = optEnum(b, side, LEVELS);
-          if (v instanceof BodyError) return v;
-          if (v) out[side] = v;
-        }
-        for (const flag of ['rollOver', 'pedestrian'] as const) {
-          const v = optBoolean(b, flag);
-          if (v instanceof BodyError) return v;
-          if (v !== undefined) out[flag] = v;
-        }
-        const tripId = optString(b, 'tripId');
-        if (tripId instanceof BodyError) return tripId;
-        if (tripId) out.tripId = tripId;
-        return out;
-      },
-      (req) => fromOutcome(c, world.addCollision(c.req.param('id'), req), recordJson, 201),
-    ),
-  );
-
-  app.put('/vehicles/:id/maintenance', (c) =>
-    withBody(
-      c,
-      (b) => {
-        const days = optNumber(b, 'days', { integer: true, min: -100_000, max: 100_000 });
-        if (days instanceof BodyError) return days;
-        const mileage = optNumber(b, 'mileage', { integer: true, min: -10_000_000, max: 10_000_000 });
-        if (mileage instanceof BodyError) return mileage;
-        if (days === undefined) return new BodyError('days', 'is required (integer, negative = overdue)');
-        if (mileage === undefined)
-          return new BodyError('mileage', 'is required (integer km, negative = overdue)');
-        return { days, mileage };
-      },
-      (m) => fromOutcome(c, world.setMaintenance(c.req.param('id'), m.days, m.mileage), recordJson),
-    ),
-  );
-
-  app.post('/vehicles/:id/trips', (c) =>
-    withBody(
-      c,
-      (b) => {
-        const durationS = optNumber(b, 'durationS', { min: 60, max: 86_400 });
-        if (durationS instanceof BodyError) return durationS;
-        const distanceKm = optNumber(b, 'distanceKm', { min: 0.1, max: 2000 });
-        if (distanceKm instanceof BodyError) return distanceKm;
-        const ecoScore = optNumber(b, 'ecoScore', { min: 0, max: 100 });
-        if (ecoScore instanceof BodyError) return ecoScore;
-        const collision = optBoolean(b, 'collision');
-        if (collision instanceof BodyError) return collision;
-        const refueling = optBoolean(b, 'refueling');
-        if (refueling instanceof BodyError) return refueling;
-        let startedAt: number | undefined;
-        if (b.startedAt !== undefined) {
-          startedAt = typeof b.startedAt === 'string' ? parseDate(b.startedAt) : undefined;
-          if (startedAt === undefined) return new BodyError('startedAt', 'must be an RFC 3339 date');
-        }
-        let alerts: string[] | undefined;
-        if (b.alerts !== undefined) {
-          if (!Array.isArray(b.alerts) || b.alerts.some((a) => typeof a !== 'string')) {
-            return new BodyError('alerts', 'must be an array of alert codes');
-          }
-          alerts = b.alerts as string[];
-        }
-        return {
-          ...(durationS !== undefined ? { durationS } : {}),
-          ...(distanceKm !== undefined ? { distanceKm } : {}),
-          ...(ecoScore !== undefined ? { ecoScore } : {}),
-          ...(collision !== undefined ? { collision } : {}),
-          ...(refueling !== undefined ? { refueling } : {}),
-          ...(startedAt !== undefined ? { startedAt } : {}),
-          ...(alerts ? { alerts } : {}),
-        };
-      },
-      (req) =>
-        fromOutcome(
-          c,
-          world.addTrip(c.req.param('id'), req),
-          (r) => ({
-            trip: tripJson(r.trip),
-            alerts: recordJson(r.alerts),
-            collisions: recordJson(r.collisions),
-            events: recordJson(r.events),
-          }),
-          201,
-        ),
-    ),
-  );
-
-  app.post('/vehicles/:id/events', (c) =>
-    withBody(
-      c,
-      (b) => {
-        const type = optEnum(b, 'type', ['refuel', 'fuel_stolen'] as const);
-        if (type instanceof BodyError) return type;
-        if (!type) return new BodyError('type', "is required: 'refuel' or 'fuel_stolen'");
-        const liters = optNumber(b, 'liters', { min: 0.1, max: 500 });
-        if (liters instanceof BodyError) return liters;
-        return { type, liters };
-      },
-      (req) => fromOutcome(c, world.addFuelEvent(c.req.param('id'), req.type, req.liters), recordJson, 201),
-    ),
-  );
-
-  app.put('/vehicles/:id/services', (c) =>
-    withBody(
-      c,
-      (b) => {
-        // `{ "services": [{ "code": "ECALL", "eligible": false }] }` or `{ "ECALL": false, … }`.
-        const updates: { code: string; eligible: boolean }[] = [];
-        if (b.services !== undefined) {
-          if (!Array.isArray(b.services))
-            return new BodyError('services', 'must be an array of {code, eligible}');
-          for (const [i, s] of b.services.entries()) {
-            if (
-              !s ||
-              typeof s !== 'object' ||
-              typeof s.code !== 'string' ||
-              typeof s.eligible !== 'boolean'
-            ) {
-              return new BodyError(`services[${i}]`, 'must be {code: string, eligible: boolean}');
-            }
-            updates.push({ code: s.code, eligible: s.eligible });
-          }
-        } else {
-          for (const [code, eligible] of Object.entries(b)) {
-            if (typeof eligible !== 'boolean') return new BodyError(code, 'must be a boolean');
-            updates.push({ code, eligible });
-          }
-        }
-        if (updates.length === 0) return new BodyError('services', 'give at least one service');
-        return updates;
-      },
-      (updates) => fromOutcome(c, world.setServices(c.req.param('id'), updates), (s) => s),
-    ),
-  );
-
-  app.post('/map/:vin/release', (c) =>
-    withBody(
-      c,
-      (b) => optString(b, 'version'),
-      (version) => fromOutcome(c, world.releaseMap(c.req.param('vin'), version), recordJson),
-    ),
+  app.put('/users/:id/vehicles/:vehicleId', (c) =>
+    fromOutcome(c, world.setVehicleListed(c.req.param('id'), c.req.param('vehicleId'), true), recordJson),
   );
 
   app.post('/users/:id/revoke', (c) => fromOutcome(c, world.revokeUser(c.req.param('id')), recordJson));
@@ -393,7 +106,7 @@ export function createControlRoutes(svc: SimServices, hooks: { reset(): void }):
 
   app.get('/chaos', (c) => {
     const { rates, slowMs, seed } = svc.chaos.config;
-    return c.json({ ...rates, slowMs, ...(seed !== undefined ? { seed } : {}) });
+    return c.json({ ...rates, slowMs, seed });
   });
 
   app.put('/chaos', async (c) => {
@@ -403,7 +116,7 @@ export function createControlRoutes(svc: SimServices, hooks: { reset(): void }):
     if (!parsed.ok) return invalidParam(c, parsed.field, parsed.message);
     svc.chaos.configure(parsed.value);
     const { rates, slowMs, seed } = parsed.value;
-    return c.json({ ...rates, slowMs, ...(seed !== undefined ? { seed } : {}) });
+    return c.json({ ...rates, slowMs, seed });
   });
 
   app.get('/stats', (c) => {
@@ -445,10 +158,4 @@ export function createControlRoutes(svc: SimServices, hooks: { reset(): void }):
   );
 
   return app;
-}
-
-function worldError(c: Context, e: WorldError): Response {
-  if (e.kind === 'NotFound') return simError(c, 404, 'not_found', `No ${e.what} '${e.id}'`);
-  if (e.kind === 'Invalid') return invalidParam(c, e.field, e.message);
-  return simError(c, 409, 'conflict', e.message);
 }

@@ -86,7 +86,7 @@ export function parseChaosConfig(body: unknown): ChaosParse {
   }
   return {
     ok: true,
-    value: { rates: rates as Record<ChaosMode, number>, slowMs, ...(seed !== undefined ? { seed } : {}) },
+    value: { rates: rates as Record<ChaosMode, number>, slowMs, seed },
   };
 }
 

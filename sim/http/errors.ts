@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 
 /**
- * The simulator's one error body (the spec does not show one, spec 7): every 4xx/5xx answers
+ * The simulator's one error body (the API does not show one): every 4xx/5xx answers
  * `application/json` with
  *   { "error": { "status": 404, "code": "not_found", "message": "…", "field"?: "…" } }
  * `field` names the offending parameter for 400s. Documented in sim/README.md.
@@ -30,7 +30,7 @@ export interface SimErrorBody {
 }
 
 export function errorBody(status: number, code: SimErrorCode, message: string, field?: string): SimErrorBody {
-  return { error: { status, code, message, ...(field ? { field } : {}) } };
+  return { error: { status, code, message, field } };
 }
 
 export function simError(

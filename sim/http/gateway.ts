@@ -1,20 +1,20 @@
 import type { Context, MiddlewareHandler } from 'hono';
+import { bearerAuth } from 'hono/bearer-auth';
+import { HTTPException } from 'hono/http-exception';
+import { auth as basicAuthOf } from 'hono/utils/basic-auth';
 import { NO_FLAGS } from './chaos';
 import type { SimEnv, SimServices } from './context';
 import { simError } from './errors';
 import { allowedMethods, matchOperation } from './operations';
 import { Stats } from './stats';
 
-/** `user:password` of an HTTP Basic header, if well formed. */
-export function basicCredentials(header: string | undefined): { user: string; password: string } | undefined {
-  const m = /^Basic\s+([A-Za-z0-9+/=._~-]+)\s*$/i.exec(header ?? '');
-  if (!m?.[1]) return undefined;
-  const decoded = Buffer.from(m[1], 'base64').toString('utf8');
-  const i = decoded.indexOf(':');
-  if (i < 0) return undefined;
-  return { user: decoded.slice(0, i), password: decoded.slice(i + 1) };
+/** `user:password` of the request's HTTP Basic header, if well formed (Hono's parser). */
+export function basicCredentials(req: Request): { user: string; password: string } | undefined {
+  const credentials = basicAuthOf(req);
+  return credentials ? { user: credentials.username, password: credentials.password } : undefined;
 }
 
+/** The token of a `Bearer` header, for stats (the check itself is Hono's bearer middleware). */
 function bearer(header: string | undefined): string | undefined {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
   return m?.[1];
@@ -29,7 +29,7 @@ function unauthorized(c: Context, message: string, field?: string, challenge = B
 
 /**
  * The API gateway in front of every API area (v2, services, map, v1): operation matching, rate
- * limit (spec 8), client authentication (spec 5), chaos, and stats. The token endpoint and `/_sim`
+ * limit (per client), client authentication, chaos, and stats. The token endpoint and `/_sim`
  * never pass through it.
  */
 export function gateway(svc: SimServices): MiddlewareHandler<SimEnv> {
@@ -37,11 +37,11 @@ export function gateway(svc: SimServices): MiddlewareHandler<SimEnv> {
     svc.world.tick();
     const url = new URL(c.req.url);
     const match = matchOperation(c.req.method, url.pathname);
-    const basic = basicCredentials(c.req.header('authorization'));
+    const basic = basicCredentials(c.req.raw);
     const claimed = url.searchParams.get('client_id') ?? (match?.op.area === 'C' ? basic?.user : undefined);
     const client = svc.clients.get(claimed ?? undefined);
     const clientKey = client ? client.clientId : claimed ? Stats.UNKNOWN_CLIENT : Stats.NO_CLIENT;
-    // spec 8: counted per client; requests naming no known client cannot be attributed to a quota.
+    // Quotas count per client; requests naming no known client cannot be attributed to a quota.
     const rate = client ? svc.limiter.hit(client.clientId) : svc.limiter.peek(undefined);
     c.set('op', match?.op);
     c.set('clientId', client?.clientId);
@@ -87,7 +87,7 @@ async function handle(
     }
     return simError(c, 404, 'not_found', `No operation matches ${c.req.method} ${path}`);
   }
-  const denied = authenticate(c, svc, match.op.area, basic);
+  const denied = await authenticate(c, svc, match.op.area, basic);
   if (denied) return denied;
 
   const flags = svc.chaos.draw();
@@ -113,16 +113,16 @@ async function handle(
   return res;
 }
 
-function authenticate(
+async function authenticate(
   c: Context<SimEnv>,
   svc: SimServices,
   area: string,
   basic: ReturnType<typeof basicCredentials>,
-): Response | undefined {
+): Promise<Response | undefined> {
   const url = new URL(c.req.url);
   const claimed = url.searchParams.get('client_id');
   if (area === 'C') {
-    // spec 4.3: HTTP basic (client id and secret) plus client_id in the query.
+    // The map API takes HTTP basic (client id and secret) plus client_id in the query.
     const challenge = 'Basic realm="map"';
     if (!basic) return unauthorized(c, 'HTTP basic authentication is required', 'authorization', challenge);
     const client = svc.clients.get(basic.user);
@@ -138,26 +138,60 @@ function authenticate(
   if (!claimed) return unauthorized(c, 'Query parameter client_id is required', 'client_id');
   if (!svc.clients.get(claimed)) return unauthorized(c, `Unknown client_id '${claimed}'`, 'client_id');
   const header = c.req.header('authorization');
-  const token = bearer(header);
   if (area === 'A' || (area === 'B' && header !== undefined)) {
-    // spec 4.1: bearer token + client_id on every v2 request (services accept client_id alone).
-    if (!token) return unauthorized(c, 'A bearer access token is required', 'authorization');
-    const check = svc.tokens.checkAccess(token);
-    if (!check.ok) {
-      const why =
-        check.reason === 'expired'
-          ? 'The access token has expired'
-          : check.reason === 'revoked'
-            ? 'The user revoked the access of this application'
-            : 'The access token is invalid';
-      return unauthorized(c, why, 'authorization');
-    }
-    if (check.clientId !== claimed) {
-      return unauthorized(c, 'The access token was issued to another client', 'authorization');
-    }
-    c.set('userId', check.userId);
+    // The vehicle data API takes a bearer token plus client_id on every request; the services
+    // lookups accept client_id alone, but a token sent must be valid.
+    return await checkBearer(c, svc, claimed);
   }
   return undefined;
+}
+
+const WHY: Readonly<Record<'expired' | 'revoked' | 'unknown', string>> = {
+  expired: 'The access token has expired',
+  revoked: 'The user revoked the access of this application',
+  unknown: 'The access token is invalid',
+};
+
+/**
+ * Checks the bearer token with Hono's bearer middleware: a missing or malformed header, an unknown,
+ * expired or revoked token, or a token of another client answer 401 with the simulator's error body;
+ * a valid token sets `userId`.
+ */
+async function checkBearer(
+  c: Context<SimEnv>,
+  svc: SimServices,
+  clientId: string,
+): Promise<Response | undefined> {
+  let refusal = WHY.unknown;
+  const missing = () => unauthorized(c, 'A bearer access token is required', 'authorization');
+  const middleware = bearerAuth<SimEnv>({
+    noAuthenticationHeader: { message: missing, wwwAuthenticateHeader: BEARER_CHALLENGE },
+    invalidAuthenticationHeader: { message: missing, wwwAuthenticateHeader: BEARER_CHALLENGE },
+    invalidToken: {
+      message: () => unauthorized(c, refusal, 'authorization'),
+      wwwAuthenticateHeader: BEARER_CHALLENGE,
+    },
+    verifyToken: (token) => {
+      const check = svc.tokens.checkAccess(token);
+      if (!check.ok) {
+        refusal = WHY[check.reason];
+        return false;
+      }
+      if (check.clientId !== clientId) {
+        refusal = 'The access token was issued to another client';
+        return false;
+      }
+      c.set('userId', check.userId);
+      return true;
+    },
+  });
+  try {
+    await middleware(c, async () => {});
+    return undefined;
+  } catch (error) {
+    if (error instanceof HTTPException) return error.getResponse();
+    throw error;
+  }
 }
 
 function withHeaders(res: Response, headers: Record<string, string>): Response {

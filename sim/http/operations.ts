@@ -1,51 +1,27 @@
 import { SPEC_OPERATIONS, type SpecOperation } from '../spec/operations';
 
+/** A single-record read of the vehicle data API (bearer token plus `client_id`, HAL JSON). */
+const singleRecord = (id: string, path: string, response: string): SpecOperation => ({
+  id,
+  area: 'A',
+  method: 'GET',
+  path,
+  query: [],
+  response,
+  accept: 'application/hal+json',
+  auth: 'bearer+client_id',
+});
+
 /**
- * Operations the simulator serves beyond operations.json: the spec's link shapes point at
- * `/collisions/{id}`, `/ecodrivings/{id}`, `/telemetry/{id}` (spec 4.2 "Other rules") without listing
- * the operations, so links in bodies lead somewhere. Counted in stats like any other operation.
+ * Operations the simulator serves beyond operations.json: the links in the API's bodies point at
+ * single collisions, alerts, eco-drivings and telemetry records without the list naming those reads,
+ * so the links lead somewhere. Counted in stats like any other operation.
  */
 export const EXTRA_OPERATIONS: readonly SpecOperation[] = [
-  {
-    id: 'v2.collisions.get',
-    area: 'A',
-    method: 'GET',
-    path: '/connectedcar/v2/collisions/{id}',
-    query: [],
-    response: 'Collision',
-    accept: 'application/hal+json',
-    auth: 'bearer+client_id',
-  },
-  {
-    id: 'v2.alerts.get',
-    area: 'A',
-    method: 'GET',
-    path: '/connectedcar/v2/alerts/{id}',
-    query: [],
-    response: 'Alert',
-    accept: 'application/hal+json',
-    auth: 'bearer+client_id',
-  },
-  {
-    id: 'v2.ecodrivings.get',
-    area: 'A',
-    method: 'GET',
-    path: '/connectedcar/v2/ecodrivings/{id}',
-    query: [],
-    response: 'EcoDriving',
-    accept: 'application/hal+json',
-    auth: 'bearer+client_id',
-  },
-  {
-    id: 'v2.telemetry.get',
-    area: 'A',
-    method: 'GET',
-    path: '/connectedcar/v2/telemetry/{id}',
-    query: [],
-    response: 'Telemetry',
-    accept: 'application/hal+json',
-    auth: 'bearer+client_id',
-  },
+  singleRecord('v2.collisions.get', '/connectedcar/v2/collisions/{id}', 'Collision'),
+  singleRecord('v2.alerts.get', '/connectedcar/v2/alerts/{id}', 'Alert'),
+  singleRecord('v2.ecodrivings.get', '/connectedcar/v2/ecodrivings/{id}', 'EcoDriving'),
+  singleRecord('v2.telemetry.get', '/connectedcar/v2/telemetry/{id}', 'Telemetry'),
 ];
 
 interface Compiled {

@@ -5,7 +5,7 @@ export interface Quota {
   readonly windowSeconds: number;
 }
 
-/** spec 8: 120 requests per 60 seconds per client. */
+/** The API's default quota: 120 requests per 60 seconds per client. */
 export const DEFAULT_QUOTA: Quota = { limit: 120, windowSeconds: 60 };
 
 interface Window {

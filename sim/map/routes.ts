@@ -3,13 +3,13 @@ import type { SimEnv, SimServices } from '../http/context';
 import { invalidParam, simError } from '../http/errors';
 import type { SimMapInfo } from '../world/types';
 
-/** spec 4.3 / 8: 17 characters `[A-Z0-9]`. */
+/** A VIN: 17 characters `[A-Z0-9]`. */
 export const VIN_PATTERN = /^[A-Z0-9]{17}$/;
 
-/** Maximum VINs in one bulk request (spec 8: not shown). */
+/** Maximum VINs in one bulk request (the API states none). */
 export const MAX_BULK_VINS = 100;
 
-/** Map update information (spec 4.3: body not shown; see sim/README.md). */
+/** Map update information (the API does not show the body; the shape chosen is in sim/README.md). */
 export function renderMapInfo(m: SimMapInfo): Record<string, unknown> {
   return {
     vin: m.vin,

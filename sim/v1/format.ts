@@ -1,5 +1,5 @@
 /**
- * Value formats of the version 1 records (spec 2.13): digit timestamps in UTC, rounding, unit
+ * Value formats of the version 1 records: digit timestamps in UTC, rounding, unit
  * conversions, and a small hash so "random-looking" values stay deterministic for a given world.
  */
 
@@ -7,7 +7,7 @@ function pad(n: number, width: number): string {
   return String(n).padStart(width, '0');
 }
 
-/** `yyyyMMddHHmmss` in UTC (spec 2.13: `lastUpdate`, `dateTripBegin`, alert dates). */
+/** `yyyyMMddHHmmss` in UTC: the v1 form of `lastUpdate`, `dateTripBegin` and alert dates. */
 export function formatStamp(epochMs: number): string {
   const d = new Date(epochMs);
   return (
@@ -33,21 +33,6 @@ export function formatMonth(epochMs: number): string {
 export function round(value: number, digits: number): number {
   const f = 10 ** digits;
   return Math.round(value * f) / f;
-}
-
-/** FNV-1a, 32 bits: a stable pseudo-random source derived from ids (no Math.random in the sim). */
-export function hash32(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
-/** A deterministic integer in [min, max] for `key`. */
-export function pick(key: string, min: number, max: number): number {
-  return min + (hash32(key) % (max - min + 1));
 }
 
 export const KM_PER_MILE = 1.609344;

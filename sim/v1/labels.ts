@@ -1,9 +1,11 @@
 /**
  * Localized texts of the v1 records: alert messages and advice, eco-driving labels, maintenance
- * labels, and the referential groups. French for `fr_*` locales, English otherwise (spec 4.4).
+ * labels, and the referential groups. French for `fr_*` locales, English otherwise.
  * The world's own free-text strings are single-language, so the v1 area renders its own.
  */
+import { ECO_DETAILED } from '../world/catalog';
 import type { Severity } from '../world/types';
+import alertMessages from './alert-messages.json' with { type: 'json' };
 import type { Lang } from './params';
 
 type Text = readonly [en: string, fr: string];
@@ -12,15 +14,8 @@ export function tr(text: Text, lang: Lang): string {
   return lang === 'fr' ? text[1] : text[0];
 }
 
-export type AlertGroup =
-  | 'ENGINE'
-  | 'SAFETY'
-  | 'OPENINGS'
-  | 'LIGHTING'
-  | 'TYRES'
-  | 'AIDS'
-  | 'ENERGY'
-  | 'COMFORT';
+const GROUPS = ['ENGINE', 'SAFETY', 'OPENINGS', 'LIGHTING', 'TYRES', 'AIDS', 'ENERGY', 'COMFORT'] as const;
+export type AlertGroup = (typeof GROUPS)[number];
 
 export const ALERT_GROUPS: Readonly<Record<AlertGroup | 'VEHICLE', Text>> = {
   ENGINE: ['Engine and fuel', 'Moteur et carburant'],
@@ -34,213 +29,21 @@ export const ALERT_GROUPS: Readonly<Record<AlertGroup | 'VEHICLE', Text>> = {
   VEHICLE: ['Vehicle', 'Véhicule'],
 };
 
-/** One entry per code of shared/reference/alert-messages.json: English, French, group. */
-export const ALERT_MESSAGES: Readonly<Record<string, readonly [string, string, AlertGroup]>> = {
-  alertOilPressure: ['Oil pressure too low', "Pression d'huile insuffisante", 'ENGINE'],
-  alertCoolantTemp: [
-    'Coolant temperature too high',
-    'Température du liquide de refroidissement trop élevée',
-    'ENGINE',
-  ],
-  chargingSystemFault: ['Charging system fault', 'Défaut du circuit de charge', 'ENERGY'],
-  alertBrakeFluid: ['Brake fluid level too low', 'Niveau de liquide de frein insuffisant', 'SAFETY'],
-  steeringFault: ['Steering fault', 'Défaut de direction', 'SAFETY'],
-  alertCoolantLevel: ['Coolant level too low', 'Niveau de liquide de refroidissement insuffisant', 'ENGINE'],
-  laneDepartureWarningSystemFault: [
-    'Lane departure warning system fault',
-    "Défaut de l'alerte de franchissement de ligne",
-    'AIDS',
-  ],
-  frontLeftDoorOpenHighSpeed: [
-    'Front left door open while driving',
-    'Porte avant gauche ouverte en roulant',
-    'OPENINGS',
-  ],
-  frontRightDoorOpenHighSpeed: [
-    'Front right door open while driving',
-    'Porte avant droite ouverte en roulant',
-    'OPENINGS',
-  ],
-  rearLeftDoorOpenHighSpeed: [
-    'Rear left door open while driving',
-    'Porte arrière gauche ouverte en roulant',
-    'OPENINGS',
-  ],
-  rearRightDoorOpenHighSpeed: [
-    'Rear right door open while driving',
-    'Porte arrière droite ouverte en roulant',
-    'OPENINGS',
-  ],
-  trunkOpenHighSpeed: ['Boot open while driving', 'Coffre ouvert en roulant', 'OPENINGS'],
-  trunkWindowOpen: ['Rear window open', 'Lunette arrière ouverte', 'OPENINGS'],
-  espFault: ['ESP fault', "Défaut de l'ESP", 'SAFETY'],
-  batteryLevelFault: ['Battery charge too low', 'Charge de la batterie insuffisante', 'ENERGY'],
-  waterInGasoil: ['Water in diesel fuel', 'Présence d’eau dans le gazole', 'ENGINE'],
-  padWearFault: ['Brake pads worn', 'Plaquettes de frein usées', 'SAFETY'],
-  fuelLevelAlarm: ['Fuel level low', 'Niveau de carburant bas', 'ENGINE'],
-  airbagOrSeatbeltFault: ['Airbag or seat belt fault', 'Défaut airbag ou ceinture de sécurité', 'SAFETY'],
-  engineFault: ['Engine fault', 'Défaut moteur', 'ENGINE'],
-  absFault: ['ABS fault', "Défaut de l'ABS", 'SAFETY'],
-  riskOfParticleFilterBlockage: [
-    'Risk of particle filter blockage',
-    'Risque de colmatage du filtre à particules',
-    'ENGINE',
-  ],
-  particleFilterAdditiveTooLow: [
-    'Particle filter additive level too low',
-    "Niveau d'additif du filtre à particules insuffisant",
-    'ENGINE',
-  ],
-  suspensionFault: ['Suspension fault', 'Défaut de suspension', 'SAFETY'],
-  preaheatingDeactivatedBatteryTooLow: [
-    'Preheating deactivated: battery too low',
-    'Préchauffage désactivé : batterie trop faible',
-    'COMFORT',
-  ],
-  preaheatingDeactivatedFuelLevelTooLow: [
-    'Preheating deactivated: fuel level too low',
-    'Préchauffage désactivé : niveau de carburant trop bas',
-    'COMFORT',
-  ],
-  checkTheBrakeLamp: ['Check the brake lamp', 'Vérifiez le feu stop', 'LIGHTING'],
-  retractableRoofMechanismFault: [
-    'Retractable roof mechanism fault',
-    'Défaut du mécanisme de toit escamotable',
-    'COMFORT',
-  ],
-  alertSteeringLock: ['Steering lock fault', "Défaut de l'antivol de direction", 'SAFETY'],
-  electronicImmobiliserFault: [
-    'Electronic immobiliser fault',
-    "Défaut de l'antidémarrage électronique",
-    'ENERGY',
-  ],
-  roofOperationImpossibleTemperatureTooHigh: [
-    'Roof operation impossible: temperature too high',
-    'Manœuvre du toit impossible : température trop élevée',
-    'COMFORT',
-  ],
-  roofOperationImpossibleStartEngine: [
-    'Roof operation impossible: start the engine',
-    'Manœuvre du toit impossible : démarrez le moteur',
-    'COMFORT',
-  ],
-  roofOperationImpossibleApplyParkingBreak: [
-    'Roof operation impossible: apply the parking brake',
-    'Manœuvre du toit impossible : serrez le frein de stationnement',
-    'COMFORT',
-  ],
-  hybridSystemFault: ['Hybrid system fault', 'Défaut du système hybride', 'ENERGY'],
-  automaticHeadlampFault: [
-    'Automatic headlamp fault',
-    "Défaut de l'allumage automatique des feux",
-    'LIGHTING',
-  ],
-  hybridSystemFaultRepairedTheVehicle: [
-    'Hybrid system fault: have the vehicle repaired',
-    'Défaut du système hybride : faites réparer le véhicule',
-    'ENERGY',
-  ],
-  washerLevelAlarm: ['Washer fluid level low', 'Niveau de lave-glace bas', 'COMFORT'],
-  batteryKeyAlarm: ['Remote key battery low', 'Pile de la télécommande usée', 'ENERGY'],
-  preaheatingDeactivatedSetTheClock: [
-    'Preheating deactivated: set the clock',
-    "Préchauffage désactivé : réglez l'horloge",
-    'COMFORT',
-  ],
-  trailerConnectionFault: ['Trailer connection fault', "Défaut de l'attelage de remorque", 'LIGHTING'],
-  underInflationTyreFault: [
-    'Under-inflation detection fault',
-    'Défaut de la détection de sous-gonflage',
-    'TYRES',
-  ],
-  limitedVisibilityAidsCamera: ['Camera visibility limited', 'Visibilité de la caméra limitée', 'AIDS'],
-  electricModeNotAvailable: ['Electric mode not available', 'Mode électrique indisponible', 'ENERGY'],
-  wheelPressureFault: ['Wheel pressure fault', 'Défaut de pression des roues', 'TYRES'],
-  checkSideLamps: ['Check the side lamps', 'Vérifiez les feux de position', 'LIGHTING'],
-  checkRightBrakeLamp: ['Check the right brake lamp', 'Vérifiez le feu stop droit', 'LIGHTING'],
-  checkLeftBrakeLamp: ['Check the left brake lamp', 'Vérifiez le feu stop gauche', 'LIGHTING'],
-  frontFoglightFault: ['Front fog lamp fault', 'Défaut du projecteur antibrouillard avant', 'LIGHTING'],
-  rearFoglightFault: ['Rear fog lamp fault', 'Défaut du feu antibrouillard arrière', 'LIGHTING'],
-  checkDirectionIndicator: [
-    'Check the direction indicators',
-    'Vérifiez les indicateurs de direction',
-    'LIGHTING',
-  ],
-  checkReversingLamp: ['Check the reversing lamp', 'Vérifiez le feu de recul', 'LIGHTING'],
-  parkingAssistanceFault: ['Parking assistance fault', "Défaut de l'aide au stationnement", 'AIDS'],
-  adjustTyrePressure: ['Adjust the tyre pressure', 'Ajustez la pression des pneumatiques', 'TYRES'],
-  antipollutionFault: ['Emission control system fault', 'Défaut du système antipollution', 'ENGINE'],
-  placeGearBoxToP: ['Put the gearbox in P', 'Placez la boîte de vitesses sur P', 'SAFETY'],
-  riskOfIce: ['Risk of ice', 'Risque de verglas', 'AIDS'],
-  frontRightDoorOpen: ['Front right door open', 'Porte avant droite ouverte', 'OPENINGS'],
-  frontLeftDoorOpen: ['Front left door open', 'Porte avant gauche ouverte', 'OPENINGS'],
-  rearRightDoorOpen: ['Rear right door open', 'Porte arrière droite ouverte', 'OPENINGS'],
-  rearLeftDoorOpen: ['Rear left door open', 'Porte arrière gauche ouverte', 'OPENINGS'],
-  trunkOpen: ['Boot open', 'Coffre ouvert', 'OPENINGS'],
-  bootOpen: ['Tailgate open', 'Hayon ouvert', 'OPENINGS'],
-  rearScreenOpen: ['Rear screen open', 'Lunette arrière ouverte', 'OPENINGS'],
-  parkingBreakFault: ['Parking brake fault', 'Défaut du frein de stationnement', 'SAFETY'],
-  activeSpoilerFault: ['Active spoiler fault', "Défaut de l'aileron actif", 'COMFORT'],
-  automaticBreakingSystemFault: [
-    'Automatic emergency braking fault',
-    "Défaut du freinage automatique d'urgence",
-    'AIDS',
-  ],
-  directionalHeadlampsFault: [
-    'Directional headlamps fault',
-    'Défaut des projecteurs directionnels',
-    'LIGHTING',
-  ],
-  automaticGearboxFault: ['Automatic gearbox fault', 'Défaut de la boîte de vitesses automatique', 'ENGINE'],
-  suspensionFaultLimitTo90km: [
-    'Suspension fault: do not exceed 90 km/h',
-    'Défaut de suspension : ne dépassez pas 90 km/h',
-    'SAFETY',
-  ],
-  frontLeftTyreNotMonitored: [
-    'Front left tyre not monitored',
-    'Pneumatique avant gauche non surveillé',
-    'TYRES',
-  ],
-  frontRightTyreNotMonitored: [
-    'Front right tyre not monitored',
-    'Pneumatique avant droit non surveillé',
-    'TYRES',
-  ],
-  rearRightTyreNotMonitored: [
-    'Rear right tyre not monitored',
-    'Pneumatique arrière droit non surveillé',
-    'TYRES',
-  ],
-  rearLeftTyreNotMonitored: [
-    'Rear left tyre not monitored',
-    'Pneumatique arrière gauche non surveillé',
-    'TYRES',
-  ],
-  powerSteeringFault: ['Power steering fault', 'Défaut de direction assistée', 'SAFETY'],
-  laneDepartureFault: [
-    'Lane departure warning fault',
-    "Défaut de l'alerte de franchissement de ligne",
-    'AIDS',
-  ],
-  tyreUnderInflation: ['Tyre under-inflated', 'Pneumatique sous-gonflé', 'TYRES'],
-  spareWheelFittedDrivingAidsDeactivated: [
-    'Spare wheel fitted: driving aids deactivated',
-    'Roue de secours montée : aides à la conduite désactivées',
-    'AIDS',
-  ],
-  automaticBreakingDeactived: [
-    'Automatic emergency braking deactivated',
-    "Freinage automatique d'urgence désactivé",
-    'AIDS',
-  ],
-  tupUpAdBlue: ['Top up AdBlue', "Faites l'appoint d'AdBlue", 'ENGINE'],
-  longPushToUnlockTankFault: [
-    'Fuel filler flap unlocking fault',
-    'Défaut de déverrouillage de la trappe à carburant',
-    'ENGINE',
-  ],
-};
+/**
+ * One entry per code of the shared alert-messages reference: English, French, group. The table is
+ * data (alert-messages.json); a code it does not know gets a humanized message and the `VEHICLE` group.
+ */
+export const ALERT_MESSAGES: Readonly<Record<string, readonly [string, string, AlertGroup]>> =
+  Object.fromEntries(Object.entries(alertMessages).map(([code, entry]) => [code, checkedEntry(code, entry)]));
+
+/** An entry of the table as `[English, French, group]`; a bad edit fails at load, naming the code. */
+export function checkedEntry(code: string, entry: readonly string[]): readonly [string, string, AlertGroup] {
+  const [en, fr, group] = entry;
+  const known = (GROUPS as readonly string[]).includes(group ?? '');
+  if (!en || !fr || !known)
+    throw new TypeError(`alert-messages.json: ${code}: expected [English, French, group]`);
+  return [en, fr, group as AlertGroup];
+}
 
 /** `fuelLevelAlarm` → `Fuel level alarm`: for a code the table does not know. */
 function humanize(code: string): string {
@@ -276,26 +79,11 @@ export function alertAdvice(severity: Severity, lang: Lang): string {
 // ---------------------------------------------------------------- eco-driving
 
 export type EcoGlobalCode = 'drivingMark' | 'drivingAttitude' | 'roadProfile';
-export type EcoDetailedCode =
-  | 'acceleration'
-  | 'braking'
-  | 'engineSpeed'
-  | 'stopAndStart'
-  | 'speed'
-  | 'slope'
-  | 'coldTrips';
+export type EcoDetailedCode = (typeof ECO_DETAILED)[number];
 export type EcoCode = EcoGlobalCode | EcoDetailedCode;
 
 export const ECO_GLOBAL_CODES: readonly EcoGlobalCode[] = ['drivingMark', 'drivingAttitude', 'roadProfile'];
-export const ECO_DETAILED_CODES: readonly EcoDetailedCode[] = [
-  'acceleration',
-  'braking',
-  'engineSpeed',
-  'stopAndStart',
-  'speed',
-  'slope',
-  'coldTrips',
-];
+export const ECO_DETAILED_CODES: readonly EcoDetailedCode[] = ECO_DETAILED;
 
 /** Level 1 good, 2 average, 3 to improve. */
 export type EcoLevel = 1 | 2 | 3;

@@ -1,5 +1,5 @@
 /**
- * Parameter parsing of the version 1 development API (spec 4.4). Every parameter is a string; each
+ * Parameter parsing of the version 1 development API. Every parameter is a string; each
  * parser either returns the typed value or throws a `V1Failure` naming the parameter and why.
  */
 import type { BrandCode } from '../world/types';
@@ -25,9 +25,9 @@ export interface BulkPair {
   readonly contract: string;
 }
 
-/** Largest `listvin` accepted by a bulk POST (spec 8: not shown); callers split bigger batches. */
+/** Largest `listvin` accepted by a bulk POST (the API states no maximum); callers split bigger batches. */
 export const MAX_BATCH = 100;
-/** Largest `limit` accepted (spec 8: maximum of `limit` not shown). */
+/** Largest `limit` accepted (the API states no maximum for `limit`). */
 export const MAX_LIMIT = 1000;
 export const DEFAULT_LIMIT = 10;
 /** Default locale of the referential operations, where `locale` is optional. */
@@ -39,7 +39,7 @@ export function required(raw: string | undefined, field: string): string {
 }
 
 /**
- * `listsecond`: comma-separated second numbers 1..60 (spec 4.4). Returned sorted and without
+ * `listsecond`: comma-separated second numbers 1..60 (the seconds of the minute to return). Returned sorted and without
  * duplicates; JSON objects order integer keys ascending anyway.
  */
 export function parseListSecond(raw: string, field = 'listsecond'): number[] {
@@ -56,12 +56,12 @@ export function parseListSecond(raw: string, field = 'listsecond'): number[] {
   return [...seconds].sort((a, b) => a - b);
 }
 
-/** `near` 0/1 (spec 4.4, geolocation only). */
+/** `near` 0/1 (geolocation reads only: 1 also takes the next sample second holding data). */
 export function parseNear(raw: string): boolean {
   return parseFlag(raw, 'near');
 }
 
-/** `active` 0 (ended alerts) / 1 (active alerts) (spec 4.4). */
+/** `active` 0 (ended alerts) / 1 (active alerts). */
 export function parseActive(raw: string): boolean {
   return parseFlag(raw, 'active');
 }
@@ -72,20 +72,20 @@ function parseFlag(raw: string, field: string): boolean {
   throw invalid(field, `must be 0 or 1, got '${raw}'`);
 }
 
-/** `brand`: `C` or `P` (spec 4.4). */
+/** `brand`: `C` or `P`, the two brand groups of the v1 API. */
 export function parseBrand(raw: string): BrandCode {
   if (raw === 'C' || raw === 'P') return raw;
   throw invalid('brand', `must be C or P, got '${raw}'`);
 }
 
-/** `unit`: `0` metric, `1` imperial (spec 4.4). */
+/** `unit`: `0` metric, `1` imperial. */
 export function parseUnit(raw: string): Unit {
   if (raw === '0') return 'metric';
   if (raw === '1') return 'imperial';
   throw invalid('unit', `must be 0 (metric) or 1 (imperial), got '${raw}'`);
 }
 
-/** `locale`: a language_COUNTRY tag such as `fr_FR` or `en_GB` (spec 4.4). */
+/** `locale`: a language_COUNTRY tag such as `fr_FR` or `en_GB`. */
 export function parseLocale(raw: string): Locale {
   if (!/^[a-z]{2}_[A-Z]{2}$/.test(raw)) {
     throw invalid('locale', `must be a language_COUNTRY tag such as fr_FR or en_GB, got '${raw}'`);
@@ -93,7 +93,7 @@ export function parseLocale(raw: string): Locale {
   return { tag: raw, lang: raw.startsWith('fr_') ? 'fr' : 'en' };
 }
 
-/** `limit`: a positive integer, 10 when absent (spec 4.4, 8). */
+/** `limit`: a positive integer, 10 when absent. */
 export function parseLimit(raw: string | undefined): number {
   if (raw === undefined || raw === '') return DEFAULT_LIMIT;
   if (!/^\d+$/.test(raw) || Number(raw) < 1)
@@ -194,7 +194,7 @@ function stringList(value: unknown, field: string): string[] {
 
 /**
  * Body of the bulk POST operations: `{listvin: string[], listcontract: string[]}`, pairwise
- * (spec 4.4). Duplicated VINs keep their first pair only.
+ * Duplicated VINs keep their first pair only.
  */
 export function parseBulkBody(text: string): BulkPair[] {
   if (text.trim() === '') throw invalid('body', 'is required: {"listvin": [...], "listcontract": [...]}');

@@ -1,5 +1,5 @@
 /**
- * The 60-second windows behind the v1 series (spec 2.13: objects keyed by second numbers 1..60),
+ * The 60-second windows behind the v1 series (v1 series are objects keyed by second numbers 1..60),
  * and the world lookups the renderers share.
  */
 import type { GeoPoint, SimTrip, SimVehicle, WorldView } from '../world/types';
@@ -7,7 +7,7 @@ import { V1Failure } from './failure';
 
 /** Every second of a window. */
 export const ALL_SECONDS: readonly number[] = Array.from({ length: 60 }, (_, i) => i + 1);
-/** Positions are sampled every 6 s (0.17 Hz, spec 4.4): keys 6, 12, …, 60 (spec 2.13). */
+/** Positions are sampled every 6 s (0.17 Hz): keys 6, 12, …, 60. */
 export const POSITION_SECONDS: readonly number[] = Array.from({ length: 10 }, (_, i) => (i + 1) * 6);
 
 /** The natural keys of a series, restricted to the requested seconds when `listsecond` was given. */

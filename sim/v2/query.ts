@@ -1,6 +1,6 @@
 import type { Locale } from '../world/catalog';
 
-/** Maximum `limit` (spec 8: not shown). Larger values get a 400 naming `limit`. */
+/** Maximum `limit` (the API states none). Larger values get a 400 naming `limit`. */
 export const MAX_LIMIT = 100;
 /** Telemetry lists are per second, so they may be longer. */
 export const MAX_TELEMETRY_LIMIT = 1000;
@@ -9,7 +9,7 @@ export type QueryResult<T> = { ok: true; value: T } | { ok: false; field: string
 
 const bad = <T>(field: string, message: string): QueryResult<T> => ({ ok: false, field, message });
 
-/** RFC 3339 with either `Z`, `+hh:mm` or the spec's `+0000` offset form (spec 2.1). */
+/** RFC 3339 with either `Z`, `+hh:mm` or the `+0000` offset form the API's dates also use. */
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-]\d{2}:?\d{2})$/i;
 
 export function parseDate(value: string): number | undefined {
@@ -58,7 +58,7 @@ export interface Range {
   readonly until?: number;
 }
 
-/** `since` (inclusive) and `until` (exclusive), RFC 3339 (spec 4.1). */
+/** `since` (inclusive) and `until` (exclusive), RFC 3339: lists filter on `createdAt`. */
 export function parseRange(q: URLSearchParams): QueryResult<Range> {
   const out: { since?: number; until?: number } = {};
   for (const field of ['since', 'until'] as const) {

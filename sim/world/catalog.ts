@@ -1,6 +1,6 @@
 import type { BrandCode, BrandInfo, Energy, Severity } from './types';
 
-/** Two fictional brand groups (spec 4.4: `brand` is `C` or `P`). */
+/** Two fictional brand groups (the v1 `brand` parameter is `C` or `P`). */
 export const BRANDS: Readonly<Record<BrandCode, BrandInfo>> = {
   C: { code: 'C', name: 'Cielo', authSegment: 'cielo' },
   P: { code: 'P', name: 'Pavo', authSegment: 'pavo' },
@@ -270,7 +270,7 @@ export function alertAdvice(severity: Severity, locale: Locale): string {
       : 'Check at the next stop';
 }
 
-/** Connected services a vehicle may be eligible for (spec 2.12). */
+/** Connected services a vehicle may be eligible for (the service-support lookups). */
 export const SERVICES: readonly { code: string; shortLabel: string }[] = [
   { code: 'ECALL', shortLabel: 'Emergency call' },
   { code: 'BCALL', shortLabel: 'Assistance call' },
@@ -282,7 +282,7 @@ export const SERVICES: readonly { code: string; shortLabel: string }[] = [
   { code: 'STOLEN_VEHICLE', shortLabel: 'Stolen vehicle tracking' },
 ];
 
-/** Eco-driving entry names (spec 2.10). */
+/** Eco-driving entry names: global entries (trend, style, road) and detailed ones. */
 export const ECO_GLOBAL = ['trend', 'style', 'road'] as const;
 export const ECO_DETAILED = [
   'acceleration',

@@ -27,6 +27,21 @@ export function hash32(...parts: number[]): number {
   return h >>> 0;
 }
 
+/** FNV-1a, 32 bits, of a text: a stable pseudo-random value derived from ids (the v1 renderers' details). */
+export function hashText(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/** A deterministic integer in [min, max] for `key`. */
+export function hashedInt(key: string, min: number, max: number): number {
+  return min + (hashText(key) % (max - min + 1));
+}
+
 export class Rng {
   private readonly next: () => number;
 

@@ -6,14 +6,14 @@
  * renderers only read through `WorldView` and write through `WorldMutations`.
  */
 
-/** Brand groups of the v1 API (`brand` query parameter, spec 4.4). */
+/** Brand groups of the v1 API (its `brand` query parameter). */
 export type BrandCode = 'C' | 'P';
 
 export interface BrandInfo {
   readonly code: BrandCode;
   /** Display name of the fictional brand. */
   readonly name: string;
-  /** `<brand_path_segment>` of the OAuth addresses (spec 5.2). */
+  /** The brand's path segment in the OAuth addresses (`/accounts/signin/v1/{segment}/oauth2/…`). */
   readonly authSegment: string;
 }
 
@@ -41,7 +41,7 @@ export interface SimUser {
 
 export interface SimVehicle {
   readonly id: string;
-  /** 17 characters, `[A-Z0-9]{17}` (spec 8). */
+  /** 17 characters, `[A-Z0-9]{17}`. */
   readonly vin: string;
   /** v1 contract number. */
   readonly contract: string;
@@ -61,7 +61,7 @@ export interface SimVehicle {
   heading: number;
   /** When the last position was collected. */
   positionAt: number;
-  /** The user did not allow geolocation: lastPosition answers 404 (spec 7). */
+  /** The user did not allow geolocation: lastPosition answers 404. */
   geolocationAllowed: boolean;
   /** Reference fuel price (v1), per liter. */
   referenceFuelPrice: number;
@@ -103,7 +103,7 @@ export interface SimCollision {
 
 export interface SimMaintenance {
   readonly vehicleId: string;
-  /** Days before regular maintenance; negative = overdue (spec 2.6). */
+  /** Days before regular maintenance; negative = overdue. */
   days: number;
   /** Kilometers before regular maintenance; negative = overdue. */
   mileage: number;
@@ -160,13 +160,13 @@ export interface SimTrip {
   readonly ecodriving: SimEcoDriving;
   readonly createdAt: number;
   updatedAt: number;
-  /** Reference (favourite) trip (spec 2.9). */
+  /** Reference (favourite) trip, starred by the user. */
   reference: boolean;
   /** Fuel price set through the v1 API. */
   fuelPrice?: number;
 }
 
-/** Kinds of vehicle events (spec 2.7, 6). `COLLISION` is the one string the spec shows. */
+/** Kinds of vehicle events. `COLLISION` is the one type string the API's samples show. */
 export type SimEventType = 'TRIP' | 'ALERT' | 'COLLISION' | 'REFUEL' | 'FUEL_STOLEN';
 
 export interface SimEvent {
@@ -182,7 +182,7 @@ export interface SimEvent {
   updatedAt: number;
 }
 
-/** One second of telemetry (spec 2.8). Every group optional, as in the API. */
+/** One second of telemetry. Every group optional, as in the API. */
 export interface SimTelemetry {
   readonly at: number;
   readonly odometer?: number;

@@ -86,6 +86,7 @@ describe('an alert raised, changed, fixed and back: exact events and stored entr
           severity: 'high',
           startedAt: at(1),
           endedAt: at(4),
+          endedAtSource: 'api',
           reason: 'inactive',
           durationS: 180,
         },
@@ -103,7 +104,7 @@ describe('an alert raised, changed, fixed and back: exact events and stored entr
     expectValidEvents(r.events);
   });
 
-  it('fixed without an end date: occurs at the record update, else at the read; no duration', () => {
+  it('fixed without an end date: ends at the record update (api), else at the read (observed); the duration follows', () => {
     const byUpdate = diff(
       withActiveA1(),
       [obs('v2.alerts', [alert('a1', false, { startedAt: at(1), updatedAt: at(3) })], 5)],
@@ -119,7 +120,10 @@ describe('an alert raised, changed, fixed and back: exact events and stored entr
           messageCode: 'alertOilPressure',
           severity: 'high',
           startedAt: at(1),
+          endedAt: at(3),
+          endedAtSource: 'api',
           reason: 'inactive',
+          durationS: 120,
         },
       ],
     ]);
@@ -129,6 +133,9 @@ describe('an alert raised, changed, fixed and back: exact events and stored entr
       context(6),
     );
     expect(byRead.events.map((e) => e.occurredAt)).toEqual([at(6)]);
+    expect(byRead.events.map((e) => e.data)).toMatchObject([
+      { endedAt: at(6), endedAtSource: 'observed', durationS: 300 },
+    ]);
   });
 
   it('an alert that ends at its start lasts 0 s; one whose end precedes its start has no duration', () => {
@@ -372,7 +379,10 @@ describe('an alert raised, changed, fixed and back: exact events and stored entr
           messageCode: 'alertOilPressure',
           severity: 'high',
           startedAt: at(1),
+          endedAt: at(6),
+          endedAtSource: 'observed',
           reason: 'inactive',
+          durationS: 300,
         },
       },
       {
@@ -464,6 +474,7 @@ describe('an alert raised, changed, fixed and back: exact events and stored entr
           severity: 'high',
           startedAt: at(1),
           endedAt: at(3),
+          endedAtSource: 'api',
           reason: 'inactive',
           durationS: 120,
         },
@@ -717,7 +728,10 @@ describe('alerts absent from a complete list', () => {
           messageCode: 'alertOilPressure',
           severity: 'high',
           startedAt: at(1),
+          endedAt: at(5),
+          endedAtSource: 'observed',
           reason: 'absent',
+          durationS: 240,
         },
       },
     ]);
@@ -857,7 +871,7 @@ describe('v1 alerts', () => {
     );
     expect(
       r.events.map((e) => [e.type, e.id, e.occurredAt, (e.data as { endedAt?: string }).endedAt]),
-    ).toEqual([[FIXED, idOf(FIXED, `b1@${at(1)}`, 'fixed'), dateAlertEnd ?? at(4), dateAlertEnd]]);
+    ).toEqual([[FIXED, idOf(FIXED, `b1@${at(1)}`, 'fixed'), dateAlertEnd ?? at(4), dateAlertEnd ?? at(4)]]);
     expect(r.state.alerts['v1:b1']?.active).toBe(false);
   });
 });

@@ -49,9 +49,9 @@ describe('event catalogue', () => {
     expect(isEventType('webhook.nope')).toBe(false);
   });
 
-  it('marks the operational webhook events as bus-only', () => {
-    expect(eventDefinition('webhook.delivery.exhausted').audience).toBe('bus-only');
-    expect(eventDefinition('webhook.endpoint.disabled').audience).toBe('bus-only');
+  it('marks the operational webhook events opt-in (sent only to subscriptions that name them)', () => {
+    expect(eventDefinition('webhook.delivery.exhausted').audience).toBe('opt-in');
+    expect(eventDefinition('webhook.endpoint.disabled').audience).toBe('opt-in');
     expect(eventDefinition('webhook.test').audience).toBe('all');
   });
 

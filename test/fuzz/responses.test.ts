@@ -299,7 +299,7 @@ describe('mutated responses through the real poll workers (runPollJob)', () => {
           const v = validateEvent(e);
           if (!v.ok) throw new Error(`${m.label}: ${describeValidationError(v.error)}`);
         }
-        const stored = await w.stores.states.getState(w.vehicleId);
+        const { state: stored } = await w.stores.states.getVehicleWithState(w.vehicleId);
         if (!stored) throw new Error(`${m.label}: no state stored`);
         const parsed = parseState(stored.state);
         if (!parsed.ok)

@@ -46,16 +46,16 @@ import { BRANDS, type RunningSimulator, startSimulator } from '../../sim';
 // ---- The catalogue ----
 
 const OPERATIONS_FILE = '/work/shared/spec/operations.json';
-const IN_REPO_OPERATIONS = new URL('../../sim/spec/operations.ts', import.meta.url);
+const IN_REPO_OPERATIONS = new URL('../../sim/spec/operations.json', import.meta.url);
 
 /** Operation ids of operations.json (the shared spec; the simulator's in-repo copy when absent). */
 export function specOperationIds(): string[] {
+  const read = (file: string | URL): string[] =>
+    (JSON.parse(readFileSync(file, 'utf8')) as { operations: { id: string }[] }).operations.map((o) => o.id);
   try {
-    const spec = JSON.parse(readFileSync(OPERATIONS_FILE, 'utf8')) as { operations: { id: string }[] };
-    return spec.operations.map((o) => o.id);
+    return read(OPERATIONS_FILE);
   } catch {
-    const text = readFileSync(IN_REPO_OPERATIONS, 'utf8');
-    return [...text.matchAll(/"id":\s*"([^"]+)"/g)].map((m) => m[1] as string);
+    return read(IN_REPO_OPERATIONS);
   }
 }
 
@@ -153,6 +153,7 @@ const collision = z.strictObject({
   rear: str,
   lateral: str,
   tripId: str.optional(),
+  position: position.optional(),
   createdAt: iso.optional(),
   updatedAt: iso.optional(),
 });

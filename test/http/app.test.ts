@@ -238,14 +238,27 @@ describe('HTTP API', () => {
   });
 
   it('enrolls a fleet contract, names bad fields, and answers 409 for a duplicate VIN', async () => {
-    const vin = 'VF1AB000000000001';
+    const [car, other] = s.sim.world.vehicles();
+    if (!car || !other) throw new Error('the simulator has vehicles');
+    const vin = car.vin;
     const ok = await send(
       'POST',
       '/enrollments/contracts',
-      JSON.stringify({ vin, contract: 'C-42', brand: 'C' }),
+      JSON.stringify({ vin, contract: car.contract, brand: car.brand }),
     );
     expect(ok.status).toBe(201);
     expect(ok.body.vehicleId).toBe(`${ok.body.enrollmentId}:${vin}`);
+    // enrollment.vehicle.added, in the log and published.
+    const added = await get(
+      `/events?type=enrollment.vehicle.added&vehicleId=${encodeURIComponent(ok.body.vehicleId)}`,
+    );
+    expect(added.body.events).toHaveLength(1);
+    expect(added.body.events[0]).toMatchObject({
+      type: 'enrollment.vehicle.added',
+      enrollment: { id: ok.body.enrollmentId, kind: 'fleet-contract' },
+      data: { vehicleId: ok.body.vehicleId, vin },
+      published: true,
+    });
     const dup = await send(
       'POST',
       '/enrollments/contracts',
@@ -278,11 +291,12 @@ describe('HTTP API', () => {
 
   it('lists enrollments page by page, gets one with its vehicles, and unenrolls it', async () => {
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) {
+    const cars = s.sim.world.vehicles().slice(0, 3);
+    for (const car of cars) {
       const r = await send(
         'POST',
         '/enrollments/contracts',
-        JSON.stringify({ vin: `VF1AB00000000001${i}`, contract: 'C1', brand: 'C' }),
+        JSON.stringify({ vin: car.vin, contract: car.contract, brand: car.brand }),
       );
       ids.push(r.body.enrollmentId);
     }
@@ -298,14 +312,50 @@ describe('HTTP API', () => {
     expect((await get('/enrollments?cursor=forged')).status).toBe(400);
 
     const one = await get(`/enrollments/${ids[0]}`);
-    expect(one.body).toMatchObject({ kind: 'fleet-contract', contract: 'C1' });
+    const car = cars.find((c) => c.vin === one.body.vin);
+    expect(one.body).toMatchObject({ kind: 'fleet-contract', contract: car?.contract });
     expect(one.body.vehicles).toHaveLength(1);
     const del = await send('DELETE', `/enrollments/${ids[0]}`, undefined);
     expect(del.status).toBe(200);
     expect(del.body).toMatchObject({ status: 'unenrolled', transitioned: true, vehiclesPaused: 1 });
+    // One enrollment.vehicle.removed for its vehicle; a second DELETE emits nothing new.
+    const removedOf = async () =>
+      (
+        await get(
+          `/events?type=enrollment.vehicle.removed&vehicleId=${encodeURIComponent(one.body.vehicles[0].id)}`,
+        )
+      ).body.events;
+    expect(await removedOf()).toMatchObject([
+      { data: { vehicleId: one.body.vehicles[0].id, vin: car?.vin }, published: true },
+    ]);
+    expect((await send('DELETE', `/enrollments/${ids[0]}`, undefined)).status).toBe(200);
+    expect(await removedOf()).toHaveLength(1);
     expect((await get(`/enrollments/${ids[0]}`)).body.status).toBe('unenrolled');
     expect((await send('DELETE', '/enrollments/enr_missing', undefined)).status).toBe(404);
     expect((await get('/enrollments/enr_missing')).status).toBe(404);
+  });
+
+  it('refuses a fleet contract the API does not know, naming the field, and stores nothing', async () => {
+    const [car] = s.sim.world.vehicles();
+    if (!car) throw new Error('the simulator has vehicles');
+    const unknownVin = await send(
+      'POST',
+      '/enrollments/contracts',
+      JSON.stringify({ vin: 'VF1AB000000000999', contract: car.contract, brand: car.brand }),
+    );
+    expect(unknownVin.status).toBe(404);
+    expect(unknownVin.body.error).toMatchObject({ code: 'UnknownVin', field: 'vin' });
+    const unknownContract = await send(
+      'POST',
+      '/enrollments/contracts',
+      JSON.stringify({ vin: car.vin, contract: 'NO-SUCH-CONTRACT', brand: car.brand }),
+    );
+    expect(unknownContract.status).toBe(422);
+    expect(unknownContract.body.error).toMatchObject({ code: 'UnknownContract', field: 'contract' });
+    expect(unknownContract.body.error.message).toContain('NO-SUCH-CONTRACT');
+    expect((await s.stores.enrollments.list()).items).toEqual([]);
+    expect(await s.stores.enrollments.findByFleetVin(car.vin)).toBeUndefined();
+    expect((await get('/events')).body.events).toEqual([]);
   });
 
   it('queries the event log by vehicle, type and time, and validates each parameter', async () => {

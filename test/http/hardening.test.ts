@@ -93,10 +93,11 @@ describe('HTTP edge limits, the same on every route', () => {
       }
     }
     // +json media types and parameters are JSON.
+    const car = s.sim.world.vehicles()[0];
     const vendor = await call(
       'POST',
       '/enrollments/contracts',
-      JSON.stringify({ vin: 'VF1AB000000000777', contract: 'K', brand: 'C' }),
+      JSON.stringify({ vin: car?.vin, contract: car?.contract, brand: car?.brand }),
       { 'content-type': 'application/vnd.carhook+json; charset=utf-8' },
     );
     expect(vendor.status).toBe(201);

@@ -128,6 +128,25 @@ describe('management routes', () => {
     expect((await call('GET', `/subscriptions/${id}`)).text).not.toContain('whsec_');
   });
 
+  it('refuses an eleventh rotation with 409 while ten rotated secrets are valid, and allows it once the oldest expires', async () => {
+    const { call, h } = setup();
+    const rx = await receiver();
+    const { id } = await create(call, rx.url());
+    for (let i = 0; i < 10; i++) {
+      expect((await call('POST', `/subscriptions/${id}/rotate-secret`)).status).toBe(200);
+      h.clock.advance(60_000);
+    }
+    const refused = await call('POST', `/subscriptions/${id}/rotate-secret`);
+    expect(refused.status).toBe(409);
+    expect(refused.json?.error.message).toContain('already has 10 rotated secrets still valid');
+    // The first rotated secret was retired at T0 and expires 24 h later; one minute after that,
+    // nine remain valid and the rotation goes through.
+    h.clock.set(T0 + 24 * 3600_000 + 60_000);
+    const again = await call('POST', `/subscriptions/${id}/rotate-secret`);
+    expect(again.status).toBe(200);
+    expect(again.json?.secret).toMatch(/^whsec_/);
+  });
+
   it('tests, lists the attempt log newest first, enables and replays', async () => {
     const { call, h } = setup();
     let status = 500;
@@ -224,10 +243,10 @@ describe('bad input', () => {
       /unknown event type/,
     ],
     [
-      'a bus-only type',
+      'an unknown operational type',
       JSON.stringify({ url: 'https://ok.example.com/h', eventTypes: ['webhook.test.x'] }),
       'eventTypes[0]',
-      /./,
+      /unknown event type/,
     ],
     [
       'an unknown field',

@@ -66,6 +66,26 @@ describe('resolveCarhookConfig (defaults in one place)', () => {
     });
   });
 
+  it('passes the services and map cadences and the retry schedule only when set, checked at synth', () => {
+    const config = resolveCarhookConfig({
+      ...required,
+      servicesInterval: Duration.minutes(15),
+      mapInterval: Duration.hours(2),
+      retrySchedule: 'fast',
+    });
+    expect(carhookRuntimeEnvironment(config)).toMatchObject({
+      CARHOOK_SERVICES_INTERVAL_SECONDS: '900',
+      CARHOOK_MAP_INTERVAL_SECONDS: '7200',
+      CARHOOK_RETRY_SCHEDULE: 'fast',
+    });
+    expect(() => resolveCarhookConfig({ ...required, retrySchedule: 'slow' as unknown as 'fast' })).toThrow(
+      /retrySchedule/,
+    );
+    expect(() => resolveCarhookConfig({ ...required, mapInterval: Duration.millis(1500) })).toThrow(
+      /mapInterval/,
+    );
+  });
+
   it('passes the webhook allow-list and the OAuth redirect origins to the runtime, checked at synth', () => {
     const config = resolveCarhookConfig({
       ...required,

@@ -566,13 +566,10 @@ describe('event sources, schedules and the fan-out rule', () => {
     });
   });
 
-  it('sends Carhook events, except the bus-only webhook.* ones, to the fan-out queue', () => {
+  it("sends Carhook's events, operational webhook.* ones included, to the fan-out queue", () => {
     template.resourceCountIs('AWS::Events::Rule', 1);
     const rule = template.toJSON().Resources[logicalId(carhook.fanOutRule)].Properties;
-    expect(rule.EventPattern).toEqual({
-      source: ['carhook'],
-      'detail-type': [{ 'anything-but': { prefix: 'webhook.' } }],
-    });
+    expect(rule.EventPattern).toEqual({ source: ['carhook'] });
     expect(JSON.stringify(rule.EventBusName)).toContain(
       dataStack.getLogicalId(dataStack.data.createdEventBus?.node.defaultChild as CfnElement),
     );

@@ -185,3 +185,49 @@ describe('--allow-webhook-host', () => {
     expect(thrown?.field).toBe('CARHOOK_WEBHOOK_ALLOW_HOSTS');
   });
 });
+
+describe('--services-interval, --map-interval, --retry-schedule', () => {
+  const fieldOf = (run: () => unknown): string | undefined => {
+    try {
+      run();
+      return undefined;
+    } catch (error) {
+      return (error as LocalRuntimeError).field;
+    }
+  };
+
+  it('pass the cadences and the schedule to the runtime, a flag winning over its variable', () => {
+    const s = devSettings({ servicesInterval: '30s', mapInterval: '2m', retrySchedule: 'fast' }, {});
+    expect(s.runtime).toMatchObject({ servicesIntervalMs: 30_000, mapIntervalMs: 120_000 });
+    expect(s.runtime.retrySchedule?.name).toBe('fast');
+    const env = {
+      CARHOOK_SERVICES_INTERVAL_SECONDS: '60',
+      CARHOOK_MAP_INTERVAL_SECONDS: '90',
+      CARHOOK_RETRY_SCHEDULE: 'fast',
+    };
+    const fromEnv = devSettings({}, env).runtime;
+    expect(fromEnv).toMatchObject({ servicesIntervalMs: 60_000, mapIntervalMs: 90_000 });
+    expect(fromEnv.retrySchedule?.name).toBe('fast');
+    expect(devSettings({ mapInterval: '5s', retrySchedule: 'standard' }, env).runtime).toMatchObject({
+      mapIntervalMs: 5000,
+      retrySchedule: { name: 'standard' },
+    });
+  });
+
+  it('default to daily cadences (left to the runtime) and the standard schedule', () => {
+    const s = devSettings({}, {}).runtime;
+    expect(s.servicesIntervalMs).toBeUndefined();
+    expect(s.mapIntervalMs).toBeUndefined();
+    expect(s.retrySchedule?.name).toBe('standard');
+  });
+
+  it('refuse bad values naming the flag or the variable', () => {
+    expect(fieldOf(() => devSettings({ servicesInterval: '10x' }, {}))).toBe('--services-interval');
+    expect(fieldOf(() => devSettings({ mapInterval: '100ms' }, {}))).toBe('--map-interval');
+    expect(fieldOf(() => devSettings({ retrySchedule: 'slow' }, {}))).toBe('--retry-schedule');
+    expect(fieldOf(() => devSettings({}, { CARHOOK_MAP_INTERVAL_SECONDS: 'soon' }))).toBe(
+      'CARHOOK_MAP_INTERVAL_SECONDS',
+    );
+    expect(fieldOf(() => devSettings({}, { CARHOOK_RETRY_SCHEDULE: 'slow' }))).toBe('CARHOOK_RETRY_SCHEDULE');
+  });
+});

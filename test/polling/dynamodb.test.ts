@@ -102,5 +102,15 @@ describe('poll pipeline on DynamoDB Local', () => {
     );
     expect(collisions).toHaveLength(1);
     expect(p.bus.ids('vehicle.collision.detected')).toEqual([collisions[0]?.id]);
+    // One counter per vehicle, allocated by the commit that won: 1..n without gap or repeat.
+    const sequences = (await logged())
+      .filter((e) => e.type.startsWith('vehicle.') && e.vehicle?.id === vehicleId)
+      .map((e) => e.sequence)
+      .sort((a, b) => a - b);
+    expect(sequences.length).toBeGreaterThan(0);
+    expect(sequences).toEqual(sequences.map((_, i) => i + 1));
+    const { state } = await p.stores.states.getVehicleWithState(vehicleId);
+    expect(state?.vehicleId).toBe(`vin:${p.sim.world.vehicle(apiId)?.vin}`);
+    expect(JSON.parse(state?.state ?? '{}').sequence).toBe(sequences.length);
   });
 });

@@ -266,8 +266,12 @@ async function resetTo(b: KillBench, s: Setup): Promise<string | undefined> {
 async function observe(b: KillBench, s: Setup) {
   const states = new Map<string, string>();
   for (const id of s.vehicleIds) {
-    const state = await b.stores.states.getState(id);
-    states.set(id, JSON.stringify(state ? { version: state.version, state: state.state } : null));
+    // The vehicle's detection state, kept under its identity (the VIN): never undefined after a poll.
+    const { state } = await b.stores.states.getVehicleWithState(id);
+    states.set(
+      id,
+      JSON.stringify(state ? { key: state.vehicleId, version: state.version, state: state.state } : null),
+    );
   }
   const vehicles = new Map<string, string>();
   for (const v of await b.stores.vehicles.listByEnrollment(s.enrollmentId))
@@ -285,6 +289,11 @@ async function cleanRun(b: KillBench, s: Setup, before: ReadonlySet<string>): Pr
   const swept = await republishPending({ events: b.stores.events, bus, now: b.now, publish: quiet });
   expect(swept.published).toEqual([]);
   const seen = await observe(b, s);
+  // The states compared below are the identities' (keyed by VIN), not an empty read.
+  for (const id of s.vehicleIds) {
+    const vehicle = await b.stores.vehicles.get(id);
+    if (vehicle && !vehicle.paused) expect(seen.states.get(id)).toContain(`"key":"vin:${vehicle.vin}"`);
+  }
   const newEvents = seen.events.filter((e) => !before.has(e.id));
   expect(new Set(bus.ids())).toEqual(new Set(newEvents.map((e) => e.id)));
   return {

@@ -1,3 +1,4 @@
+import { Duration } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadRuntimeConfig, parseRuntimeConfig } from '../../functions/runtime/config';
 import { carhookRuntimeEnvironment, resolveCarhookConfig } from '../../lib/carhook';
@@ -33,6 +34,9 @@ describe('runtime configuration from the environment', () => {
       quota: { requests: 120, windowSeconds: 60 },
       pollIntervalSeconds: 60,
       pollStrategy: 'carhook',
+      servicesIntervalSeconds: 86_400,
+      mapIntervalSeconds: 86_400,
+      retrySchedule: 'standard',
       maintenanceDue: { days: 30, distanceKm: 1000 },
       eventLogRetentionDays: 30,
     });
@@ -65,6 +69,24 @@ describe('runtime configuration from the environment', () => {
     expect(config.quota.requests).toBe(Number(cdk.CARHOOK_QUOTA_REQUESTS));
   });
 
+  it('reads the services and map cadences and the retry schedule the CDK props set', () => {
+    const cdk = carhookRuntimeEnvironment(
+      resolveCarhookConfig({
+        apiBaseUrl: 'https://api.example.com',
+        authUrl: 'https://auth.example.com',
+        brands: ['cielo'],
+        servicesInterval: Duration.minutes(10),
+        mapInterval: Duration.hours(1),
+        retrySchedule: 'fast',
+      }),
+    );
+    expect(loadRuntimeConfig({ ...base, ...cdk }, ['table', 'api'])).toMatchObject({
+      servicesIntervalSeconds: 600,
+      mapIntervalSeconds: 3600,
+      retrySchedule: 'fast',
+    });
+  });
+
   it('names every missing variable an entry point needs, all at once', () => {
     const issues = issuesOf({}, ['table', 'api', 'secrets', 'pollQueue']);
     expect(issues.map((i) => i.variable).sort()).toEqual(
@@ -95,6 +117,9 @@ describe('runtime configuration from the environment', () => {
     ['CARHOOK_API_CLIENT_SECRET_ARN', 'carhook/api-client', /secret ARN/],
     ['CARHOOK_POLL_STRATEGY', 'fast', /"carhook", "round-robin", "naive"/],
     ['CARHOOK_POLL_QUEUE_URL', 'queue', /http\(s\) URL/],
+    ['CARHOOK_SERVICES_INTERVAL_SECONDS', '0', /at least 1/],
+    ['CARHOOK_MAP_INTERVAL_SECONDS', '30m', /whole number/],
+    ['CARHOOK_RETRY_SCHEDULE', 'slow', /"standard", "fast"/],
   ])('refuses %s=%s naming the variable', (variable, value, message) => {
     const issues = issuesOf({ ...base, [variable]: value });
     expect(issues).toHaveLength(1);

@@ -90,35 +90,55 @@ describe('metrics the runtime emits', () => {
     expect(sweep.total('DetectionLagMs')).toBe(0);
   });
 
-  it('records on Powertools Metrics in the Carhook namespace, dimensioned values as single metrics', () => {
-    const m = new Metrics({ namespace: 'Carhook', serviceName: 'carhook-test' });
-    const singles: { dimensions: Record<string, string>; metrics: string[] }[] = [];
-    vi.spyOn(m, 'singleMetric').mockImplementation(() => {
-      const single = { dimensions: {} as Record<string, string>, metrics: [] as string[] };
-      singles.push(single);
-      const api = {
-        addDimension: (k: string, v: string) => {
-          single.dimensions[k] = v;
-          return api;
-        },
-        addMetric: (name: string) => {
-          single.metrics.push(name);
-          return api;
-        },
-      };
-      return api as unknown as Metrics;
+  it('emits Embedded Metric Format on stdout through Powertools: stored metrics in one document, dimensioned values as their own', () => {
+    const lines: string[] = [];
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
     });
-    const sink = powertoolsMetricSink(m);
-    sink.record('PollsCompleted', 'Count', 2);
-    sink.record('DetectionLagMs', 'Milliseconds', 1500);
-    sink.record('EventsPublished', 'Count', 1, { type: 'vehicle.alert.raised' });
-    const emf = m.serializeMetrics();
-    expect(emf._aws.CloudWatchMetrics[0]?.Namespace).toBe('Carhook');
-    expect(emf._aws.CloudWatchMetrics[0]?.Metrics).toEqual([
-      { Name: 'PollsCompleted', Unit: 'Count' },
-      { Name: 'DetectionLagMs', Unit: 'Milliseconds' },
+    try {
+      // Powertools binds its own Console to process.stdout when the instance is created.
+      const m = new Metrics({ namespace: 'Carhook', serviceName: 'carhook-test' });
+      const sink = powertoolsMetricSink(m);
+      sink.record('PollsCompleted', 'Count', 2);
+      sink.record('DetectionLagMs', 'Milliseconds', 1500);
+      sink.record('EventsPublished', 'Count', 1, { type: 'vehicle.alert.raised' });
+      m.publishStoredMetrics();
+    } finally {
+      write.mockRestore();
+    }
+    const docs = lines
+      .join('')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown> & { _aws: { CloudWatchMetrics: unknown[] } });
+    expect(docs).toHaveLength(2);
+    // A single metric is flushed as soon as its value is added: it comes first, with its dimension.
+    const [single, stored] = docs as [(typeof docs)[number], (typeof docs)[number]];
+    expect(single._aws.CloudWatchMetrics).toEqual([
+      {
+        Namespace: 'Carhook',
+        Dimensions: [['service', 'type']],
+        Metrics: [{ Name: 'EventsPublished', Unit: 'Count' }],
+      },
     ]);
-    expect(singles).toEqual([{ dimensions: { type: 'vehicle.alert.raised' }, metrics: ['EventsPublished'] }]);
+    expect(single).toMatchObject({
+      service: 'carhook-test',
+      type: 'vehicle.alert.raised',
+      EventsPublished: 1,
+    });
+    expect(stored._aws.CloudWatchMetrics).toEqual([
+      {
+        Namespace: 'Carhook',
+        Dimensions: [['service']],
+        Metrics: [
+          { Name: 'PollsCompleted', Unit: 'Count' },
+          { Name: 'DetectionLagMs', Unit: 'Milliseconds' },
+        ],
+      },
+    ]);
+    expect(stored).toMatchObject({ service: 'carhook-test', PollsCompleted: 2, DetectionLagMs: 1500 });
+    expect(stored).not.toHaveProperty('EventsPublished');
   });
 
   it('counts one completed poll per vehicle polled', () => {

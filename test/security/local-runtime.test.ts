@@ -201,9 +201,13 @@ describe('carhook dev against hostile neighbours, input and crashes', () => {
   }, 60_000);
 
   it('refuses forged, edited, oversized and foreign cursors with a 400 naming cursor', async () => {
-    for (let i = 0; i < 3; i++) {
+    // Fleet contracts the API knows: the simulator's vehicles.
+    const world = (await (await fetch(`http://127.0.0.1:${simPort}/_sim/world`)).json()) as {
+      vehicles: { vin: string; contract: string; brand: string }[];
+    };
+    for (const car of world.vehicles.slice(0, 3)) {
       const r = await send('POST', '/enrollments/contracts', {
-        body: JSON.stringify({ vin: `VF1AB00000000010${i}`, contract: 'SEC1', brand: 'C' }),
+        body: JSON.stringify({ vin: car.vin, contract: car.contract, brand: car.brand }),
       });
       expect(r.status).toBe(201);
     }

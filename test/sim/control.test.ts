@@ -199,6 +199,22 @@ describe('control API (/_sim)', () => {
     expect(unknown.body.error.field).toBe('services');
   });
 
+  it("takes a vehicle out of its user's list and puts it back", async () => {
+    const listed = async () =>
+      (
+        (await (await t.v2('/vehicles', token)).json()) as { _embedded?: { vehicles?: { id: string }[] } }
+      )._embedded?.vehicles?.map((v) => v.id) ?? [];
+    expect(await listed()).toContain(car.id);
+    const removed = await t.control('DELETE', `/users/${user.id}/vehicles/${car.id}`);
+    expect(removed.status).toBe(200);
+    expect(removed.body.vehicleIds).not.toContain(car.id);
+    expect(await listed()).not.toContain(car.id);
+    expect((await t.control('PUT', `/users/${user.id}/vehicles/${car.id}`)).status).toBe(200);
+    expect(await listed()).toContain(car.id);
+    expect((await t.control('DELETE', `/users/nope/vehicles/${car.id}`)).status).toBe(404);
+    expect((await t.control('DELETE', `/users/${user.id}/vehicles/nope`)).status).toBe(404);
+  });
+
   it('revokes a user: access tokens stop working', async () => {
     const res = await t.control('POST', `/users/${user.id}/revoke`);
     expect(res.status).toBe(200);

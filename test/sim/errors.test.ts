@@ -59,6 +59,35 @@ describe('authentication, access and parameter errors per area', () => {
       expect(unknown.status).toBe(401);
     });
 
+    it.each([
+      ['no scheme', 'nothing-but-a-token'],
+      ['another scheme', 'Token abc'],
+      ['an empty bearer', 'Bearer '],
+      ['a token with spaces', 'Bearer a b'],
+    ])(
+      'answers 401 with the Bearer challenge for a malformed authorization header (%s)',
+      async (_, header) => {
+        const res = await t.fetch(`/connectedcar/v2/user?client_id=${t.sim.clientId}`, {
+          headers: { authorization: header },
+        });
+        expect(res.status).toBe(401);
+        expect(res.headers.get('www-authenticate')).toBe(
+          'Bearer realm="connectedcar", error="invalid_token"',
+        );
+        expect(await errorOf(res)).toMatchObject({
+          code: 'unauthorized',
+          field: 'authorization',
+          message: 'A bearer access token is required',
+        });
+      },
+    );
+
+    it('names why a well-formed token is refused: unknown', async () => {
+      const res = await t.v2('/user', 'at_nope');
+      expect(res.headers.get('www-authenticate')).toBe('Bearer realm="connectedcar", error="invalid_token"');
+      expect((await errorOf(res)).message).toBe('The access token is invalid');
+    });
+
     it('answers 401 when the token belongs to another client', async () => {
       const res = await t.v2('/user', token, { client_id: 'other-app' });
       expect(res.status).toBe(401);

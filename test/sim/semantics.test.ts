@@ -202,7 +202,7 @@ describe('command line', () => {
   it.each([
     [['--port', 'abc'], /--port must be an integer/],
     [['--port', '70000'], /--port must be between/],
-    [['--vehicles'], /--vehicles needs a value/],
+    [['--vehicles'], /option '--vehicles <n>' argument missing/],
     [['--bogus'], /unknown option '--bogus'/],
     [['--clock', 'fast'], /--clock must be real or manual/],
   ])('refuses %j with one clear line', (args, message) => {

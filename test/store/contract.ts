@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EventEnvelope } from '../../functions/core/events/envelope';
 import { StoreError } from '../../functions/core/store/errors';
+import { stateKeyOf } from '../../functions/core/store/identity';
 import {
   requireReauthorization,
   resumeAfterReauthorization,
@@ -368,6 +369,70 @@ export function storeContract(name: string, makeStores: StoresFactory): void {
       });
       expect((await events.get('e-1', T0))?.published).toBe(false);
       expect(await states.getVehicleWithState('veh-none')).toEqual({ vehicle: undefined, state: undefined });
+    });
+
+    it('keeps the state under the identity of the physical vehicle: two enrollments of one VIN read one state', async () => {
+      const { vehicles, states } = await makeStores();
+      await vehicles.put(newVehicle('enr-1:v', 'enr-1', T0, { model: '308', subModel: 'GT' }), T0);
+      await vehicles.put(newVehicle('enr-2:v', 'enr-2', T0), T0);
+      // A state written under the vehicle id before the VIN keying is what the vehicle reads first.
+      await states.commitPoll({
+        vehicleId: 'enr-1:v',
+        expectedVersion: 0,
+        state: 'old',
+        stateFormat: 'f',
+        events: [],
+        now: T0,
+      });
+      expect((await states.getVehicleWithState('enr-1:v')).state).toMatchObject({
+        vehicleId: 'enr-1:v',
+        state: 'old',
+      });
+      const identity = stateKeyOf({ id: 'enr-1:v', vin: 'VF3ABCDEF12345678' });
+      expect(identity).toBe('vin:VF3ABCDEF12345678');
+      const committed = await states.commitPoll({
+        vehicleId: 'enr-1:v',
+        stateKey: identity,
+        expectedVersion: 0,
+        state: 'shared',
+        stateFormat: 'f',
+        events: [],
+        schedule: { nextPollAt: iso(T0 + MINUTE), lastChangeAt: iso(T0) },
+        now: T0,
+      });
+      expect(committed.kind).toBe('Committed');
+      for (const id of ['enr-1:v', 'enr-2:v']) {
+        const read = await states.getVehicleWithState(id);
+        expect(read.state).toEqual({
+          vehicleId: identity,
+          state: 'shared',
+          stateFormat: 'f',
+          version: 1,
+          updatedAt: iso(T0),
+        });
+      }
+      // The schedule went to the vehicle polled, the state to the identity; the legacy item is left.
+      expect(await vehicles.get('enr-1:v')).toMatchObject({
+        lastChangeAt: iso(T0),
+        model: '308',
+        subModel: 'GT',
+      });
+      expect((await vehicles.get('enr-2:v'))?.lastChangeAt).toBeUndefined();
+      expect((await states.getState('enr-1:v'))?.state).toBe('old');
+      // The other enrollment commits on the same version counter.
+      const stale = await states.commitPoll({
+        vehicleId: 'enr-2:v',
+        stateKey: identity,
+        expectedVersion: 0,
+        state: 'x',
+        stateFormat: 'f',
+        events: [],
+        now: T0,
+      });
+      expect(stale).toMatchObject({ kind: 'VersionConflict', current: { vehicleId: identity, version: 1 } });
+      await expect(vehicles.put(newVehicle('enr-3:v', 'enr-3', T0, { model: '' }), T0)).rejects.toThrow(
+        /vehicle\.model/,
+      );
     });
 
     it('returns a VersionConflict carrying the current state and writes none of the loser’s events', async () => {

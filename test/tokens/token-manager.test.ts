@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTokenEndpoint, type TokenEndpoint } from '../../functions/core/api';
+import { validateEvent } from '../../functions/core/events/validate';
 import type { OAuthUserEnrollment } from '../../functions/core/store/records';
 import { createTokenManager, refreshLeaseName } from '../../functions/core/tokens';
+import { authorizeUrlFor } from '../../functions/runtime/runtime';
 import { BRANDS } from '../../sim';
 import type { SimUser } from '../../sim/world/types';
 import { type Pipeline, startPipeline } from '../polling/support';
@@ -34,8 +36,10 @@ describe('token manager', () => {
       now: p.now,
       workerId,
       sleep: () => new Promise((r) => setImmediate(r)),
+      ...(authorizeUrl ? { authorizeUrl } : {}),
     });
   };
+  let authorizeUrl: ((brand: string) => string) | undefined;
 
   beforeEach(async () => {
     p = await startPipeline();
@@ -44,6 +48,7 @@ describe('token manager', () => {
     if (r.kind !== 'Enrolled') throw new Error(r.kind);
     enrollmentId = r.enrollmentId;
     tokenRequests = 0;
+    authorizeUrl = undefined;
   });
   afterEach(() => p.close());
 
@@ -100,5 +105,46 @@ describe('token manager', () => {
     // No further token request once stopped.
     await expect(a.getAccessToken()).rejects.toMatchObject({ kind: 'InvalidGrant' });
     expect(tokenRequests).toBe(1);
+  });
+
+  it('the reauthorization event names the paused vehicles and the authorize link to send the user to', async () => {
+    authorizeUrl = authorizeUrlFor('https://carhook.example.com/api');
+    await p.control('POST', `/users/${user.id}/revoke`);
+    await p.advance(3600);
+    const provider = manager('w1').providerFor(enrollmentId);
+    await expect(provider.getAccessToken()).rejects.toMatchObject({ kind: 'InvalidGrant' });
+    const vehicles = [...(await p.stores.vehicles.listByEnrollment(enrollmentId))].sort((a, b) =>
+      a.id < b.id ? -1 : 1,
+    );
+    expect(vehicles.length).toBeGreaterThan(0);
+    const logged = await p.stores.events.listUnpublished({ now: p.now() });
+    const event = logged.items.find(
+      (s) => s.envelope.type === 'enrollment.reauthorization_required',
+    )?.envelope;
+    const at = new Date(p.now()).toISOString();
+    const enrollment = await p.stores.enrollments.get(enrollmentId);
+    expect(event?.data).toEqual({
+      enrollmentId,
+      reason: 'invalid_grant',
+      description: expect.any(String),
+      pausedAt: at,
+      vehicleIds: vehicles.map((v) => v.id),
+      vins: vehicles.map((v) => v.vin),
+      authorizeUrl: `https://carhook.example.com/api/oauth/${enrollment?.brand}/authorize`,
+    });
+    expect(validateEvent(event as never)).toEqual({ ok: true });
+  });
+
+  it('without a public URL the event has the vehicles but no link', async () => {
+    await p.control('POST', `/users/${user.id}/revoke`);
+    await p.advance(3600);
+    await expect(manager('w1').providerFor(enrollmentId).getAccessToken()).rejects.toMatchObject({
+      kind: 'InvalidGrant',
+    });
+    const logged = await p.stores.events.listUnpublished({ now: p.now() });
+    const data = logged.items.find((s) => s.envelope.type === 'enrollment.reauthorization_required')?.envelope
+      .data;
+    expect(data).not.toHaveProperty('authorizeUrl');
+    expect((data?.vehicleIds as string[] | undefined)?.length).toBeGreaterThan(0);
   });
 });

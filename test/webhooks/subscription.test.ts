@@ -52,8 +52,8 @@ describe('create subscription body', () => {
     ['vehicle.nothing.*', 'matches no known event type'],
     ['vehicle*', 'a wildcard is only allowed as a whole last segment'],
     ['vehicle.*.fixed', 'a wildcard is only allowed as a whole last segment'],
-    ['webhook.endpoint.disabled', 'published on the bus only'],
-    ['webhook.*', 'matches no known event type'],
+    ['webhook.nope.*', 'matches no known event type'],
+    ['webhook.nope', 'unknown event type'],
   ])('refuses the filter %s', (entry, reason) => {
     const found = issues('create', { url: 'https://a.example.com/', eventTypes: [entry] });
     expect(found[0]?.field).toBe('eventTypes[0]');
@@ -149,8 +149,16 @@ describe('matches (fan-out)', () => {
     expect(matches({ ...active, vehicleIds: ['veh_1'] }, { type: 'enrollment.revoked' })).toBe(false);
   });
 
-  it('never fans out the bus-only webhook.* events', () => {
+  it('never selects the operational webhook.* events itself (the fan-out decides: delivery/operational.ts)', () => {
     expect(matches({ ...active, eventTypes: ['*'] }, { type: 'webhook.endpoint.disabled' })).toBe(false);
+    expect(matches({ ...active, eventTypes: ['webhook.*'] }, { type: 'webhook.endpoint.disabled' })).toBe(
+      false,
+    );
+  });
+
+  it.each([['webhook.*'], ['webhook.endpoint.disabled']])('accepts the operational filter %s', (entry) => {
+    const r = parseBody(schemas.create, { url: 'https://a.example.com/', eventTypes: [entry] });
+    expect(r.ok && r.value.eventTypes).toEqual([entry]);
   });
 });
 

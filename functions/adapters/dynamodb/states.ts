@@ -3,6 +3,7 @@ import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-
 import { backoffCeiling, fullJitter } from '../../core/backoff';
 import type { EventEnvelope } from '../../core/events/envelope';
 import { invalidInput } from '../../core/store/errors';
+import { stateKeyOf } from '../../core/store/identity';
 import {
   checkStateSize,
   iso,
@@ -52,13 +53,14 @@ export function stateFromItem(ctx: TableContext, item: Item): VehicleStateRecord
 
 function validateCommit(input: CommitPollInput): EventEnvelope[] {
   requireId('vehicleId', input.vehicleId);
+  if (input.stateKey !== undefined) requireId('stateKey', input.stateKey);
   requireEpochMs('now', input.now);
   if (!Number.isInteger(input.expectedVersion) || input.expectedVersion < 0) {
     throw invalidInput('expectedVersion', 'must be a non-negative integer (0 before the first commit)');
   }
   requireId('stateFormat', input.stateFormat);
   if (typeof input.state !== 'string') throw invalidInput('state', 'must be the serialized state string');
-  checkStateSize(input.vehicleId, input.state);
+  checkStateSize(input.stateKey ?? input.vehicleId, input.state);
   if (input.schedule) validateScheduleUpdate(input.schedule);
   return prepareEvents(input.events);
 }
@@ -68,7 +70,8 @@ export function createDynamoVehicleStateStore(ctx: TableContext): VehicleStateSt
 
   const stateUpdate = (input: CommitPollInput) => ({
     TableName,
-    Key: keys.vehicleState(input.vehicleId),
+    // The identity's state (`VEH#vin:<VIN>`) when a state key is given, else the vehicle's own.
+    Key: keys.vehicleState(input.stateKey ?? input.vehicleId),
     UpdateExpression:
       'SET #entity = :entity, #vehicleId = :vehicleId, #state = :state, #format = :format, #version = :next, #updatedAt = :now',
     // The optimistic lock: only the worker whose diff was based on the stored version commits.
@@ -83,7 +86,7 @@ export function createDynamoVehicleStateStore(ctx: TableContext): VehicleStateSt
     },
     ExpressionAttributeValues: {
       ':entity': 'VehicleState',
-      ':vehicleId': input.vehicleId,
+      ':vehicleId': input.stateKey ?? input.vehicleId,
       ':state': input.state,
       ':format': input.stateFormat,
       ':next': input.expectedVersion + 1,
@@ -225,11 +228,19 @@ export function createDynamoVehicleStateStore(ctx: TableContext): VehicleStateSt
         throw storeFailure(ctx, 'Query vehicle with state', error, { vehicleId });
       }
       const vehicleItem = items.find((item) => item.sk === keys.vehicle(vehicleId).sk);
-      const stateItem = items.find((item) => item.sk === keys.vehicleState(vehicleId).sk);
-      return {
-        vehicle: vehicleItem ? vehicleFromItem(ctx, vehicleItem) : undefined,
-        state: stateItem ? stateFromItem(ctx, stateItem) : undefined,
-      };
+      // A state written under the vehicle id before the VIN keying (core/store/identity.ts).
+      const legacyItem = items.find((item) => item.sk === keys.vehicleState(vehicleId).sk);
+      const vehicle = vehicleItem ? vehicleFromItem(ctx, vehicleItem) : undefined;
+      const identity = vehicle ? stateKeyOf(vehicle) : vehicleId;
+      // The physical vehicle's state lives in its identity's partition: one more consistent read.
+      const identityItem =
+        identity === vehicleId
+          ? undefined
+          : await getConsistent(ctx, keys.vehicleState(identity), 'GetItem identity state', {
+              vehicleId,
+            });
+      const stateItem = identityItem ?? legacyItem;
+      return { vehicle, state: stateItem ? stateFromItem(ctx, stateItem) : undefined };
     },
 
     async commitPoll(input) {

@@ -63,6 +63,8 @@ export function vehicleFromItem(ctx: TableContext, item: Item): VehicleRecord {
     throw malformed(ctx, 'vehicle', 'pauseReason', key);
   }
   const brand = optional('brand');
+  const model = optional('model');
+  const subModel = optional('subModel');
   const apiVehicleId = optional('apiVehicleId');
   const lastPolledAt = optional('lastPolledAt');
   const lastChangeAt = optional('lastChangeAt');
@@ -71,6 +73,8 @@ export function vehicleFromItem(ctx: TableContext, item: Item): VehicleRecord {
     enrollmentId: need('enrollmentId'),
     vin: need('vin'),
     ...(brand !== undefined ? { brand } : {}),
+    ...(model !== undefined ? { model } : {}),
+    ...(subModel !== undefined ? { subModel } : {}),
     ...(apiVehicleId !== undefined ? { apiVehicleId } : {}),
     paused: item.paused === true,
     ...(pauseReason !== undefined ? { pauseReason: pauseReason as PauseReason } : {}),

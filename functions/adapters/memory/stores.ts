@@ -1,5 +1,6 @@
 import type { EventEnvelope } from '../../core/events/envelope';
 import { invalidInput } from '../../core/store/errors';
+import { stateKeyOf } from '../../core/store/identity';
 import {
   checkStateSize,
   DEFAULT_EVENT_RETENTION_MS,
@@ -276,7 +277,9 @@ export function createMemoryStores(options: MemoryStoreOptions = {}): Stores {
     async getVehicleWithState(vehicleId) {
       requireId('vehicleId', vehicleId);
       const vehicle = data.vehicles.get(vehicleId);
-      const state = data.states.get(vehicleId);
+      // The state of the physical vehicle (its VIN), else one written under the vehicle id before
+      // the VIN keying (core/store/identity.ts).
+      const state = (vehicle && data.states.get(stateKeyOf(vehicle))) ?? data.states.get(vehicleId);
       return { vehicle: vehicle && clone(vehicle), state: state && clone(state) };
     },
     async commitPoll(input: CommitPollInput): Promise<CommitPollResult> {
@@ -286,10 +289,12 @@ export function createMemoryStores(options: MemoryStoreOptions = {}): Stores {
         throw invalidInput('expectedVersion', 'must be a non-negative integer (0 before the first commit)');
       }
       requireId('stateFormat', input.stateFormat);
-      checkStateSize(input.vehicleId, input.state);
+      const stateKey = input.stateKey ?? input.vehicleId;
+      requireId('stateKey', stateKey);
+      checkStateSize(stateKey, input.state);
       if (input.schedule) validateScheduleUpdate(input.schedule);
       const events = prepareEvents(input.events);
-      const current = data.states.get(input.vehicleId);
+      const current = data.states.get(stateKey);
       if ((current?.version ?? 0) !== input.expectedVersion) {
         return {
           kind: 'VersionConflict',
@@ -306,8 +311,8 @@ export function createMemoryStores(options: MemoryStoreOptions = {}): Stores {
       }
       const appended = appendValidated(events);
       const version = input.expectedVersion + 1;
-      data.states.set(input.vehicleId, {
-        vehicleId: input.vehicleId,
+      data.states.set(stateKey, {
+        vehicleId: stateKey,
         state: input.state,
         stateFormat: input.stateFormat,
         version,

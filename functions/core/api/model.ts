@@ -82,6 +82,8 @@ export interface Collision {
   readonly lateral: CollisionLevel;
   /** Trip id, from `_links.trip`, when present. */
   readonly tripId?: string;
+  /** Where it happened (`_embedded.position`), when the API gives it. */
+  readonly position?: Position;
   readonly createdAt?: IsoDate;
   readonly updatedAt?: IsoDate;
 }

@@ -19,7 +19,8 @@ import { createKeyedLimiter, type KeyedLimiter } from '../webhooks/limiter';
 import { serializePayload } from '../webhooks/payload';
 import { type NextStep, nextStep, type Random, type SubscriptionHealth } from '../webhooks/policy';
 import type { DeliveryAttempt, Sender } from '../webhooks/sender';
-import { matches } from '../webhooks/subscription';
+import { deliveryMatches } from './operational';
+import type { RetrySchedule } from './retry-schedule';
 import type { SecretBox } from './secrets';
 
 /** A message of the `deliveries` queue: which delivery to attempt (its state is in the store). */
@@ -93,6 +94,8 @@ export interface DeliveryEngineDeps {
   /** How long the fan-out reuses the list of active subscriptions (default 1 s; 0 = every event). */
   readonly subscriptionCacheMs?: number;
   readonly onProblem?: (problem: DeliveryProblem) => void;
+  /** The retry schedule (default `standard`; ./retry-schedule.ts). */
+  readonly retrySchedule?: RetrySchedule;
 }
 
 export interface FanOutResult {
@@ -327,6 +330,7 @@ export function createDeliveryEngine(deps: DeliveryEngineDeps): DeliveryEngine {
     const step = nextStep({ attemptNumber: delivery.attempts }, done, now, {
       health: healthNow,
       ...(deps.random ? { random: deps.random } : {}),
+      ...(deps.retrySchedule ? { schedule: deps.retrySchedule } : {}),
     });
     const decision: AttemptDecision =
       step.action === 'disable-subscription'
@@ -650,7 +654,7 @@ export function createDeliveryEngine(deps: DeliveryEngineDeps): DeliveryEngine {
     limiter,
 
     async fanOut(event) {
-      const targets = (await activeSubscriptions()).filter((s) => matches(s, event));
+      const targets = (await activeSubscriptions()).filter((s) => deliveryMatches(s, event));
       const now = clock().getTime();
       const created: string[] = [];
       const queued: string[] = [];

@@ -75,22 +75,36 @@ const alertData = (
   startedAt: r.startedAt,
 });
 
+/**
+ * When an alert ended: the end the API gave (`endedAt` / v1 `dateAlertEnd`, else the inactive
+ * record's `updatedAt`), or, when it gave none (absent from a complete list, or replaced by a new
+ * start), the time Carhook learned it: an upper bound, told as `observed`.
+ */
+export interface AlertEnd {
+  readonly at: IsoDate;
+  readonly source: 'api' | 'observed';
+}
+
+export const endOf = (record: AlertRecord | undefined, observedAt: IsoDate): AlertEnd => {
+  const api = record?.endedAt ?? record?.updatedAt;
+  return api !== undefined ? { at: api, source: 'api' } : { at: observedAt, source: 'observed' };
+};
+
 const fixedData = (
   id: string,
   entry: AlertEntry,
   reason: 'inactive' | 'absent',
-  endedAt: IsoDate | undefined,
+  end: AlertEnd,
   record?: AlertRecord,
 ): EventData<'vehicle.alert.fixed'> => {
   // Stryker disable next-line ConditionalExpression: Date.parse(undefined) is NaN too
   const start = entry.startedAt === undefined ? Number.NaN : Date.parse(entry.startedAt);
-  // Stryker disable next-line ConditionalExpression: Date.parse(undefined) is NaN too
-  const end = endedAt === undefined ? Number.NaN : Date.parse(endedAt);
-  const duration = (end - start) / 1000;
+  const duration = (Date.parse(end.at) - start) / 1000;
   return {
     ...alertData(id, record ?? entry, entryOccurrence(entry), record?.advice, record?.position),
     startedAt: entry.startedAt,
-    endedAt,
+    endedAt: end.at,
+    endedAtSource: end.source,
     reason,
     durationS: Number.isFinite(duration) && duration >= 0 ? duration : undefined,
   };
@@ -132,6 +146,10 @@ export const applyAlert = (
 ): void => {
   if (r.id === '') return;
   const key = `${r.api}:${r.id}`;
+  const otherKey = `${r.api === 'v1' ? 'v2' : 'v1'}:${r.id}`;
+  // The same alert id through the other API (a VIN enrolled through OAuth and a fleet contract
+  // shares one state): one alert, followed from now on by the API that reads it.
+  if (w.s.alerts[key] === undefined && w.s.alerts[otherKey] !== undefined) w.moveAlert(otherKey, key);
   const entry = w.s.alerts[key];
   const history = w.isHistory(r.startedAt, obs.source);
   // Stryker disable next-line ConditionalExpression: a copy with the same recordId is the same source
@@ -167,7 +185,7 @@ export const applyAlert = (
     if (entry.active) {
       // The same alert id started again: the stored occurrence ended in between.
       w.emit('vehicle.alert.fixed', `${r.id}@${entryOccurrence(entry)}`, 'fixed', r.startedAt, src, {
-        ...fixedData(r.id, entry, 'inactive', undefined),
+        ...fixedData(r.id, entry, 'inactive', { at: r.startedAt, source: 'observed' }),
       });
     }
     newOccurrence(w, key, r, 0, history, obs, src, entry.updatedAt);
@@ -175,14 +193,14 @@ export const applyAlert = (
   }
 
   if (entry.active && !r.active) {
-    const endedAt = r.endedAt ?? r.updatedAt;
+    const end = endOf(r, obs.fetchedAt);
     w.emit(
       'vehicle.alert.fixed',
       `${r.id}@${entryOccurrence(entry)}`,
       'fixed',
-      endedAt ?? obs.fetchedAt,
+      end.at,
       src,
-      fixedData(r.id, entry, 'inactive', r.endedAt, r),
+      fixedData(r.id, entry, 'inactive', end, r),
     );
     w.setAlert(key, merge(entry, r, obs.fetchedAt));
     return;
@@ -235,13 +253,14 @@ const newOccurrence = (
     );
     if (!r.active) {
       // Raised and fixed between two polls: both happened, both are told.
+      const end = endOf(r, obs.fetchedAt);
       w.emit(
         'vehicle.alert.fixed',
         `${r.id}@${occurrence}`,
         'fixed',
-        r.endedAt ?? r.updatedAt ?? obs.fetchedAt,
+        end.at,
         src,
-        fixedData(r.id, entry, 'inactive', r.endedAt, r),
+        fixedData(r.id, entry, 'inactive', end, r),
       );
     }
   }
@@ -278,7 +297,7 @@ export const fixAbsentAlerts = (
       'fixed',
       obs.fetchedAt,
       { ...source, recordId: id },
-      fixedData(id, entry, 'absent', undefined),
+      fixedData(id, entry, 'absent', { at: obs.fetchedAt, source: 'observed' }),
     );
     w.setAlert(key, { ...entry, active: false, seenAt: obs.fetchedAt });
   }

@@ -54,8 +54,12 @@ export const diffConfigSchema = z.object({
     .int()
     .positive()
     .default(6 * HOUR),
-  /** Maintenance, services and map refresh period. */
+  /** Maintenance refresh period. */
   dailyMs: z.number().int().positive().default(DAY),
+  /** Services (activation status) refresh period. */
+  servicesMs: z.number().int().positive().default(DAY),
+  /** Map update information refresh period. */
+  mapMs: z.number().int().positive().default(DAY),
 });
 
 export type DiffConfig = z.output<typeof diffConfigSchema>;

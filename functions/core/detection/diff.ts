@@ -71,7 +71,8 @@ export const diff = (
   observations: readonly Observation[],
   context: DiffContext,
 ): DiffResult => {
-  if (state !== undefined && state.vehicleId !== context.vehicle.id) {
+  const owner = context.identity ?? context.vehicle.id;
+  if (state !== undefined && state.vehicleId !== owner) {
     // A state of another vehicle: applying anything would corrupt both.
     const w = new Work(state, context);
     return {
@@ -85,7 +86,7 @@ export const diff = (
           observation: -1,
           source: 'state',
           field: 'state.vehicleId',
-          reason: `state of vehicle ${state.vehicleId} given for vehicle ${context.vehicle.id}; nothing applied`,
+          reason: `state of vehicle ${state.vehicleId} given for vehicle ${owner}; nothing applied`,
         },
       ],
     };
@@ -301,8 +302,8 @@ const hints = (w: Work, s: VehicleState): PollHints => {
     trips: w.revealed.trips ? 'now' : 'skip',
     ecodrivingFor: Object.keys(s.pendingTrips).sort(),
     maintenance: afterTrip || olderThan(lastMaintenance, config.dailyMs) ? 'now' : 'daily',
-    services: olderThan(fetched.services, config.dailyMs) ? 'now' : 'daily',
-    map: olderThan(fetched.map, config.dailyMs) ? 'now' : 'daily',
+    services: olderThan(fetched.services, config.servicesMs) ? 'now' : 'daily',
+    map: olderThan(fetched.map, config.mapMs) ? 'now' : 'daily',
     hasActiveAlerts: activeAlerts > 0,
     activeAlerts,
   };

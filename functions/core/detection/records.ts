@@ -1,4 +1,5 @@
 import type { Collision, EcoDriving, IsoDate, Trip, V1Crash, V1Trip, VehicleEvent } from '../api/model';
+import { wPosition } from '../api/wire/common';
 import type { EventData } from '../events/catalogue';
 import type { Observation, ObservationSource } from './observations';
 import { toPosition, toScores } from './project';
@@ -26,6 +27,7 @@ export const applyCollision = (w: Work, c: Collision, obs: Observation, source: 
     rollOver: c.rollOver,
     pedestrian: c.pedestrian,
     tripId: c.tripId,
+    position: toPosition(c.position),
     collidedAt: c.createdAt,
   }));
 };
@@ -276,6 +278,18 @@ const pickNumber = (r: Readonly<Record<string, unknown>> | undefined, keys: read
   return undefined;
 };
 
+/** The record's GeoJSON position (`_embedded.position`, or `position`), parsed as the client does. */
+const recordPosition = (r: Readonly<Record<string, unknown>> | undefined) => {
+  const embedded = r?._embedded;
+  const raw =
+    embedded !== null && typeof embedded === 'object' && 'position' in embedded
+      ? (embedded as { position: unknown }).position
+      : r?.position;
+  if (raw === undefined) return undefined;
+  const parsed = wPosition.safeParse(raw);
+  return parsed.success ? toPosition(parsed.data) : undefined;
+};
+
 const pickString = (r: Readonly<Record<string, unknown>> | undefined, keys: readonly string[]) => {
   for (const k of keys) {
     const v = r?.[k];
@@ -320,12 +334,17 @@ export const applyVehicleEvent = (
   } else if (kind === 'REFUEL' || kind === 'FUELSTOLEN' || kind === 'FUELTHEFT') {
     const recordId = ev.eventId !== '' ? ev.eventId : ev.id;
     const r = ev.record;
-    applyFuel(w, kind === 'REFUEL' ? 'refuel' : 'theft', recordId, ev.createdAt, obs, source, () => ({
+    const refuel = kind === 'REFUEL';
+    // The refuel / fuel-stolen record gives the volume as `liters` (a magnitude): its sign is the kind's.
+    const liters = pickNumber(r, ['liters', 'volume']);
+    applyFuel(w, refuel ? 'refuel' : 'theft', recordId, ev.createdAt, obs, source, () => ({
       recordId,
       tripId: pickString(r, ['tripId', 'trip']),
       at: ev.createdAt,
       cost: pickNumber(r, ['cost', 'price']),
       fuelLevel: pickNumber(r, ['fuelLevel', 'level']),
+      fuelChangeL: liters === undefined ? undefined : refuel ? Math.abs(liters) : -Math.abs(liters),
+      position: recordPosition(r),
     }));
   }
 };

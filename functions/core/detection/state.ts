@@ -108,6 +108,11 @@ export const vehicleStateSchema = z.object({
   lastActivityAt: iso.optional(),
   /** Time of the last trip completed: maintenance is worth reading after one. */
   lastTripAt: iso.optional(),
+  /**
+   * Enrollments of the same VIN that joined this stream without polling it (an OAuth user whose
+   * car a fleet contract polls through v1): their ids go on the events (`enrollments`) while active.
+   */
+  links: z.array(z.object({ id: z.string(), kind: z.enum(['oauth-user', 'fleet-contract']) })).optional(),
   cursors: cursorsSchema,
 });
 

@@ -13,9 +13,28 @@ import {
   type VehicleState,
 } from './state';
 
+export interface EnrollmentRef {
+  readonly id: string;
+  readonly kind: 'oauth-user' | 'fleet-contract';
+}
+
 export interface DiffContext {
-  readonly vehicle: { readonly id: string; readonly vin: string; readonly brand?: string };
-  readonly enrollment: { readonly id: string; readonly kind: 'oauth-user' | 'fleet-contract' };
+  readonly vehicle: {
+    readonly id: string;
+    readonly vin: string;
+    readonly brand?: string;
+    readonly model?: string;
+    readonly subModel?: string;
+  };
+  /**
+   * The identity of the physical vehicle the state belongs to (`vehicleIdentity` in
+   * ../polling/identity.ts: `vin:<VIN>`): event ids are scoped to it, so the same change has the
+   * same id whichever enrollment polled it. Default `vehicle.id`.
+   */
+  readonly identity?: string;
+  readonly enrollment: EnrollmentRef;
+  /** Every active enrollment of the vehicle, when it has more than one: copied to each event. */
+  readonly enrollments?: readonly EnrollmentRef[];
   /** The only clock the engine reads. */
   readonly now: Date;
   /** Overrides of DEFAULT_CONFIG; validate user input with `parseDiffConfig`. */
@@ -72,7 +91,7 @@ export class Work {
     this.nowMs = ctx.now.getTime();
     this.nowIso = ctx.now.toISOString();
     this.firstPoll = prev === undefined;
-    const base = prev ?? initialState(ctx.vehicle.id, this.nowIso);
+    const base = prev ?? initialState(ctx.identity ?? ctx.vehicle.id, this.nowIso);
     this.s = { ...base };
     this.prevEventsSince = base.cursors.eventsSince;
     if (prev === undefined) this.dirty = true;
@@ -82,9 +101,29 @@ export class Work {
   isHistory(time: IsoDate | undefined, source: ObservationSource): boolean {
     if (this.config.initialPolicy === 'all') return false;
     if (this.firstPoll) return true;
+    if (time !== undefined && time <= (this.otherApiReadSince(source) ?? '')) return true;
     if (time !== undefined) return time < this.s.createdAt;
     // Updated as observations are applied, so one poll split over several calls gives the same events.
     return !this.s.sources.includes(source);
+  }
+
+  /**
+   * One VIN, two APIs (an OAuth user and a fleet contract share the state, store/identity.ts): the
+   * same change has a v2 record and a v1 record with different keys. When this source was last
+   * read before the other API was (or never), the other API has reported everything up to its last
+   * read: records up to then are baseline here, so switching paths tells nothing twice. Undefined
+   * when only one API feeds the state.
+   */
+  private otherApiReadSince(source: ObservationSource): IsoDate | undefined {
+    const api = source.startsWith('v1.') ? 'v1.' : source.startsWith('v2.') ? 'v2.' : undefined;
+    if (api === undefined) return undefined;
+    let other: IsoDate | undefined;
+    for (const [s, at] of Object.entries(this.s.cursors.fetched)) {
+      if ((s.startsWith('v1.') || s.startsWith('v2.')) && !s.startsWith(api)) other = maxIso(other, at);
+    }
+    if (other === undefined) return undefined;
+    const mine = this.s.cursors.fetched[source];
+    return mine === undefined || mine < other ? other : undefined;
   }
 
   /** Whether history emits current conditions (`initial: true`) under the policy. */
@@ -168,6 +207,15 @@ export class Work {
 
   setAlert(key: string, entry: AlertEntry): void {
     this.own('alerts')[key] = entry;
+  }
+
+  /** The alert is now read through another API (same alert id): its entry moves to that key. */
+  moveAlert(from: string, to: string): void {
+    const alerts = this.own('alerts');
+    const entry = alerts[from];
+    if (entry === undefined) return;
+    delete alerts[from];
+    alerts[to] = entry;
   }
 
   setPending(tripId: string, pending: PendingTrip | undefined): void {
@@ -272,15 +320,24 @@ export class Work {
   ): void {
     this.s.sequence += 1;
     this.dirty = true;
-    const { vehicle, enrollment } = this.ctx;
+    const { vehicle, enrollment, enrollments } = this.ctx;
     this.events.push(
       buildEvent(type, {
-        id: eventId({ scope: vehicle.id, type, key, transition }),
+        id: eventId({ scope: this.ctx.identity ?? vehicle.id, type, key, transition }),
         occurredAt: occurredAt !== undefined && isIsoDate(occurredAt) ? occurredAt : this.nowIso,
         detectedAt: this.nowIso,
         sequence: this.s.sequence,
-        vehicle: dropUndefined({ id: vehicle.id, vin: vehicle.vin, brand: vehicle.brand }),
+        vehicle: dropUndefined({
+          id: vehicle.id,
+          vin: vehicle.vin,
+          brand: vehicle.brand,
+          model: vehicle.model,
+          subModel: vehicle.subModel,
+        }),
         enrollment: { id: enrollment.id, kind: enrollment.kind },
+        ...(enrollments !== undefined && enrollments.length > 1
+          ? { enrollments: enrollments.map((e) => ({ id: e.id, kind: e.kind })) }
+          : {}),
         source: dropUndefined({ ...source }),
         data: dropUndefined(data),
       }) as CarhookEvent,

@@ -128,6 +128,8 @@ export async function applyVehicleList(
             enrollmentId: enrollment.id,
             vin,
             ...(brand !== undefined ? { brand } : {}),
+            ...(v?.model ? { model: v.model } : {}),
+            ...(v?.subModel ? { subModel: v.subModel } : {}),
             apiVehicleId: apiId,
             nextPollAt: new Date(now).toISOString(),
           },

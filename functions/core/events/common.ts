@@ -58,8 +58,11 @@ export interface EventDefinition<T extends string = string, D extends z.ZodType 
   readonly description: string;
   /** Who produces it: the diff engine, the enrollment flow, the webhook pipeline… (documentation). */
   readonly producer: string;
-  /** `bus-only` events are published on the event bus and never fanned out to webhooks. */
-  readonly audience: 'all' | 'bus-only';
+  /**
+   * `opt-in` events (operational: `webhook.*`) are published on the event bus and sent only to the
+   * webhook subscriptions that name them (`webhook.*` or the exact type; never through `*`).
+   */
+  readonly audience: 'all' | 'opt-in';
   readonly data: D;
 }
 

@@ -20,10 +20,35 @@ export const envelopeSchema = z.object({
   occurredAt: isoDate.describe('when it happened, from the API record'),
   /** When Carhook saw it (ISO 8601 UTC). */
   detectedAt: isoDate.describe('when Carhook saw it'),
-  /** Per-vehicle increasing number, so consumers can order (0 for events not about a vehicle). */
-  sequence: z.number().int().nonnegative().describe('per-vehicle increasing number, so consumers can order'),
-  vehicle: z.object({ id: z.string(), vin: z.string().optional(), brand: z.string().optional() }).optional(),
+  /**
+   * One counter per physical vehicle (its VIN), shared by all its `vehicle.*` events whatever the
+   * enrollment or API that revealed them: strictly increasing, no gaps, so it orders a vehicle's
+   * events and a missing number is a missed event. `enrollment.vehicle.*` events are numbered by
+   * their enrollment's own counter; events not about a vehicle carry 0.
+   */
+  sequence: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe(
+      'per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle',
+    ),
+  vehicle: z
+    .object({
+      id: z.string(),
+      vin: z.string().optional(),
+      brand: z.string().optional(),
+      model: z.string().optional().describe('model as the API names it, when it says'),
+      subModel: z.string().optional().describe('sub-model (trim) as the API names it, when it says'),
+    })
+    .optional(),
   enrollment: z.object({ id: z.string(), kind: z.enum(enrollmentKinds) }).optional(),
+  enrollments: z
+    .array(z.object({ id: z.string(), kind: z.enum(enrollmentKinds) }))
+    .optional()
+    .describe(
+      'every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids',
+    ),
   source: z.object({
     api: z.enum(sourceApis),
     operation: z.string().optional(),

@@ -11,7 +11,7 @@
  *   for `republishPending`.
  */
 import type { IsoDate } from '../api/model';
-import { diff, type PollHints } from '../detection/diff';
+import { type DiffContext, diff, type PollHints } from '../detection/diff';
 import type { Observation } from '../detection/observations';
 import {
   type VehicleState as DetectionState,
@@ -19,14 +19,17 @@ import {
   STATE_FORMAT,
   serializeState,
 } from '../detection/state';
+import type { EnrollmentRef } from '../detection/work';
 import type { EventEnvelope } from '../events/envelope';
 import type { EventBus, EventLogMarker } from '../publishing/ports';
 import { type PublishOptions, publishEvents, publishPending } from '../publishing/publisher';
+import { isLegacyState, stateKeyOf } from '../store/identity';
 import type { EventLog, Stores } from '../store/ports';
 import type { ScheduleUpdate, VehicleRecord, VehicleStateRecord as VehicleState } from '../store/records';
 import { scheduleNeedsWrite } from '../store/schedule';
 import { diffConfigFor, type PollingConfig } from './config';
 import { decodeRates, encodeRates, observe } from './rates';
+import { streamEnrollments } from './streams';
 
 /** Publisher tuning (the bus and marker come from the deps). */
 export type PublishTuning = Omit<PublishOptions, 'bus' | 'marker'>;
@@ -52,7 +55,10 @@ export function eventLogMarker(log: Pick<EventLog, 'markPublished'>, now: () => 
 
 export interface ApplyInput {
   readonly vehicle: VehicleRecord;
-  readonly enrollment: { readonly id: string; readonly kind: 'oauth-user' | 'fleet-contract' };
+  readonly enrollment: EnrollmentRef;
+  /** Every active enrollment of this VIN when there are several (copied to each event). */
+  readonly enrollments?: readonly EnrollmentRef[];
+  /** As `getVehicleWithState` returned it: the identity's state, or a legacy one (migrated here). */
   readonly stored: VehicleState | undefined;
   readonly observations: readonly Observation[];
   /** The planner asked to record the poll time (short budget: stalest first next time). */
@@ -85,7 +91,15 @@ export type ApplyOutcome =
       readonly reason: string;
     };
 
-const DAILY_SOURCES = ['v2.maintenance', 'v1.maintenance', 'services', 'map'] as const;
+const PERIODIC_SOURCES = ['v2.maintenance', 'v1.maintenance', 'services', 'map'] as const;
+
+/** The refresh period of a periodic read (maintenance, services, map, alert reconciliation). */
+function periodOf(resource: string, config: PollingConfig): number {
+  if (resource === 'alerts') return config.alertsReconcileMs;
+  if (resource === 'services') return config.servicesIntervalMs;
+  if (resource === 'map') return config.mapIntervalMs;
+  return config.dailyMs;
+}
 
 /**
  * A cursor worth persisting: it appeared, or moved by at least `ms`. Cursors of periodic reads only
@@ -109,7 +123,9 @@ function cursorsWorthWriting(
   const b = before.cursors;
   const a = after.cursors;
   if (a.eventsSince !== b.eventsSince) return true;
-  for (const s of DAILY_SOURCES) if (movedBy(b.fetched[s], a.fetched[s], config.dailyMs / 2)) return true;
+  for (const s of PERIODIC_SOURCES) {
+    if (movedBy(b.fetched[s], a.fetched[s], periodOf(RESOURCE_OF[s] ?? s, config) / 2)) return true;
+  }
   return movedBy(b.alertsReconciledAt, a.alertsReconciledAt, config.alertsReconcileMs / 2);
 }
 
@@ -135,7 +151,7 @@ function scheduleFor(
     if (!resource || !o.complete || (o.source === 'v2.alerts' && o.window !== undefined)) continue;
     // Reads more frequent than their period (following active alerts, naive strategy, maintenance
     // after a trip) are not recorded: at most two writes per period.
-    const period = resource === 'alerts' ? config.alertsReconcileMs : config.dailyMs;
+    const period = periodOf(resource, config);
     if (!movedBy(input.vehicle.resourcePolledAt[resource], at, period / 2)) continue;
     polled[resource] = at;
   }
@@ -150,21 +166,44 @@ function scheduleFor(
   };
 }
 
+/** What the diff engine is told about the vehicle: its identity, the car, the enrollments. */
+export function detectionContext(
+  input: Pick<ApplyInput, 'vehicle' | 'enrollment' | 'enrollments'>,
+  identity: string,
+  now: number,
+  config: PollingConfig,
+): DiffContext {
+  const v = input.vehicle;
+  return {
+    vehicle: {
+      id: v.id,
+      vin: v.vin,
+      ...(v.brand !== undefined ? { brand: v.brand } : {}),
+      ...(v.model !== undefined ? { model: v.model } : {}),
+      ...(v.subModel !== undefined ? { subModel: v.subModel } : {}),
+    },
+    identity,
+    enrollment: input.enrollment,
+    ...(input.enrollments !== undefined && input.enrollments.length > 1
+      ? { enrollments: input.enrollments }
+      : {}),
+    now: new Date(now),
+    config: diffConfigFor(config),
+  };
+}
+
 export async function applyObservations(deps: CommitDeps, input: ApplyInput): Promise<ApplyOutcome> {
   const { stores, config } = deps;
   const now = deps.now();
   let stored = input.stored;
+  // A state from before the VIN keying is the identity's starting point; the identity's first
+  // commit (expected version 0) migrates it. The old item is never written again.
+  let legacy = stored !== undefined && isLegacyState(input.vehicle, stored);
   let conflicts = 0;
-  const context = {
-    vehicle: {
-      id: input.vehicle.id,
-      vin: input.vehicle.vin,
-      ...(input.vehicle.brand !== undefined ? { brand: input.vehicle.brand } : {}),
-    },
-    enrollment: input.enrollment,
-    now: new Date(now),
-    config: diffConfigFor(config),
-  };
+  const identity = stateKeyOf(input.vehicle);
+  // Enrollments linked to this vehicle's stream (same VIN, another enrollment) go on the events.
+  const enrollments = input.enrollments ?? (await streamEnrollments(stores, input.enrollment, stored));
+  const context = detectionContext({ ...input, enrollments }, identity, now, config);
 
   for (;;) {
     let previous: DetectionState | undefined;
@@ -172,7 +211,7 @@ export async function applyObservations(deps: CommitDeps, input: ApplyInput): Pr
       const parsed = parseState(stored.state);
       if (!parsed.ok)
         return { kind: 'StateUnreadable', field: parsed.error.field, reason: parsed.error.reason };
-      previous = parsed.state;
+      previous = legacy ? { ...parsed.state, vehicleId: identity } : parsed.state;
     }
     const d = diff(previous, input.observations, context);
     const routine = scheduleFor(input, d.next, now, config);
@@ -210,7 +249,8 @@ export async function applyObservations(deps: CommitDeps, input: ApplyInput): Pr
 
     const result = await stores.states.commitPoll({
       vehicleId: input.vehicle.id,
-      expectedVersion: stored?.version ?? 0,
+      stateKey: identity,
+      expectedVersion: legacy ? 0 : (stored?.version ?? 0),
       state: serializeState(d.state),
       stateFormat: String(STATE_FORMAT),
       events: d.events,
@@ -221,6 +261,7 @@ export async function applyObservations(deps: CommitDeps, input: ApplyInput): Pr
       conflicts++;
       if (conflicts > config.conflictRetries) return { kind: 'ConflictRetriesExhausted', conflicts };
       stored = result.current;
+      legacy = false;
       continue;
     }
     const written = new Set(result.eventsWritten);

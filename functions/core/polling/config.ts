@@ -75,8 +75,12 @@ export const pollingConfigSchema = z.object({
     .int()
     .positive()
     .default(6 * HOUR),
-  /** Maintenance, services and map refresh period. */
+  /** Maintenance refresh period (besides the read after a trip). */
   dailyMs: z.number().int().positive().default(DAY),
+  /** Services refresh period (`--services-interval`, `CARHOOK_SERVICES_INTERVAL_SECONDS`). */
+  servicesIntervalMs: z.number().int().positive().default(DAY),
+  /** Map update refresh period, in bulk (`--map-interval`, `CARHOOK_MAP_INTERVAL_SECONDS`). */
+  mapIntervalMs: z.number().int().positive().default(DAY),
   /** The first events read of a vehicle (no cursor yet) looks back this far. */
   initialEventsLookbackMs: z.number().int().positive().default(HOUR),
   /** Collision and trip lists are read over this window. */
@@ -148,6 +152,8 @@ export function diffConfigFor(config: PollingConfig): Partial<DiffConfig> {
   return {
     alertsReconcileMs: config.alertsReconcileMs,
     dailyMs: config.dailyMs,
+    servicesMs: config.servicesIntervalMs,
+    mapMs: config.mapIntervalMs,
     maintenanceDue: config.maintenanceDue,
   };
 }

@@ -113,9 +113,9 @@ export function inCycle(key: string, now: number, periodMs: number, cycleMs: num
   return cycle % every === offset;
 }
 
-/** Map update information is read daily, in bulk (`poll-map` jobs). */
+/** Map update information is read every `mapIntervalMs` (daily by default), in bulk (`poll-map` jobs). */
 export const mapDue = (vehicle: VehicleRecord, now: number, config: PollingConfig): boolean =>
-  olderThan(vehicle.resourcePolledAt.map, config.dailyMs, now);
+  olderThan(vehicle.resourcePolledAt.map, config.mapIntervalMs, now);
 
 /** A vehicle polled through v1 bulk lists: a fleet contract's vehicle has no v2 id. */
 export const isFleetVehicle = (vehicle: Pick<VehicleRecord, 'apiVehicleId'>): boolean =>
@@ -147,10 +147,15 @@ type SplitReads = { now: VehicleResource[]; periodic: VehicleResource[] };
  */
 function resourceSplitter(now: number, config: PollingConfig): (vehicle: VehicleRecord) => SplitReads {
   const cut = (ms: number): string => new Date(now - ms).toISOString();
-  const due = { alerts: cut(config.alertsReconcileMs), daily: cut(config.dailyMs) };
+  const due = {
+    alerts: cut(config.alertsReconcileMs),
+    maintenance: cut(config.dailyMs),
+    services: cut(config.servicesIntervalMs),
+  };
   const overdue = {
     alerts: cut(config.alertsReconcileMs * OVERDUE_FACTOR),
-    daily: cut(config.dailyMs * OVERDUE_FACTOR),
+    maintenance: cut(config.dailyMs * OVERDUE_FACTOR),
+    services: cut(config.servicesIntervalMs * OVERDUE_FACTOR),
   };
   return (vehicle) => {
     const polled = vehicle.resourcePolledAt;
@@ -158,9 +163,8 @@ function resourceSplitter(now: number, config: PollingConfig): (vehicle: Vehicle
     const periodic: VehicleResource[] = [];
     for (const r of ['alerts', 'maintenance', 'services'] as const) {
       const at = polled[r];
-      const kind = r === 'alerts' ? 'alerts' : 'daily';
-      if (at === undefined || at <= overdue[kind]) urgent.push(r);
-      else if (at <= due[kind]) periodic.push(r);
+      if (at === undefined || at <= overdue[r]) urgent.push(r);
+      else if (at <= due[r]) periodic.push(r);
     }
     return { now: urgent, periodic };
   };
@@ -314,7 +318,7 @@ export function plan(input: PlanInput): Plan {
       addRead(i, r);
     }
   }
-  const mapCut = new Date(now - config.dailyMs).toISOString();
+  const mapCut = new Date(now - config.mapIntervalMs).toISOString();
   const mapIds = v2.filter((v) => (v.resourcePolledAt.map ?? '') <= mapCut).map((v) => v.id);
   const maps: Booking[] = [];
   for (let i = 0; i < mapIds.length && left >= 1; i += config.mapBatchSize) {

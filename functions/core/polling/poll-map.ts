@@ -4,8 +4,10 @@
  * it), diffed and committed like any poll (./commit.ts). The bulk limit is not shown (spec 8): a
  * batch refused with 400 is split in halves.
  */
+
 import type { MapUpdateInfo } from '../api/model';
 import type { Observation } from '../detection/observations';
+import { stateKeyOf } from '../store/identity';
 import type { Enrollment, VehicleRecord, VehicleStateRecord } from '../store/records';
 import { applyObservations } from './commit';
 import { DEFAULT_POLLING_CONFIG, type PollingConfig } from './config';
@@ -31,9 +33,13 @@ export async function pollMap(deps: FleetDeps, job: PollMapJob): Promise<MapPoll
   const { stores } = deps;
   const members: { vehicle: VehicleRecord; state: VehicleStateRecord | undefined; enrollment: Enrollment }[] =
     [];
+  const identities = new Set<string>();
   for (const id of job.vehicleIds) {
     const { vehicle, state } = await stores.states.getVehicleWithState(id);
     if (!vehicle || vehicle.paused) continue;
+    // One VIN enrolled twice shares one state: its map update is read and applied once.
+    if (identities.has(stateKeyOf(vehicle))) continue;
+    identities.add(stateKeyOf(vehicle));
     const enrollment = await stores.enrollments.get(vehicle.enrollmentId);
     if (enrollment?.status !== 'active') continue;
     members.push({ vehicle, state, enrollment });

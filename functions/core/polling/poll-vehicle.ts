@@ -27,11 +27,12 @@ import type { Observation } from '../detection/observations';
 import { parseState } from '../detection/state';
 import type { EventBus } from '../publishing/ports';
 import type { RateBudget } from '../ratelimit/budget';
+import { stateKeyOf } from '../store/identity';
 import type { Stores } from '../store/ports';
 import type { OAuthUserEnrollment, VehicleRecord } from '../store/records';
 import type { TokenManager, TokenOutcome } from '../tokens/token-manager';
-import { applyObservations, type PublishTuning, publishCommitted } from './commit';
-import { DEFAULT_POLLING_CONFIG, diffConfigFor, type PollingConfig, type VehicleResource } from './config';
+import { applyObservations, detectionContext, type PublishTuning, publishCommitted } from './commit';
+import { DEFAULT_POLLING_CONFIG, type PollingConfig, type VehicleResource } from './config';
 import type { PollVehicleJob } from './jobs';
 import {
   type ApiAccess,
@@ -39,6 +40,7 @@ import {
   type MeteredClient,
   type MeteredClientOptions,
 } from './metered-client';
+import { coveringFleet, linkToStream } from './streams';
 
 export interface PollDeps {
   readonly stores: Stores;
@@ -233,6 +235,17 @@ export async function pollVehicle(deps: PollDeps, job: PollVehicleJob): Promise<
     await stores.vehicles.pause(job.vehicleId, enrollment.status, deps.now());
     return emptySummary(job.vehicleId, 'skipped', `enrollment ${enrollment.id} is ${enrollment.status}`);
   }
+  // The same VIN under an active fleet contract: polled once, through the contract's v1 bulk lists;
+  // this enrollment joins that stream (its id goes on the events) and sends no request.
+  const fleet = await coveringFleet(stores, vehicle);
+  if (fleet !== undefined) {
+    await linkToStream(stores, vehicle, state, { id: enrollment.id, kind: 'oauth-user' }, deps.now());
+    return emptySummary(
+      job.vehicleId,
+      'skipped',
+      `VIN ${vehicle.vin} is polled through fleet contract ${fleet.id} (v1 bulk): one stream`,
+    );
+  }
 
   let previous: ReturnType<typeof parseState> | undefined;
   if (state) {
@@ -245,14 +258,17 @@ export async function pollVehicle(deps: PollDeps, job: PollVehicleJob): Promise<
       );
     }
   }
-  const context = {
-    vehicle: { id: vehicle.id, vin: vehicle.vin, ...(vehicle.brand ? { brand: vehicle.brand } : {}) },
-    enrollment: { id: enrollment.id, kind: 'oauth-user' as const },
-    now: new Date(deps.now()),
-    config: diffConfigFor(config),
-  };
+  const identity = stateKeyOf(vehicle);
+  const context = detectionContext(
+    { vehicle, enrollment: { id: enrollment.id, kind: 'oauth-user' } },
+    identity,
+    deps.now(),
+    config,
+  );
+  // A state from before the VIN keying starts the identity (commit.ts migrates it).
+  const start = previous?.ok ? { ...previous.state, vehicleId: identity } : undefined;
   // The hints of the stored state at `now`: the events cursor, alerts known active.
-  const before = diff(previous?.ok ? previous.state : undefined, [], context).next;
+  const before = diff(start, [], context).next;
 
   const provider = deps.tokens.providerFor(enrollment.id, enrollment as OAuthUserEnrollment);
   const factory = deps.clientFactory ?? createMeteredClient;
@@ -313,7 +329,7 @@ export async function pollVehicle(deps: PollDeps, job: PollVehicleJob): Promise<
   // measures the timeout rather than the strategy.
   if (!stop && job.followUps !== false) {
     const carhook = job.strategy !== 'naive';
-    const mid = diff(previous?.ok ? previous.state : undefined, observations, context).next;
+    const mid = diff(start, observations, context).next;
     if (carhook && mid.collisions === 'now' && !done.has('collisions'))
       await run('collisions', read.collisions);
     if (carhook && mid.trips === 'now' && !done.has('trips')) await run('trips', read.trips);
@@ -336,7 +352,7 @@ export async function pollVehicle(deps: PollDeps, job: PollVehicleJob): Promise<
       });
     }
     if (carhook) {
-      const again = diff(previous?.ok ? previous.state : undefined, observations, context).next;
+      const again = diff(start, observations, context).next;
       if (again.maintenance === 'now' && !done.has('maintenance')) await run('maintenance', read.maintenance);
     }
   }

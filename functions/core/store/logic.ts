@@ -131,6 +131,12 @@ export function validateNewVehicle(vehicle: NewVehicle): NewVehicle {
     throw invalidInput('vehicle.hints.priority', 'must be a finite number');
   }
   if (vehicle.hints?.rates !== undefined) requireRates('vehicle.hints.rates', vehicle.hints.rates);
+  for (const field of ['model', 'subModel'] as const) {
+    const v: unknown = vehicle[field];
+    if (v !== undefined && (typeof v !== 'string' || v.length === 0 || v.length > 256)) {
+      throw invalidInput(`vehicle.${field}`, 'must be a string of 1-256 characters (as the API names it)');
+    }
+  }
   return vehicle;
 }
 
@@ -142,6 +148,8 @@ export function newVehicleRecord(vehicle: NewVehicle, now: number): VehicleRecor
     enrollmentId: vehicle.enrollmentId,
     vin: vehicle.vin,
     ...(vehicle.brand !== undefined ? { brand: vehicle.brand } : {}),
+    ...(vehicle.model !== undefined ? { model: vehicle.model } : {}),
+    ...(vehicle.subModel !== undefined ? { subModel: vehicle.subModel } : {}),
     ...(vehicle.apiVehicleId !== undefined ? { apiVehicleId: vehicle.apiVehicleId } : {}),
     paused: false,
     nextPollAt: vehicle.nextPollAt,

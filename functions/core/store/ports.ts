@@ -92,7 +92,13 @@ export interface VehicleStore {
 }
 
 export interface CommitPollInput {
+  /** The vehicle polled: its scheduling fields are written with the state. */
   readonly vehicleId: string;
+  /**
+   * Where the state is kept (default `vehicleId`): the physical vehicle's identity,
+   * `stateKeyOf(vehicle)` (./identity.ts), shared by every enrollment of the same VIN.
+   */
+  readonly stateKey?: string;
   /** The version the diff was based on; 0 when there was no state yet. */
   readonly expectedVersion: number;
   readonly state: string;
@@ -122,8 +128,12 @@ export type CommitPollResult =
     };
 
 export interface VehicleStateStore {
+  /** The state stored under this key (a vehicle id, an identity `vin:<VIN>`, `enrollment:<id>`). */
   getState(vehicleId: string): Promise<VehicleStateRecord | undefined>;
-  /** The vehicle and its state in one read. */
+  /**
+   * The vehicle and the state of its identity (`stateKeyOf(vehicle)`), or, when the identity has
+   * none yet, a state written under the vehicle id before the VIN keying (`isLegacyState` tells).
+   */
   getVehicleWithState(
     vehicleId: string,
   ): Promise<{ readonly vehicle: VehicleRecord | undefined; readonly state: VehicleStateRecord | undefined }>;

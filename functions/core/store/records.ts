@@ -73,6 +73,9 @@ export interface VehicleRecord {
   readonly enrollmentId: string;
   readonly vin: string;
   readonly brand?: string;
+  /** Model and sub-model as the API's vehicle list names them (v2), when it does: copied to events. */
+  readonly model?: string;
+  readonly subModel?: string;
   /** The vehicle's id at the API (v2), when it has one. */
   readonly apiVehicleId?: string;
   readonly paused: boolean;
@@ -95,6 +98,8 @@ export interface NewVehicle {
   readonly enrollmentId: string;
   readonly vin: string;
   readonly brand?: string;
+  readonly model?: string;
+  readonly subModel?: string;
   readonly apiVehicleId?: string;
   readonly nextPollAt: IsoDate;
   readonly hints?: Partial<SchedulingHints>;

@@ -15,7 +15,10 @@ export const MAX_FILTER_ITEMS = 100;
 export const MAX_ID_FILTER_ITEMS = 1000;
 export const MAX_DESCRIPTION_LENGTH = 500;
 
-/** Events about webhooks themselves are bus-only (DESIGN.md "Events"): never fanned out. */
+/**
+ * Events about webhooks themselves (operational events): `matches` never selects them; the fan-out
+ * sends them only to subscriptions that name them (functions/core/delivery/operational.ts).
+ */
 export const BUS_ONLY_PREFIX = 'webhook.';
 
 export type SubscriptionStatus = 'active' | 'disabled';
@@ -58,13 +61,12 @@ export function eventTypeProblem(entry: string, knownTypes: readonly string[]): 
     const prefix = entry.slice(0, -1);
     if (!/^[a-z0-9]+(\.[a-z0-9_-]+)*\.$/.test(prefix))
       return `"${entry}" is not a valid prefix (expected like vehicle.alert.*)`;
-    return knownTypes.some((t) => t.startsWith(prefix) && !t.startsWith(BUS_ONLY_PREFIX))
+    return knownTypes.some((t) => t.startsWith(prefix))
       ? undefined
       : `"${entry}" matches no known event type`;
   }
   if (entry.includes('*'))
     return `"${entry}": a wildcard is only allowed as a whole last segment (vehicle.alert.*)`;
-  if (entry.startsWith(BUS_ONLY_PREFIX)) return `"${entry}" is published on the bus only, not to webhooks`;
   return knownTypes.includes(entry) ? undefined : `unknown event type "${entry}"`;
 }
 

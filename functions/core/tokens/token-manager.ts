@@ -69,6 +69,12 @@ export interface TokenManagerDeps {
   readonly sleep?: (ms: number) => Promise<void>;
   /** Lease owner of this worker (default a random id). */
   readonly workerId?: string;
+  /**
+   * Carhook's authorize link for a brand (`<public URL>/oauth/<brand>/authorize`), put in
+   * `enrollment.reauthorization_required` so the consumer can send the user there. Absent when the
+   * public URL of the HTTP API is not configured.
+   */
+  readonly authorizeUrl?: (brand: string) => string;
   readonly config?: Partial<TokenManagerConfig>;
 }
 
@@ -124,7 +130,14 @@ export function reauthorizationEvent(
   enrollment: Pick<OAuthUserEnrollment, 'id' | 'updatedAt'>,
   now: number,
   description?: string,
+  affected?: {
+    /** The enrollment's vehicles, paused until the user authorizes again. */
+    readonly vehicles?: readonly { readonly id: string; readonly vin: string }[];
+    /** Carhook's authorize link for the enrollment's brand, when its public URL is known. */
+    readonly authorizeUrl?: string;
+  },
 ): EventEnvelope {
+  const vehicles = [...(affected?.vehicles ?? [])].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const at = new Date(now).toISOString();
   return buildEvent('enrollment.reauthorization_required', {
     id: eventId({
@@ -143,6 +156,10 @@ export function reauthorizationEvent(
       reason: 'invalid_grant',
       ...(description ? { description: description.slice(0, 500) } : {}),
       pausedAt: at,
+      ...(vehicles.length > 0
+        ? { vehicleIds: vehicles.map((v) => v.id), vins: vehicles.map((v) => v.vin) }
+        : {}),
+      ...(affected?.authorizeUrl ? { authorizeUrl: affected.authorizeUrl } : {}),
     },
   });
 }
@@ -213,7 +230,13 @@ export function createTokenManager(deps: TokenManagerDeps): TokenManager {
         const current = enrollment ?? (await deps.enrollments.get(enrollmentId));
         const updatedAt = current?.updatedAt ?? new Date(deps.now()).toISOString();
         const now = deps.now();
-        const event = reauthorizationEvent({ id: enrollmentId, updatedAt }, now, message);
+        // The event names what the user must act on: the paused vehicles and where to re-authorize.
+        const vehicles = await deps.vehicles.listByEnrollment(enrollmentId);
+        const brand = current?.brand;
+        const event = reauthorizationEvent({ id: enrollmentId, updatedAt }, now, message, {
+          vehicles,
+          ...(brand !== undefined && deps.authorizeUrl ? { authorizeUrl: deps.authorizeUrl(brand) } : {}),
+        });
         const r = await requireReauthorization(deps, enrollmentId, now, event);
         stopped = {
           kind: 'ReauthorizationRequired',

@@ -21,8 +21,12 @@ export type Random = () => number;
  * The delay before retry number `retry` (1-based: retry 1 follows the first attempt), jittered
  * uniformly within ±20 %. Undefined when the schedule is exhausted.
  */
-export function retryDelayMs(retry: number, random: Random = Math.random): number | undefined {
-  const base = RETRY_SCHEDULE_MS[retry - 1];
+export function retryDelayMs(
+  retry: number,
+  random: Random = Math.random,
+  schedule: readonly number[] = RETRY_SCHEDULE_MS,
+): number | undefined {
+  const base = schedule[retry - 1];
   if (base === undefined || !Number.isInteger(retry)) return undefined;
   const r = Math.min(Math.max(random(), 0), 1);
   return Math.round(base * (1 - JITTER_RATIO + 2 * JITTER_RATIO * r));
@@ -51,13 +55,17 @@ export function recordAttempt(
  * True when the endpoint has been failing for 5 days with no success since the streak began.
  * An unparseable `firstFailureAt` is never grounds to disable.
  */
-export function isEndpointDead(health: SubscriptionHealth, now: Date): boolean {
+export function isEndpointDead(
+  health: SubscriptionHealth,
+  now: Date,
+  disableAfterFailingMs: number = DISABLE_AFTER_FAILING_MS,
+): boolean {
   if (!health.firstFailureAt) return false;
   const since = Date.parse(health.firstFailureAt);
   if (Number.isNaN(since)) return false;
   const lastSuccess = health.lastSuccessAt ? Date.parse(health.lastSuccessAt) : Number.NaN;
   if (!Number.isNaN(lastSuccess) && lastSuccess >= since) return false;
-  return now.getTime() - since >= DISABLE_AFTER_FAILING_MS;
+  return now.getTime() - since >= disableAfterFailingMs;
 }
 
 export interface DeliveryProgress {
@@ -71,7 +79,8 @@ export type NextStep =
   | { readonly action: 'dead-letter'; readonly attempts: number }
   | {
       readonly action: 'disable-subscription';
-      readonly reason: 'gone' | 'failing-for-5-days';
+      /** `failing-for-5-days` under the standard schedule; `failing-for-<span>` under another. */
+      readonly reason: string;
       readonly message: string;
     };
 
@@ -79,6 +88,16 @@ export interface NextStepOptions {
   readonly random?: Random;
   /** The subscription's health *including* this attempt (see `recordAttempt`). */
   readonly health?: SubscriptionHealth;
+  /**
+   * Another retry schedule than the standard one (../delivery/retry-schedule.ts): the delays before
+   * each retry, and how long an endpoint may fail without a success before it is disabled.
+   */
+  readonly schedule?: {
+    readonly retriesMs: readonly number[];
+    readonly disableAfterFailingMs: number;
+    /** The failing span as the disable reason says it (`5-days`, `2-min`). */
+    readonly failingFor?: string;
+  };
 }
 
 /**
@@ -104,15 +123,16 @@ export function nextStep(
   if (attempt.outcome === 'gone') {
     return { action: 'disable-subscription', reason: 'gone', message: 'the endpoint answered 410 Gone' };
   }
-  if (options.health && isEndpointDead(options.health, now)) {
+  const disableAfter = options.schedule?.disableAfterFailingMs ?? DISABLE_AFTER_FAILING_MS;
+  if (options.health && isEndpointDead(options.health, now, disableAfter)) {
     return {
       action: 'disable-subscription',
-      reason: 'failing-for-5-days',
+      reason: `failing-for-${options.schedule?.failingFor ?? '5-days'}`,
       message: `the endpoint has failed every delivery since ${options.health.firstFailureAt}`,
     };
   }
   const retry = Math.max(1, Math.floor(delivery.attemptNumber));
-  const scheduled = retryDelayMs(retry, options.random);
+  const scheduled = retryDelayMs(retry, options.random, options.schedule?.retriesMs);
   if (scheduled === undefined) return { action: 'dead-letter', attempts: retry };
   const delayMs = Math.max(scheduled, attempt.retryAfterMs ?? 0);
   return { action: 'retry', at: new Date(now.getTime() + delayMs), delayMs, retry };

@@ -20,18 +20,33 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number, so consumers can order
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
 id: string
 vin?: string
 brand?: string
+/**
+ * model as the API names it, when it says
+ */
+model?: string
+/**
+ * sub-model (trim) as the API names it, when it says
+ */
+subModel?: string
 }
 enrollment?: {
 id: string
 kind: ("oauth-user" | "fleet-contract")
 }
+/**
+ * every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids
+ */
+enrollments?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}[]
 source: {
 api: ("v2" | "v1" | "map" | "services" | "carhook")
 operation?: string
@@ -51,6 +66,18 @@ description?: string
  * ISO 8601 UTC timestamp
  */
 pausedAt: string
+/**
+ * Carhook's ids of the enrollment's vehicles whose polling is paused until the user authorizes again
+ */
+vehicleIds?: string[]
+/**
+ * the VINs of those vehicles, in the same order
+ */
+vins?: string[]
+/**
+ * Carhook's authorize link to send the user to (GET /oauth/<brand>/authorize), when Carhook knows its public URL
+ */
+authorizeUrl?: string
 }
 }
 
@@ -73,18 +100,33 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number, so consumers can order
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
 id: string
 vin?: string
 brand?: string
+/**
+ * model as the API names it, when it says
+ */
+model?: string
+/**
+ * sub-model (trim) as the API names it, when it says
+ */
+subModel?: string
 }
 enrollment?: {
 id: string
 kind: ("oauth-user" | "fleet-contract")
 }
+/**
+ * every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids
+ */
+enrollments?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}[]
 source: {
 api: ("v2" | "v1" | "map" | "services" | "carhook")
 operation?: string
@@ -118,18 +160,33 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number, so consumers can order
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
 id: string
 vin?: string
 brand?: string
+/**
+ * model as the API names it, when it says
+ */
+model?: string
+/**
+ * sub-model (trim) as the API names it, when it says
+ */
+subModel?: string
 }
 enrollment?: {
 id: string
 kind: ("oauth-user" | "fleet-contract")
 }
+/**
+ * every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids
+ */
+enrollments?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}[]
 source: {
 api: ("v2" | "v1" | "map" | "services" | "carhook")
 operation?: string
@@ -163,18 +220,33 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number, so consumers can order
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
 id: string
 vin?: string
 brand?: string
+/**
+ * model as the API names it, when it says
+ */
+model?: string
+/**
+ * sub-model (trim) as the API names it, when it says
+ */
+subModel?: string
 }
 enrollment?: {
 id: string
 kind: ("oauth-user" | "fleet-contract")
 }
+/**
+ * every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids
+ */
+enrollments?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}[]
 source: {
 api: ("v2" | "v1" | "map" | "services" | "carhook")
 operation?: string
@@ -228,9 +300,13 @@ collectedAt?: string
  */
 startedAt?: string
 /**
- * end of the alert from the API, when it says
+ * end of the alert: from the API when it says (endedAtSource api), else the read that showed it fixed (observed)
  */
 endedAt?: string
+/**
+ * api: endedAt is the end (or last update) the API gave; observed: the API gave none, endedAt is when Carhook saw the alert fixed (an upper bound)
+ */
+endedAtSource?: ("api" | "observed")
 /**
  * inactive: the API reported it fixed; absent: it is no longer in a complete alert list
  */
@@ -261,18 +337,33 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number, so consumers can order
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
 id: string
 vin?: string
 brand?: string
+/**
+ * model as the API names it, when it says
+ */
+model?: string
+/**
+ * sub-model (trim) as the API names it, when it says
+ */
+subModel?: string
 }
 enrollment?: {
 id: string
 kind: ("oauth-user" | "fleet-contract")
 }
+/**
+ * every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids
+ */
+enrollments?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}[]
 source: {
 api: ("v2" | "v1" | "map" | "services" | "carhook")
 operation?: string
@@ -351,18 +442,33 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number, so consumers can order
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
 id: string
 vin?: string
 brand?: string
+/**
+ * model as the API names it, when it says
+ */
+model?: string
+/**
+ * sub-model (trim) as the API names it, when it says
+ */
+subModel?: string
 }
 enrollment?: {
 id: string
 kind: ("oauth-user" | "fleet-contract")
 }
+/**
+ * every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids
+ */
+enrollments?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}[]
 source: {
 api: ("v2" | "v1" | "map" | "services" | "carhook")
 operation?: string
@@ -434,18 +540,33 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number, so consumers can order
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
 id: string
 vin?: string
 brand?: string
+/**
+ * model as the API names it, when it says
+ */
+model?: string
+/**
+ * sub-model (trim) as the API names it, when it says
+ */
+subModel?: string
 }
 enrollment?: {
 id: string
 kind: ("oauth-user" | "fleet-contract")
 }
+/**
+ * every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids
+ */
+enrollments?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}[]
 source: {
 api: ("v2" | "v1" | "map" | "services" | "carhook")
 operation?: string
@@ -469,6 +590,26 @@ cost?: number
  * fuel tank level after it, percent, when known
  */
 fuelLevel?: number
+/**
+ * change of the fuel in the tank, liters: positive for a refuel, negative for fuel taken (v2 record `liters`)
+ */
+fuelChangeL?: number
+/**
+ * where the vehicle was, when the API says
+ */
+position?: {
+lon: number
+lat: number
+alt?: number
+/**
+ * degrees, 0 = North
+ */
+heading?: number
+/**
+ * ISO 8601 UTC timestamp
+ */
+collectedAt?: string
+}
 }
 }
 
@@ -491,18 +632,33 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number, so consumers can order
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
 id: string
 vin?: string
 brand?: string
+/**
+ * model as the API names it, when it says
+ */
+model?: string
+/**
+ * sub-model (trim) as the API names it, when it says
+ */
+subModel?: string
 }
 enrollment?: {
 id: string
 kind: ("oauth-user" | "fleet-contract")
 }
+/**
+ * every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids
+ */
+enrollments?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}[]
 source: {
 api: ("v2" | "v1" | "map" | "services" | "carhook")
 operation?: string
@@ -557,18 +713,33 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number, so consumers can order
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
 id: string
 vin?: string
 brand?: string
+/**
+ * model as the API names it, when it says
+ */
+model?: string
+/**
+ * sub-model (trim) as the API names it, when it says
+ */
+subModel?: string
 }
 enrollment?: {
 id: string
 kind: ("oauth-user" | "fleet-contract")
 }
+/**
+ * every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids
+ */
+enrollments?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}[]
 source: {
 api: ("v2" | "v1" | "map" | "services" | "carhook")
 operation?: string
@@ -619,18 +790,33 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number, so consumers can order
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
 id: string
 vin?: string
 brand?: string
+/**
+ * model as the API names it, when it says
+ */
+model?: string
+/**
+ * sub-model (trim) as the API names it, when it says
+ */
+subModel?: string
 }
 enrollment?: {
 id: string
 kind: ("oauth-user" | "fleet-contract")
 }
+/**
+ * every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids
+ */
+enrollments?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}[]
 source: {
 api: ("v2" | "v1" | "map" | "services" | "carhook")
 operation?: string
@@ -673,18 +859,33 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number, so consumers can order
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
 id: string
 vin?: string
 brand?: string
+/**
+ * model as the API names it, when it says
+ */
+model?: string
+/**
+ * sub-model (trim) as the API names it, when it says
+ */
+subModel?: string
 }
 enrollment?: {
 id: string
 kind: ("oauth-user" | "fleet-contract")
 }
+/**
+ * every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids
+ */
+enrollments?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}[]
 source: {
 api: ("v2" | "v1" | "map" | "services" | "carhook")
 operation?: string
@@ -725,18 +926,33 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number, so consumers can order
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
 id: string
 vin?: string
 brand?: string
+/**
+ * model as the API names it, when it says
+ */
+model?: string
+/**
+ * sub-model (trim) as the API names it, when it says
+ */
+subModel?: string
 }
 enrollment?: {
 id: string
 kind: ("oauth-user" | "fleet-contract")
 }
+/**
+ * every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids
+ */
+enrollments?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}[]
 source: {
 api: ("v2" | "v1" | "map" | "services" | "carhook")
 operation?: string
@@ -760,6 +976,26 @@ cost?: number
  * fuel tank level after it, percent, when known
  */
 fuelLevel?: number
+/**
+ * change of the fuel in the tank, liters: positive for a refuel, negative for fuel taken (v2 record `liters`)
+ */
+fuelChangeL?: number
+/**
+ * where the vehicle was, when the API says
+ */
+position?: {
+lon: number
+lat: number
+alt?: number
+/**
+ * degrees, 0 = North
+ */
+heading?: number
+/**
+ * ISO 8601 UTC timestamp
+ */
+collectedAt?: string
+}
 }
 }
 
@@ -782,18 +1018,33 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number, so consumers can order
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
 id: string
 vin?: string
 brand?: string
+/**
+ * model as the API names it, when it says
+ */
+model?: string
+/**
+ * sub-model (trim) as the API names it, when it says
+ */
+subModel?: string
 }
 enrollment?: {
 id: string
 kind: ("oauth-user" | "fleet-contract")
 }
+/**
+ * every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids
+ */
+enrollments?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}[]
 source: {
 api: ("v2" | "v1" | "map" | "services" | "carhook")
 operation?: string
@@ -842,18 +1093,33 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number, so consumers can order
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
 id: string
 vin?: string
 brand?: string
+/**
+ * model as the API names it, when it says
+ */
+model?: string
+/**
+ * sub-model (trim) as the API names it, when it says
+ */
+subModel?: string
 }
 enrollment?: {
 id: string
 kind: ("oauth-user" | "fleet-contract")
 }
+/**
+ * every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids
+ */
+enrollments?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}[]
 source: {
 api: ("v2" | "v1" | "map" | "services" | "carhook")
 operation?: string
@@ -979,18 +1245,33 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number, so consumers can order
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
 id: string
 vin?: string
 brand?: string
+/**
+ * model as the API names it, when it says
+ */
+model?: string
+/**
+ * sub-model (trim) as the API names it, when it says
+ */
+subModel?: string
 }
 enrollment?: {
 id: string
 kind: ("oauth-user" | "fleet-contract")
 }
+/**
+ * every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids
+ */
+enrollments?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}[]
 source: {
 api: ("v2" | "v1" | "map" | "services" | "carhook")
 operation?: string
@@ -1039,18 +1320,33 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number, so consumers can order
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
 id: string
 vin?: string
 brand?: string
+/**
+ * model as the API names it, when it says
+ */
+model?: string
+/**
+ * sub-model (trim) as the API names it, when it says
+ */
+subModel?: string
 }
 enrollment?: {
 id: string
 kind: ("oauth-user" | "fleet-contract")
 }
+/**
+ * every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids
+ */
+enrollments?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}[]
 source: {
 api: ("v2" | "v1" | "map" | "services" | "carhook")
 operation?: string
@@ -1087,18 +1383,33 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number, so consumers can order
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
 id: string
 vin?: string
 brand?: string
+/**
+ * model as the API names it, when it says
+ */
+model?: string
+/**
+ * sub-model (trim) as the API names it, when it says
+ */
+subModel?: string
 }
 enrollment?: {
 id: string
 kind: ("oauth-user" | "fleet-contract")
 }
+/**
+ * every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids
+ */
+enrollments?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}[]
 source: {
 api: ("v2" | "v1" | "map" | "services" | "carhook")
 operation?: string

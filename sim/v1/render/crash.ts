@@ -1,8 +1,9 @@
+import { hashText } from '../../world/prng';
 import type { CollisionLevel, SimCollision, SimVehicle, WorldView } from '../../world/types';
-import { formatStamp, hash32, round } from '../format';
+import { formatStamp, round } from '../format';
 import { series } from '../window';
 
-/** Keys of the crash series (spec 2.13): 41, and 60 in the get and search responses. */
+/** Keys of the crash series: 41, and 60 in the get and search responses. */
 export const CRASH_SECONDS: readonly number[] = [41, 60];
 /** Keys of the bulk crash list when no `listsecond` is given (swagger: key 41 only). */
 export const CRASH_LIST_DEFAULT_SECONDS: readonly number[] = [41];
@@ -65,7 +66,7 @@ export function renderCrash(
   const front = side(collision.front);
   const rear = side(collision.rear);
   const lat = side(collision.lateral);
-  const secondStage = hash32(collision.id) % 2 === 1;
+  const secondStage = hashText(collision.id) % 2 === 1;
   const frontMedium = collision.front === 'medium';
   const pedestrian = collision.pedestrian;
   return {

@@ -20,7 +20,7 @@ export interface EcoLabel {
 
 type Scores = Record<EcoCode, number>;
 
-/** World eco-driving (spec 2.10) → v1 marks: trend → drivingMark, style → attitude, road → profile. */
+/** World eco-driving (the v2 global and detailed entries) → v1 marks: trend → drivingMark, style → attitude, road → profile. */
 function tripScores(trip: SimTrip): Scores {
   const g = trip.ecodriving.global;
   const d = trip.ecodriving.detailed;
@@ -95,7 +95,7 @@ function evaluation(
     detailedEvaluation[`${code}Label`] = label(code, scores[code], lang);
   }
   return {
-    ...(head.tripId !== undefined ? { tripId: head.tripId } : {}),
+    tripId: head.tripId,
     globalEvaluation: globalEvaluation as GlobalEvaluation,
     detailedEvaluation: detailedEvaluation as DetailedEvaluation,
     vin: vehicle.vin,
@@ -116,7 +116,7 @@ export function renderTripEvaluation(vehicle: SimVehicle, trip: SimTrip, lang: L
   });
 }
 
-/** Evaluation over all trips (evaluation list and get): no duration, no tripId (spec 2.13). */
+/** Evaluation over all trips (evaluation list and get): no duration, no tripId. */
 export function renderOverallEvaluation(
   vehicle: SimVehicle,
   trips: readonly SimTrip[],

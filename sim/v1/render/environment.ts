@@ -2,7 +2,7 @@ import type { SimVehicle, WorldView } from '../../world/types';
 import { formatStamp, round } from '../format';
 import { ALL_SECONDS, keysOf, lastDataAt, secondAt, series } from '../window';
 
-/** Key of the exterior temperature (spec 2.13). */
+/** Key of the exterior temperature in the v1 environment record. */
 export const EXTERIOR_TEMP_SECONDS: readonly number[] = [41];
 
 export interface EnvironmentRecord {

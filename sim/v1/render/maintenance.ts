@@ -1,5 +1,6 @@
+import { hashedInt } from '../../world/prng';
 import type { SimMaintenance, SimVehicle, WorldView } from '../../world/types';
-import { formatStamp, pick, round } from '../format';
+import { formatStamp, round } from '../format';
 import {
   FUEL_LABELS,
   type FuelIndicator,
@@ -39,7 +40,7 @@ export function dueIndicator(remaining: number, soon: number): string {
 
 /** Tank capacity in liters, deterministic per model (the world does not carry one); 0 for electric. */
 export function tankCapacity(vehicle: SimVehicle): number {
-  return vehicle.energy === 'electric' ? 0 : pick(`tank:${vehicle.model}`, 42, 62);
+  return vehicle.energy === 'electric' ? 0 : hashedInt(`tank:${vehicle.model}`, 42, 62);
 }
 
 const INST_SECONDS = [10, 20, 30, 40, 50, 60] as const;
@@ -57,7 +58,7 @@ export function renderMaintenance(
   const capacity = tankCapacity(vehicle);
   const avgL100 = trips.length > 0 ? trips.reduce((s, t) => s + t.avgConsumptionL100, 0) / trips.length : 6;
   const autonomyFromTank = avgL100 > 0 ? ((vehicle.fuelLevelPct / 100) * capacity * 100) / avgL100 : 0;
-  // Telemetry carries the autonomy in some seconds only (spec 2.8): the latest of the window.
+  // Telemetry carries the autonomy in some seconds only: the latest of the window.
   let autonomy = autonomyFromTank;
   for (let k = 60; k >= 1; k--) {
     const reading = world.telemetryAt(vehicle.id, secondAt(end, k))?.fuel?.autonomy;
@@ -84,7 +85,7 @@ export function renderMaintenance(
     instFuelConsumption60: 0,
   };
   for (const s of INST_SECONDS) {
-    // Telemetry states liters per kilometer (spec 2.8); the record shows l/100 km.
+    // Telemetry states liters per kilometer; the record shows l/100 km.
     const perKm = world.telemetryAt(vehicle.id, secondAt(end, s))?.fuel?.consumption ?? 0;
     fuelValues[`instFuelConsumption${s}`] = round(perKm * 100, 1);
   }

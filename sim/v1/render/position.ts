@@ -1,5 +1,6 @@
+import { hashedInt } from '../../world/prng';
 import type { GeoPoint, SimTrip, SimVehicle, WorldView } from '../../world/types';
-import { formatStamp, pick } from '../format';
+import { formatStamp } from '../format';
 import { POSITION_SECONDS, positionAt, secondAt, tripPositionAt } from '../window';
 
 type StringSeries = Record<string, string>;
@@ -25,7 +26,7 @@ interface Sample {
 
 /**
  * Which sampled second answers a requested one: itself when it is a sample second (6, 12, …, 60);
- * with `near`, the next sample second holding data (spec 4.4); otherwise none.
+ * with `near`, the next sample second holding data; otherwise none.
  */
 function answeringSample(
   requested: number,
@@ -70,7 +71,7 @@ function render(
     out.latitude[key] = s.position.lat.toFixed(6);
     out.longitude[key] = s.position.lon.toFixed(6);
     out.altitude[key] = String(Math.round(s.position.alt));
-    out.nbsat[key] = String(pick(`${vehicle.id}:sat:${Math.floor(s.at / 1000)}`, 5, 12));
+    out.nbsat[key] = String(hashedInt(`${vehicle.id}:sat:${Math.floor(s.at / 1000)}`, 5, 12));
     out.source[key] = POSITION_SOURCE;
   }
   return out;

@@ -1,16 +1,18 @@
 /**
- * Light status, driving assistance and safety assistance (spec 2.13). The world's telemetry has no
- * lighting or ADAS signals (spec 2.8 lists them, SimTelemetry does not carry them), so they are
+ * Light status, driving assistance and safety assistance. The world's telemetry has no
+ * lighting or ADAS signals (the v2 telemetry lists them, SimTelemetry does not carry them), so they are
  * derived from what it has — speed, day/night, air temperature, seat belt — and from the trip's
  * heading, with rare events chosen by a hash of (vehicle, second) so they are deterministic.
  */
+
+import { hashText } from '../../world/prng';
 import type { SimTelemetry, SimVehicle, WorldView } from '../../world/types';
-import { formatStamp, hash32 } from '../format';
+import { formatStamp } from '../format';
 import { ALL_SECONDS, headingDelta, keysOf, secondAt, series, tripAt, tripHeadingAt } from '../window';
 
 type Series = Record<string, number>;
 
-/** Light keys of the fog lamps (spec 2.13). */
+/** Light keys of the fog lamps in the v1 light status. */
 export const FOG_SECONDS: readonly number[] = [30, 41, 60];
 /** Heading change over ±2 s (degrees) read as a turn (indicator on). */
 export const TURN_DEGREES = 15;
@@ -73,7 +75,7 @@ class Window {
 
   /** A rare event at this second: true about once in `oneIn` seconds. */
   rare(k: number, what: string, oneIn: number): boolean {
-    return hash32(`${this.vehicle.id}:${what}:${Math.floor(this.second(k).at / 1000)}`) % oneIn === 0;
+    return hashText(`${this.vehicle.id}:${what}:${Math.floor(this.second(k).at / 1000)}`) % oneIn === 0;
   }
 }
 

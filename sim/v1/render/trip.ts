@@ -1,5 +1,6 @@
+import { hashedInt } from '../../world/prng';
 import type { SimTrip, SimVehicle, WorldView } from '../../world/types';
-import { formatStamp, kmToMiles, l100ToMpg, pick, round } from '../format';
+import { formatStamp, kmToMiles, l100ToMpg, round } from '../format';
 import type { Unit } from '../params';
 import { tankCapacity } from './maintenance';
 
@@ -62,7 +63,7 @@ export function renderTrip(world: WorldView, vehicle: SimVehicle, trip: SimTrip,
   const capacity = tankCapacity(vehicle);
   const endLevel = world.telemetryAt(vehicle.id, trip.stoppedAt)?.fuel?.level ?? vehicle.fuelLevelPct;
   // Telemetry may lack engine data for the trip: a plausible figure from the trip's average speed.
-  const engineSpeed = Math.round(1400 + trip.avgSpeedKmh * 12 + pick(`${trip.id}:rpm`, 0, 150));
+  const engineSpeed = Math.round(1400 + trip.avgSpeedKmh * 12 + hashedInt(`${trip.id}:rpm`, 0, 150));
   const privacy = !vehicle.geolocationAllowed;
   return {
     tripId: trip.v1Id,
@@ -75,7 +76,7 @@ export function renderTrip(world: WorldView, vehicle: SimVehicle, trip: SimTrip,
     totMileage: dist(trip.startOdometerKm + trip.distanceKm),
     avgSpeed: round(imperial ? kmToMiles(trip.avgSpeedKmh) : trip.avgSpeedKmh, 1),
     engineSpeed,
-    engineOilTemp: 85 + pick(`${trip.id}:oil`, 0, 15),
+    engineOilTemp: 85 + hashedInt(`${trip.id}:oil`, 0, 15),
     fuelPrice: round(fuelPrice, 3),
     tripCost: round(trip.fuelConsumptionL * fuelPrice, 2),
     referenceTrip: trip.reference ? 1 : 0,

@@ -1,5 +1,6 @@
+import { hashedInt, hashText } from '../../world/prng';
 import type { SimVehicle } from '../../world/types';
-import { formatDay, formatStamp, hash32, pick, round } from '../format';
+import { formatDay, formatStamp, round } from '../format';
 import type { PictureOptions } from '../params';
 
 export interface VehicleInformation {
@@ -31,13 +32,13 @@ const ALNUM = 'ABCDEFGHJKLMNPRSTUVWXYZ0123456789';
 /** `length` characters of [A-Z0-9] derived from `key`. */
 function code(key: string, length: number): string {
   let out = '';
-  for (let i = 0; i < length; i++) out += ALNUM[hash32(`${key}:${i}`) % ALNUM.length];
+  for (let i = 0; i < length; i++) out += ALNUM[hashText(`${key}:${i}`) % ALNUM.length];
   return out;
 }
 
 /** 15-digit IMEI whose last digit is the Luhn check digit. */
 function imei(key: string): string {
-  const digits = Array.from({ length: 14 }, (_, i) => hash32(`${key}:${i}`) % 10);
+  const digits = Array.from({ length: 14 }, (_, i) => hashText(`${key}:${i}`) % 10);
   const sum = digits.reduce((acc, d, i) => {
     const v = i % 2 === 1 ? d * 2 : d;
     return acc + (v > 9 ? v - 9 : v);
@@ -53,13 +54,13 @@ export function lcdvOf(vehicle: SimVehicle): string {
 /** Everything not in the world is derived from the vehicle id, so it never changes between calls. */
 export function renderVehicleInformation(vehicle: SimVehicle): VehicleInformation {
   const id = vehicle.id;
-  const built = vehicle.createdAt - pick(`${id}:built`, 20, 90) * 86_400_000;
+  const built = vehicle.createdAt - hashedInt(`${id}:built`, 20, 90) * 86_400_000;
   return {
-    color: COLORS[hash32(`${id}:color`) % COLORS.length] ?? 'WHITE',
+    color: COLORS[hashText(`${id}:color`) % COLORS.length] ?? 'WHITE',
     cod_fin: code(`${id}:fin`, 4),
     cod_sil: code(`sil:${vehicle.model}`, 2),
     cod_ccn: code(`${id}:ccn`, 3),
-    cod_log: pick(`${id}:log`, 100, 999),
+    cod_log: hashedInt(`${id}:log`, 100, 999),
     lcdv: lcdvOf(vehicle),
     // The vehicle identifier section of the VIN (its last 8 characters).
     vis: vehicle.vin.slice(-8),
@@ -69,7 +70,7 @@ export function renderVehicleInformation(vehicle: SimVehicle): VehicleInformatio
     cod_acc: code(`${id}:acc`, 6),
     cod_eng: code(`eng:${vehicle.engine}`, 4),
     cod_fam: code(`fam:${vehicle.model}`, 3),
-    flagSual: hash32(`${id}:sual`) % 2,
+    flagSual: hashText(`${id}:sual`) % 2,
     brand: vehicle.brand,
     design: `${vehicle.model} ${vehicle.subModel}`.trim(),
     vehLiv: '1',

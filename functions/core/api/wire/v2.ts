@@ -173,6 +173,7 @@ export const wCollision = z
     createdAt: wDate,
     updatedAt: wDate,
     _links: z.looseObject({ trip: wLink }).optional().catch(undefined),
+    _embedded: z.looseObject({ position: wOptPosition }).optional().catch(undefined),
   })
   .transform(
     (c): Collision =>
@@ -184,6 +185,7 @@ export const wCollision = z
         rear: c.rear ?? 'none',
         lateral: c.lateral ?? 'none',
         tripId: idFromHref(c._links?.trip),
+        position: c._embedded?.position,
         createdAt: c.createdAt,
         updatedAt: c.updatedAt,
       }),

@@ -11,7 +11,17 @@ export const vehicleAlertFixed = defineEvent({
     'An active alert was fixed: the API reported it inactive, or it vanished from a complete alert list.',
   data: z.object({
     ...alertFields,
-    endedAt: isoDate.optional().describe('end of the alert from the API, when it says'),
+    endedAt: isoDate
+      .optional()
+      .describe(
+        'end of the alert: from the API when it says (endedAtSource api), else the read that showed it fixed (observed)',
+      ),
+    endedAtSource: z
+      .enum(['api', 'observed'])
+      .optional()
+      .describe(
+        'api: endedAt is the end (or last update) the API gave; observed: the API gave none, endedAt is when Carhook saw the alert fixed (an upper bound)',
+      ),
     reason: z
       .enum(['inactive', 'absent'])
       .describe('inactive: the API reported it fixed; absent: it is no longer in a complete alert list'),

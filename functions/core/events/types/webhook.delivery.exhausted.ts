@@ -5,7 +5,7 @@ export const webhookDeliveryExhausted = defineEvent({
   type: 'webhook.delivery.exhausted',
   version: 1,
   producer: 'webhook delivery',
-  audience: 'bus-only',
+  audience: 'opt-in',
   description: 'A delivery ran out of retries and went to the dead-letter queue.',
   data: z.object({
     subscriptionId: z.string().min(1),

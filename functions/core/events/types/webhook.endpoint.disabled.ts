@@ -5,7 +5,7 @@ export const webhookEndpointDisabled = defineEvent({
   type: 'webhook.endpoint.disabled',
   version: 1,
   producer: 'webhook delivery',
-  audience: 'bus-only',
+  audience: 'opt-in',
   description: 'A webhook subscription was disabled (too many failed deliveries, or by an operator).',
   data: z.object({
     subscriptionId: z.string().min(1),

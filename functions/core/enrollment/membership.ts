@@ -1,0 +1,226 @@
+/**
+ * Enrollment membership events outside the vehicle-list diff (./discovery.ts):
+ * - `enrollment.vehicle.removed` for each vehicle of an enrollment that is deleted
+ *   (`DELETE /enrollments/{id}`; a fleet contract's one vehicle included);
+ * - `enrollment.vehicle.added` for the vehicle of a fleet contract, once the API confirmed it;
+ * - the fleet contract check at enrollment: one v1 call (`GET /vehicle/information/{vin}?contract=`,
+ *   the one single-vehicle read that answers for every known vehicle): the simulator, like the API,
+ *   answers 404 for a VIN it does not know and 403 for a contract that does not cover the VIN.
+ *
+ * Events are appended to the event log (unpublished) and then published, as a poll's are, so a
+ * crash between the two is repaired by the sweeper; their ids are deterministic (enrollment, vehicle,
+ * transition), so repeating a DELETE never emits a different duplicate.
+ */
+import type { CarClient } from '../api';
+import { buildEvent, type CarhookEvent } from '../events/catalogue';
+import { eventId } from '../events/ids';
+import { type PublishTuning, publishCommitted } from '../polling/commit';
+import type { EventBus } from '../publishing/ports';
+import type { Stores } from '../store/ports';
+import type { Enrollment, VehicleRecord } from '../store/records';
+import { type EnrollFleetResult, enrollFleetContract, validateFleetInput } from './fleet';
+import { unenrollEnrollment } from './unenroll';
+
+export interface MembershipDeps {
+  readonly stores: Stores;
+  readonly bus: EventBus;
+  readonly now: () => number;
+  readonly publish?: PublishTuning;
+}
+
+type MembershipType = 'enrollment.vehicle.added' | 'enrollment.vehicle.removed';
+
+/**
+ * One membership event. `sequence` is 0: these events are not part of a vehicle's diff state (the
+ * enrollment's vehicle list has its own counter in ./discovery.ts).
+ */
+export function membershipEvent(
+  type: MembershipType,
+  input: {
+    readonly enrollment: Pick<Enrollment, 'id' | 'kind'>;
+    readonly vehicle: Pick<VehicleRecord, 'id' | 'vin' | 'brand'>;
+    /** Why: `unenrolled`, `fleet-enrolled`. Part of the event id. */
+    readonly transition: string;
+    readonly at: number;
+    readonly operation: string;
+  },
+): CarhookEvent {
+  const { enrollment, vehicle } = input;
+  const at = new Date(input.at).toISOString();
+  const brand = vehicle.brand;
+  return buildEvent(type, {
+    id: eventId({ scope: enrollment.id, type, key: vehicle.id, transition: input.transition }),
+    occurredAt: at,
+    detectedAt: at,
+    sequence: 0,
+    vehicle:
+      brand === undefined
+        ? { id: vehicle.id, vin: vehicle.vin }
+        : { id: vehicle.id, vin: vehicle.vin, brand },
+    enrollment: { id: enrollment.id, kind: enrollment.kind },
+    source: { api: 'carhook', operation: input.operation, recordId: vehicle.id },
+    data: {
+      vehicleId: vehicle.id,
+      vin: vehicle.vin,
+      ...(brand === undefined ? {} : { brand }),
+    },
+  }) as CarhookEvent;
+}
+
+/** Appends to the event log (duplicates skipped), then publishes what was new. */
+export async function announce(
+  deps: MembershipDeps,
+  events: readonly CarhookEvent[],
+): Promise<{ readonly written: readonly string[]; readonly published: readonly string[] }> {
+  if (events.length === 0) return { written: [], published: [] };
+  const appended = await deps.stores.events.append(events, deps.now());
+  const written = new Set(appended.written);
+  const outcome = await publishCommitted(
+    deps,
+    events.filter((e) => written.has(e.id)),
+  );
+  return { written: [...written], published: outcome.published };
+}
+
+export type UnenrollAnnouncedResult =
+  | {
+      readonly kind: 'Unenrolled';
+      readonly transitioned: boolean;
+      readonly vehiclesPaused: number;
+      /** `enrollment.vehicle.removed` event ids (new ones; a repeated DELETE finds none). */
+      readonly removedEvents: readonly string[];
+    }
+  | { readonly kind: 'NotFound'; readonly enrollmentId: string };
+
+/**
+ * Unenrolls (./unenroll.ts) and emits `enrollment.vehicle.removed` for each of its vehicles still
+ * enrolled (a vehicle already removed from the user's list had its event then). Polling stops
+ * first; the events follow, so a repeated DELETE after a crash emits what the first one missed.
+ */
+export async function unenrollAndAnnounce(
+  deps: MembershipDeps,
+  enrollmentId: string,
+): Promise<UnenrollAnnouncedResult> {
+  const enrollment = await deps.stores.enrollments.get(enrollmentId);
+  if (!enrollment) return { kind: 'NotFound', enrollmentId };
+  const vehicles = await deps.stores.vehicles.listByEnrollment(enrollmentId);
+  const r = await unenrollEnrollment(deps, enrollmentId);
+  if (r.kind === 'NotFound') return r;
+  const at = deps.now();
+  const events = vehicles
+    .filter((v) => !(v.paused && v.pauseReason === 'removed'))
+    .map((vehicle) =>
+      membershipEvent('enrollment.vehicle.removed', {
+        enrollment,
+        vehicle,
+        transition: 'unenrolled',
+        at,
+        operation: 'DELETE /enrollments/{id}',
+      }),
+    );
+  const { written } = await announce(deps, events);
+  return {
+    kind: 'Unenrolled',
+    transitioned: r.transitioned,
+    vehiclesPaused: r.vehiclesPaused,
+    removedEvents: written,
+  };
+}
+
+export type FleetCheck =
+  | { readonly ok: true }
+  | {
+      readonly ok: false;
+      /** 400/404: the API does not know the VIN or the contract; 502/503: it could not be asked. */
+      readonly status: 404 | 422 | 502 | 503;
+      readonly code: 'UnknownVin' | 'UnknownContract' | 'ApiUnavailable';
+      readonly field?: 'vin' | 'contract';
+      readonly message: string;
+    };
+
+/** Asks the API whether the contract covers the VIN: one v1 request. */
+export async function checkFleetTarget(
+  client: Pick<CarClient, 'v1'>,
+  target: { readonly vin: string; readonly contract: string },
+): Promise<FleetCheck> {
+  const r = await client.v1.vehicleInformation({ vin: target.vin, contract: target.contract });
+  if (r.ok) return { ok: true };
+  switch (r.error.kind) {
+    case 'NotFound':
+      return {
+        ok: false,
+        status: 404,
+        code: 'UnknownVin',
+        field: 'vin',
+        message: `vin: the API knows no vehicle ${target.vin}; nothing was enrolled`,
+      };
+    case 'AccessDenied':
+    case 'InvalidRequest':
+      return {
+        ok: false,
+        status: 422,
+        code: 'UnknownContract',
+        field: 'contract',
+        message: `contract: the API does not know contract ${target.contract} for vehicle ${target.vin}; nothing was enrolled`,
+      };
+    case 'RateLimited':
+      return {
+        ok: false,
+        status: 503,
+        code: 'ApiUnavailable',
+        message: `the API's quota is spent for now: the contract could not be checked; nothing was enrolled, try again later`,
+      };
+    default:
+      return {
+        ok: false,
+        status: 502,
+        code: 'ApiUnavailable',
+        message: `the API did not confirm the contract (${r.error.kind}: ${r.error.message}); nothing was enrolled, try again`,
+      };
+  }
+}
+
+export type EnrollCheckedFleetResult =
+  | EnrollFleetResult
+  | { readonly kind: 'Refused'; readonly check: Extract<FleetCheck, { ok: false }> };
+
+/**
+ * `POST /enrollments/contracts`: the body checked (./fleet.ts), then the API asked (one v1 call),
+ * then the enrollment stored and `enrollment.vehicle.added` emitted. A refused check stores nothing.
+ */
+export async function enrollCheckedFleetContract(
+  deps: MembershipDeps & { readonly newId?: () => string },
+  client: Pick<CarClient, 'v1'>,
+  input: unknown,
+): Promise<EnrollCheckedFleetResult> {
+  const checked = validateFleetInput(input);
+  if (!checked.ok) return { kind: 'InvalidInput', field: checked.field, message: checked.message };
+  // A VIN already enrolled is refused before any request is spent on it.
+  const existing = await deps.stores.enrollments.findByFleetVin(checked.value.vin);
+  if (existing && existing.status !== 'unenrolled') {
+    return {
+      kind: 'DuplicateVin',
+      vin: checked.value.vin,
+      existingEnrollmentId: existing.id,
+      message: `vin: ${checked.value.vin} is already enrolled (enrollment ${existing.id})`,
+    };
+  }
+  const check = await checkFleetTarget(client, checked.value);
+  if (!check.ok) return { kind: 'Refused', check };
+  const r = await enrollFleetContract(deps, checked.value);
+  if (r.kind !== 'Enrolled') return r;
+  const vehicle = await deps.stores.vehicles.get(r.vehicleId);
+  const enrollment = await deps.stores.enrollments.get(r.enrollmentId);
+  if (vehicle && enrollment) {
+    await announce(deps, [
+      membershipEvent('enrollment.vehicle.added', {
+        enrollment,
+        vehicle,
+        transition: 'fleet-enrolled',
+        at: deps.now(),
+        operation: 'POST /enrollments/contracts',
+      }),
+    ]);
+  }
+  return r;
+}

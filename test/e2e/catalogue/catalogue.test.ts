@@ -1,0 +1,373 @@
+/**
+ * Every catalogue type, end to end in the local runtime: a simulator control (or a management
+ * call) → the webhook received by a real receiver, signed so the Standard Webhooks verifier
+ * accepts it, with a payload the published schema accepts. Short cadences (services, map,
+ * maintenance and discovery every second, a two-retry webhook schedule) keep it fast; every wait
+ * is a condition with a deadline, never a fixed sleep.
+ *
+ * The payloads received are the samples of docs/events.md: this test fails when they no longer
+ * have the documented shape; `CARHOOK_WRITE_EVENT_SAMPLES=1 npx vitest run test/e2e/catalogue`
+ * rewrites the samples and the page.
+ */
+import { writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  EVENTS_DOC_PATH,
+  renderEventsDoc,
+  SAMPLES_PATH,
+  shapeOf,
+  storedSamples,
+} from '../../../bin/events-doc';
+import { EVENT_TYPES } from '../../../functions/core/events/catalogue';
+import type { EventEnvelope } from '../../../functions/core/events/envelope';
+import { validateEvent } from '../../../functions/core/events/validate';
+import { banner, type LocalRuntime, startLocalRuntime } from '../../../functions/local/runtime';
+import type { SimUser, SimVehicle } from '../../../sim/world/types';
+import { until } from '../support';
+
+interface Received {
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+  readonly envelope: EventEnvelope;
+}
+
+const TIMEOUT = 30_000;
+
+/** A receiver: `/gone` answers 410, `/fail` 500, every other path 204. */
+async function startReceiver() {
+  const received: Received[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const path = req.url ?? '/';
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
+      received.push({ path, headers, body, envelope: (JSON.parse(body) as { data: EventEnvelope }).data });
+      res.writeHead(path === '/gone' ? 410 : path === '/fail' ? 500 : 204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: (path: string) => `${base}${path}`,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe('every catalogue type, end to end in the local runtime', { timeout: 60_000 }, () => {
+  let rt: LocalRuntime;
+  let rx: Awaited<ReturnType<typeof startReceiver>>;
+  const secrets = new Map<string, string>(); // receiver path → subscription secret
+  const samples = new Map<string, EventEnvelope>();
+  /** Three users with vehicles: A's first car for vehicle events, B's leaves the list, C revokes. */
+  let users: readonly SimUser[];
+  let car: SimVehicle;
+
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${rt.apiUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${rt.adminToken}`, 'content-type': 'application/json' },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await res.text();
+    // biome-ignore lint/suspicious/noExplicitAny: JSON answers, read freely by the test.
+    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as any };
+  };
+  const control = async (method: string, path: string, body?: unknown) => {
+    const sim = rt.sim as NonNullable<LocalRuntime['sim']>;
+    const res = await fetch(`${sim.url}/_sim${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    // biome-ignore lint/suspicious/noExplicitAny: JSON answers, read freely by the test.
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  const subscribe = async (path: string, eventTypes?: string[]) => {
+    const r = await api('POST', '/subscriptions', {
+      url: rx.url(path),
+      ...(eventTypes ? { eventTypes } : {}),
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    secrets.set(path, r.body.secret);
+    return r.body as { id: string; secret: string };
+  };
+  /** Requests the simulator served for operations whose id contains `op`. */
+  const reads = async (op: string): Promise<number> => {
+    const stats = (await control('GET', '/stats')).body as { byOperation: Record<string, number> };
+    return Object.entries(stats.byOperation)
+      .filter(([id]) => id.includes(op))
+      .reduce((a, [, n]) => a + n, 0);
+  };
+  /** Waits until Carhook has read `op` at least twice more (the state it sees includes what came before). */
+  const twoReadsOf = async (op: string) => {
+    const from = await reads(op);
+    await until(
+      `two more ${op} reads`,
+      async () => ((await reads(op)) >= from + 2 ? true : undefined),
+      undefined,
+      TIMEOUT,
+    );
+  };
+
+  /**
+   * Waits for the first delivery at `path` of `type` that `match` accepts; checks its signature with
+   * the Standard Webhooks verifier, its `webhook-id`, its schema, and keeps it as the type's sample.
+   */
+  async function expectWebhook(
+    path: string,
+    type: string,
+    match: (e: EventEnvelope) => boolean = () => true,
+  ): Promise<EventEnvelope> {
+    const got = await until(
+      `${type} at ${path}`,
+      () => rx.received.find((r) => r.path === path && r.envelope.type === type && match(r.envelope)),
+      undefined,
+      TIMEOUT,
+    );
+    const payload = new Webhook(secrets.get(path) as string).verify(got.body, got.headers) as {
+      type: string;
+      timestamp: string;
+      data: EventEnvelope;
+    };
+    expect(payload.type).toBe(type);
+    expect(got.headers['webhook-id']).toBe(payload.data.id);
+    expect(validateEvent(payload.data)).toEqual({ ok: true });
+    if (!samples.has(type)) samples.set(type, payload.data);
+    return payload.data;
+  }
+  const ofCar = (e: EventEnvelope) => e.vehicle?.vin === car.vin;
+
+  beforeAll(async () => {
+    rx = await startReceiver();
+    rt = await startLocalRuntime({
+      port: 0,
+      simPort: 0,
+      vehicles: 6,
+      seed: 18,
+      pollIntervalMs: 500,
+      quota: 100_000,
+      servicesIntervalMs: 1000,
+      mapIntervalMs: 1000,
+      // Two retries a second apart: a failing endpoint's delivery is exhausted in about 2 s.
+      retrySchedule: {
+        name: 'test',
+        retriesMs: [1000, 1000],
+        disableAfterFailingMs: 3_600_000,
+        failingFor: '1-hour',
+      },
+      // Maintenance and the users' vehicle lists read every second.
+      polling: { dailyMs: 1000, discoveryIntervalMs: 1000 },
+      out: null,
+      err: null,
+    });
+    const world = (rt.sim as NonNullable<LocalRuntime['sim']>).world;
+    users = world.users().filter((u) => u.vehicleIds.length > 0);
+    expect(users.length).toBeGreaterThanOrEqual(3);
+    car = world.vehicle((users[0] as SimUser).vehicleIds[0] as string) as SimVehicle;
+    await subscribe('/all');
+    await subscribe('/ops', ['webhook.*']);
+    // Baselines first: every enrolled vehicle polled once (its first read of each resource is a baseline).
+    await twoReadsOf('v2.vehicles.events');
+    await twoReadsOf('v2.vehicles.maintenance');
+  }, 120_000);
+
+  afterAll(async () => {
+    await rt?.close();
+    await rx?.close();
+    if (process.env.CARHOOK_WRITE_EVENT_SAMPLES === '1' && samples.size === EVENT_TYPES.length) {
+      const ordered = Object.fromEntries(EVENT_TYPES.map((t) => [t, samples.get(t)]));
+      await writeFile(SAMPLES_PATH, `${JSON.stringify(ordered, null, 2)}\n`);
+      await writeFile(EVENTS_DOC_PATH, await renderEventsDoc());
+    }
+  });
+
+  it('the banner says the cadences and the retry schedule', () => {
+    expect(banner(rt, { generatedToken: true })).toContain(
+      '  cadences        services every 1s, map every 1s; webhook retries test\n',
+    );
+  });
+
+  it('vehicle.alert.raised: an alert raised in the car', async () => {
+    const raised = await control('POST', `/vehicles/${car.id}/alerts`, {
+      code: 'engineFault',
+      severity: 'high',
+    });
+    expect(raised.status).toBe(201);
+    const e = await expectWebhook('/all', 'vehicle.alert.raised', ofCar);
+    expect(e.vehicle).toMatchObject({ vin: car.vin });
+  });
+
+  it('vehicle.alert.fixed: the alert fixed', async () => {
+    const alert = (await control('GET', '/world')).body.vehicles
+      .find((v: { id: string }) => v.id === car.id)
+      .alerts.find((a: { active: boolean }) => a.active);
+    expect((await control('POST', `/vehicles/${car.id}/alerts/${alert.id}/fix`)).status).toBe(200);
+    await expectWebhook('/all', 'vehicle.alert.fixed', ofCar);
+  });
+
+  it('vehicle.collision.detected: a collision', async () => {
+    expect((await control('POST', `/vehicles/${car.id}/collisions`, { front: 'high' })).status).toBe(201);
+    await expectWebhook('/all', 'vehicle.collision.detected', ofCar);
+  });
+
+  it('vehicle.trip.completed: a trip driven', async () => {
+    expect(
+      (await control('POST', `/vehicles/${car.id}/trips`, { durationS: 1200, distanceKm: 14 })).status,
+    ).toBe(201);
+    await expectWebhook('/all', 'vehicle.trip.completed', ofCar);
+  });
+
+  it('vehicle.refuel.detected: a refuel', async () => {
+    expect((await control('POST', `/vehicles/${car.id}/events`, { type: 'refuel', liters: 30 })).status).toBe(
+      201,
+    );
+    await expectWebhook('/all', 'vehicle.refuel.detected', ofCar);
+  });
+
+  it('vehicle.fuel_theft.detected: fuel stolen', async () => {
+    expect(
+      (await control('POST', `/vehicles/${car.id}/events`, { type: 'fuel_stolen', liters: 12 })).status,
+    ).toBe(201);
+    await expectWebhook('/all', 'vehicle.fuel_theft.detected', ofCar);
+  });
+
+  it('vehicle.maintenance.due, .overdue, .reset: the countdown crosses the threshold, zero, then jumps back', async () => {
+    const set = async (days: number, mileage: number) => {
+      expect((await control('PUT', `/vehicles/${car.id}/maintenance`, { days, mileage })).status).toBe(200);
+      await twoReadsOf('v2.vehicles.maintenance');
+    };
+    await set(300, 20_000);
+    await set(20, 5000);
+    await expectWebhook('/all', 'vehicle.maintenance.due', ofCar);
+    await set(-3, 5000);
+    await expectWebhook('/all', 'vehicle.maintenance.overdue', ofCar);
+    await set(365, 30_000);
+    await expectWebhook('/all', 'vehicle.maintenance.reset', ofCar);
+  });
+
+  it('vehicle.services.changed: a service turned off (--services-interval)', async () => {
+    expect((await control('PUT', `/vehicles/${car.id}/services`, { ECALL: false })).status).toBe(200);
+    await expectWebhook('/all', 'vehicle.services.changed', ofCar);
+  });
+
+  it('vehicle.map_update.available: a map update released (--map-interval)', async () => {
+    expect((await control('POST', `/map/${car.vin}/release`, { version: '2027.04' })).status).toBe(200);
+    await expectWebhook('/all', 'vehicle.map_update.available', ofCar);
+  });
+
+  it('enrollment.vehicle.added and .removed: a fleet contract enrolled, then deleted', async () => {
+    const world = (rt.sim as NonNullable<LocalRuntime['sim']>).world;
+    const fleetCar = world.vehicles().at(-1) as SimVehicle;
+    const enrolled = await api('POST', '/enrollments/contracts', {
+      vin: fleetCar.vin,
+      contract: fleetCar.contract,
+      brand: fleetCar.brand,
+    });
+    expect(enrolled.status, JSON.stringify(enrolled.body)).toBe(201);
+    const added = await expectWebhook(
+      '/all',
+      'enrollment.vehicle.added',
+      (e) => e.enrollment?.id === enrolled.body.enrollmentId,
+    );
+    expect(added.enrollment).toEqual({ id: enrolled.body.enrollmentId, kind: 'fleet-contract' });
+    expect(added.data).toMatchObject({ vehicleId: enrolled.body.vehicleId, vin: fleetCar.vin });
+
+    expect((await api('DELETE', `/enrollments/${enrolled.body.enrollmentId}`)).status).toBe(200);
+    await expectWebhook(
+      '/all',
+      'enrollment.vehicle.removed',
+      (e) => e.enrollment?.id === enrolled.body.enrollmentId,
+    );
+  });
+
+  it("enrollment.vehicle.removed: a vehicle leaves the user's list", async () => {
+    const world = (rt.sim as NonNullable<LocalRuntime['sim']>).world;
+    const userB = users[1] as SimUser;
+    const leaving = world.vehicle(userB.vehicleIds[0] as string) as SimVehicle;
+    expect((await control('DELETE', `/users/${userB.id}/vehicles/${leaving.id}`)).status).toBe(200);
+    const removed = await expectWebhook(
+      '/all',
+      'enrollment.vehicle.removed',
+      (e) => e.vehicle?.vin === leaving.vin && e.enrollment?.kind === 'oauth-user',
+    );
+    expect(removed.data).toMatchObject({ vin: leaving.vin });
+  });
+
+  it('enrollment.reauthorization_required: the user revoked the access', async () => {
+    const userC = users[2] as SimUser;
+    expect((await control('POST', `/users/${userC.id}/revoke`)).status).toBe(200);
+    await expectWebhook('/all', 'enrollment.reauthorization_required');
+  });
+
+  it('webhook.test: a test event sent from the API', async () => {
+    const sub = await subscribe('/tested', ['vehicle.alert.raised']);
+    expect((await api('POST', `/subscriptions/${sub.id}/test`)).status).toBe(200);
+    await expectWebhook('/tested', 'webhook.test');
+  });
+
+  it('webhook.endpoint.disabled: an endpoint answers 410, the subscriptions asking for webhook.* are told', async () => {
+    const gone = await subscribe('/gone', ['vehicle.alert.raised']);
+    expect(
+      (await control('POST', `/vehicles/${car.id}/alerts`, { code: 'alertBrakeFluid', severity: 'low' }))
+        .status,
+    ).toBe(201);
+    const e = await expectWebhook(
+      '/ops',
+      'webhook.endpoint.disabled',
+      (x) => x.data.subscriptionId === gone.id,
+    );
+    expect(e.data).toMatchObject({ subscriptionId: gone.id, url: rx.url('/gone'), reason: 'gone' });
+    expect((await api('GET', `/subscriptions/${gone.id}`)).body.status).toBe('disabled');
+    // Never to the endpoint it is about, nor to a subscription to everything.
+    expect(rx.received.filter((r) => r.path === '/gone').map((r) => r.envelope.type)).not.toContain(
+      'webhook.endpoint.disabled',
+    );
+    expect(rx.received.filter((r) => r.path === '/all').map((r) => r.envelope.type)).not.toContain(
+      'webhook.endpoint.disabled',
+    );
+  });
+
+  it('webhook.delivery.exhausted: every retry of a delivery failed', async () => {
+    const failing = await subscribe('/fail', ['vehicle.alert.raised']);
+    expect(
+      (await control('POST', `/vehicles/${car.id}/alerts`, { code: 'alertOilPressure', severity: 'medium' }))
+        .status,
+    ).toBe(201);
+    const e = await expectWebhook(
+      '/ops',
+      'webhook.delivery.exhausted',
+      (x) => x.data.subscriptionId === failing.id,
+    );
+    expect(e.data).toMatchObject({
+      subscriptionId: failing.id,
+      eventType: 'vehicle.alert.raised',
+      attempts: 3,
+      lastStatus: 500,
+    });
+    expect(rx.received.filter((r) => r.path === '/fail' && r.envelope.id === e.data.eventId)).toHaveLength(3);
+  });
+
+  it('covered every catalogue type, with the payload shapes docs/events.md shows', async () => {
+    expect([...samples.keys()].sort()).toEqual([...EVENT_TYPES].sort());
+    if (process.env.CARHOOK_WRITE_EVENT_SAMPLES === '1') return;
+    const documented = await storedSamples();
+    for (const type of EVENT_TYPES) {
+      expect(
+        shapeOf(samples.get(type)),
+        `docs/events.md is stale for ${type}: run CARHOOK_WRITE_EVENT_SAMPLES=1 npx vitest run test/e2e/catalogue`,
+      ).toEqual(shapeOf(documented[type]));
+    }
+  });
+});
