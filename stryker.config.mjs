@@ -26,6 +26,7 @@ export default {
     '!functions/core/detection/index.ts',
     'functions/core/delivery/engine.ts',
     'functions/core/webhooks/signing.ts',
+    'functions/core/webhooks/addresses.ts',
     'functions/core/webhooks/ssrf.ts',
     'functions/core/webhooks/url-policy.ts',
   ],

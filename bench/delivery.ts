@@ -32,6 +32,9 @@ import {
 } from '../functions/adapters/dynamodb';
 import { LocalBus } from '../functions/adapters/local/bus';
 import { dynamoDbLocalClient, startDynamoDbLocal } from '../functions/adapters/local/dynamodb-local';
+import { createMemoryStores } from '../functions/adapters/memory/stores';
+import { createMemorySubscriptionStores } from '../functions/adapters/memory/subscriptions';
+import { createSender } from '../functions/adapters/webhooks/sender';
 import { createKeyRing, createTokenCipher } from '../functions/core/crypto/token-cipher';
 import {
   createDeliveryEngine,
@@ -39,14 +42,11 @@ import {
   type DeliveryJob,
   fanOutSubscriber,
 } from '../functions/core/delivery/engine';
-import { createSubscriptionService } from '../functions/core/delivery/management';
 import { createSecretBox } from '../functions/core/delivery/secrets';
 import type { EventEnvelope } from '../functions/core/events/envelope';
 import type { JobQueue } from '../functions/core/queue/ports';
-import { createMemoryStores } from '../functions/core/store/memory';
-import { createMemorySubscriptionStores } from '../functions/core/subscriptions/memory';
 import type { DeliveryStore, SubscriptionStore } from '../functions/core/subscriptions/ports';
-import { createSender } from '../functions/core/webhooks/sender';
+import { createSubscriptionService } from '../functions/core/subscriptions/service';
 import { compileAllowList } from '../functions/core/webhooks/ssrf';
 import { countRequests, createSimulatedClockTable } from './support/dynamo';
 import { percentile, round } from './support/stats';

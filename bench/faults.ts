@@ -23,20 +23,20 @@
 import { fileURLToPath } from 'node:url';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDynamoStores, createDynamoSubscriptionStores } from '../functions/adapters/dynamodb';
+import { createMemorySubscriptionStores } from '../functions/adapters/memory/subscriptions';
+import { createSender } from '../functions/adapters/webhooks/sender';
 import {
   createDeliveryEngine,
   type DeliveryEngine,
   type DeliveryJob,
 } from '../functions/core/delivery/engine';
-import { createSubscriptionService } from '../functions/core/delivery/management';
 import { createSecretBox } from '../functions/core/delivery/secrets';
 import type { EventEnvelope } from '../functions/core/events/envelope';
 import { type JobResult, type PollJob, runPlanner, runPollJob } from '../functions/core/polling';
 import { republishPending } from '../functions/core/polling/commit';
 import type { Stores } from '../functions/core/store/ports';
-import { createMemorySubscriptionStores } from '../functions/core/subscriptions/memory';
 import type { DeliveryStore, SubscriptionStore } from '../functions/core/subscriptions/ports';
-import { createSender } from '../functions/core/webhooks/sender';
+import { createSubscriptionService } from '../functions/core/subscriptions/service';
 import { compileAllowList } from '../functions/core/webhooks/ssrf';
 import type { SimVehicle } from '../sim/world/types';
 import { type MadeChange, makeChange, planChanges, type ScriptState } from './support/changes';

@@ -10,9 +10,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import { createSender } from '../functions/adapters/webhooks/sender';
 import type { EventEnvelope } from '../functions/core/events/envelope';
 import { serializePayload } from '../functions/core/webhooks/payload';
-import { createSender } from '../functions/core/webhooks/sender';
 import { generateSecret } from '../functions/core/webhooks/signing';
 import { compileAllowList } from '../functions/core/webhooks/ssrf';
 

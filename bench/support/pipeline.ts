@@ -4,6 +4,7 @@
  * suite and the poll tests (test/polling/support.ts adapts it; bench/ never imports test files).
  */
 import { randomBytes } from 'node:crypto';
+import { createMemoryStores } from '../../functions/adapters/memory/stores';
 import { createTokenEndpoint, type TokenEndpoint } from '../../functions/core/api';
 import { createKeyRing, createTokenCipher, type TokenCipher } from '../../functions/core/crypto/token-cipher';
 import {
@@ -29,7 +30,6 @@ import type { EventBus, PublishResult } from '../../functions/core/publishing/po
 import type { JobQueue, OutgoingMessage } from '../../functions/core/queue/ports';
 import { DEFAULT_RATE_BUDGET, type RateBudgetConfig } from '../../functions/core/ratelimit/bucket';
 import { createMemoryRateBudget, type RateBudget } from '../../functions/core/ratelimit/budget';
-import { createMemoryStores } from '../../functions/core/store/memory';
 import type { Stores } from '../../functions/core/store/ports';
 import { createTokenManager } from '../../functions/core/tokens';
 import { BRANDS, type RunningSimulator, type SimulatorOptions, startSimulator } from '../../sim';

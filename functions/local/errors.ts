@@ -1,5 +1,5 @@
 /**
- * Why the local runtime could not start, as one sentence a person can act on (issue 8: "a missing
+ * Why the local runtime could not start, as one sentence a person can act on ("a missing
  * Java, a busy port or a bad flag gets one clear line saying what to do, not a stack trace").
  */
 export type LocalRuntimeErrorKind =

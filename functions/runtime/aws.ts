@@ -17,11 +17,11 @@ import { createEventBridgeBus, type PutEventsClient } from '../adapters/eventbri
 import { createSecretsManagerSecrets } from '../adapters/secrets/secrets-manager';
 import { type CarhookSecrets, SecretError } from '../adapters/secrets/types';
 import { type SqsClientLike, SqsQueue } from '../adapters/sqs/queue';
+import type { SenderOptions } from '../adapters/webhooks/sender';
 import type { DeliveryJob } from '../core/delivery/engine';
 import { RETRY_SCHEDULES } from '../core/delivery/retry-schedule';
 import type { PollJob } from '../core/polling/jobs';
 import type { EventBus, PublishResult } from '../core/publishing/ports';
-import type { SenderOptions } from '../core/webhooks/sender';
 import { awsClient, onFirstSend } from './aws-clients';
 import { type ConfigNeed, loadRuntimeConfig, RUNTIME_ENV, type RuntimeConfig, required } from './config';
 import { logger, type MetricSink, powertoolsMetricSink } from './observability';

@@ -5,13 +5,16 @@
  * further secret is needed. Shared by the Lambda handlers (fanout, delivery, http-api) and the local
  * runtime (which passes a loopback-friendly URL policy).
  */
+
+import { systemResolver } from '../adapters/webhooks/dns';
+import { createSender, type SenderOptions } from '../adapters/webhooks/sender';
 import { createDeliveryEngine, type DeliveryEngine, type DeliveryJob } from '../core/delivery/engine';
-import { createSubscriptionService, type SubscriptionService } from '../core/delivery/management';
 import type { RetrySchedule } from '../core/delivery/retry-schedule';
 import { createSecretBox } from '../core/delivery/secrets';
 import type { JobQueue } from '../core/queue/ports';
 import type { DeliveryStore, SubscriptionStore } from '../core/subscriptions/ports';
-import { createSender, type Sender, type SenderOptions } from '../core/webhooks/sender';
+import { createSubscriptionService, type SubscriptionService } from '../core/subscriptions/service';
+import type { Sender } from '../core/webhooks/sender';
 import { compileAllowList, parseAllowEntries } from '../core/webhooks/ssrf';
 import { ConfigError, RUNTIME_ENV } from './config';
 import { CARHOOK_METRIC_NAMES, type MetricSink, meteredBus } from './observability';
@@ -107,7 +110,7 @@ export async function createWebhooks(
       ...(allowInsecureLoopback !== undefined ? { allowInsecureLoopback } : {}),
       ...(allowList ? { allowList } : {}),
       ...(extraPorts ? { extraPorts } : {}),
-      ...(resolve ? { resolve } : {}),
+      resolve: resolve ?? systemResolver,
     },
   });
   return { engine, service };

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { redact, toIsoDate } from '../../functions/core/api';
 import { excerpt } from '../../functions/core/api/errors';
-import { wNumber } from '../../functions/core/api/wire';
+import { wNumber } from '../../functions/core/api/wire/common';
 
 describe('properties', () => {
   it('redact removes every known secret wherever it appears in a text', () => {

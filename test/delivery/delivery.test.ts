@@ -397,7 +397,7 @@ describe('replay', () => {
     const h = setup();
     const rx = await receiver();
     const sub = await h.subscribe({ url: rx.url() });
-    const service = (await import('../../functions/core/delivery/management')).createSubscriptionService({
+    const service = (await import('../../functions/core/subscriptions/service')).createSubscriptionService({
       ...h.stores,
       events: h.log,
       engine: h.engine,

@@ -1,19 +1,19 @@
 import { randomBytes } from 'node:crypto';
+import { createMemoryStores } from '../../functions/adapters/memory/stores';
+import { createMemorySubscriptionStores } from '../../functions/adapters/memory/subscriptions';
+import { createSender, type SenderOptions } from '../../functions/adapters/webhooks/sender';
 import { createKeyRing, createTokenCipher } from '../../functions/core/crypto/token-cipher';
 import {
   createDeliveryEngine,
   type DeliveryEngineDeps,
   type DeliveryJob,
 } from '../../functions/core/delivery/engine';
-import { createSubscriptionService } from '../../functions/core/delivery/management';
 import { createSecretBox } from '../../functions/core/delivery/secrets';
 import type { EventEnvelope } from '../../functions/core/events/envelope';
 import type { EventBus } from '../../functions/core/publishing/ports';
 import type { JobQueue, OutgoingMessage } from '../../functions/core/queue/ports';
-import { createMemoryStores } from '../../functions/core/store/memory';
-import { createMemorySubscriptionStores } from '../../functions/core/subscriptions/memory';
 import type { DeliveryStore, SubscriptionStore } from '../../functions/core/subscriptions/ports';
-import { createSender, type SenderOptions } from '../../functions/core/webhooks/sender';
+import { createSubscriptionService } from '../../functions/core/subscriptions/service';
 import type { AllowList, Resolver } from '../../functions/core/webhooks/ssrf';
 import { loopbackAllowList } from '../webhooks/receiver';
 

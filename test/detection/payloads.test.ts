@@ -4,7 +4,7 @@
  * field dropped anywhere between the wire and the event fails here. Each event is pinned whole.
  */
 import { describe, expect, it } from 'vitest';
-import { wCollision, wEvent } from '../../functions/core/api/wire';
+import { wCollision, wEvent } from '../../functions/core/api/wire/v2';
 import { diff } from '../../functions/core/detection/diff';
 import { at, baselined, context, expectValidEvents, obs } from './fixtures';
 

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createMemoryStores } from '../../functions/adapters/memory/stores';
 import type { Vehicle } from '../../functions/core/api/model';
 import {
   applyVehicleList,
@@ -8,7 +9,6 @@ import {
 } from '../../functions/core/enrollment';
 import type { EventEnvelope } from '../../functions/core/events/envelope';
 import { runPollJob } from '../../functions/core/polling';
-import { createMemoryStores } from '../../functions/core/store/memory';
 import { MemoryBus, type Pipeline, startPipeline } from '../polling/support';
 
 const at = (ms: number) => new Date(ms).toISOString();

@@ -4,11 +4,11 @@
  * checked with the API (one v1 call) before anything is stored.
  */
 import { describe, expect, it } from 'vitest';
+import { createMemoryStores } from '../../functions/adapters/memory/stores';
 import type { CarClient } from '../../functions/core/api';
 import { applyVehicleList } from '../../functions/core/enrollment';
 import { enrollCheckedFleetContract, unenrollAndAnnounce } from '../../functions/core/enrollment/membership';
 import { validateEvent } from '../../functions/core/events/validate';
-import { createMemoryStores } from '../../functions/core/store/memory';
 import { MemoryBus } from '../polling/support';
 
 const T0 = Date.parse('2026-01-15T09:00:00.000Z');

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { toIsoDate } from '../../functions/core/api';
-import { toIsoFromCompact } from '../../functions/core/api/wire';
+import { toIsoFromCompact } from '../../functions/core/api/wire/common';
 import { diff } from '../../functions/core/detection';
 import { validateEvent } from '../../functions/core/events';
 import { hal, json, TOKEN, testClient, VIN } from '../api/support';

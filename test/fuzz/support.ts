@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import * as z from 'zod';
+import { createMemoryStores } from '../../functions/adapters/memory/stores';
 import {
   type ApiErrorKind,
   type CarClient,
@@ -38,7 +39,6 @@ import { type PollDeps, type PollJob, vehicleResources } from '../../functions/c
 import type { EventBus, PublishResult } from '../../functions/core/publishing/ports';
 import { DEFAULT_RATE_BUDGET } from '../../functions/core/ratelimit/bucket';
 import { createMemoryRateBudget } from '../../functions/core/ratelimit/budget';
-import { createMemoryStores } from '../../functions/core/store/memory';
 import type { Stores } from '../../functions/core/store/ports';
 import { createTokenManager } from '../../functions/core/tokens';
 import { BRANDS, type RunningSimulator, startSimulator } from '../../sim';

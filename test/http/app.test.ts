@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createMemorySubscriptionStores } from '../../functions/adapters/memory/subscriptions';
 import type { DeliveryJob } from '../../functions/core/delivery/engine';
 import { signState, verifyState } from '../../functions/core/enrollment';
-import { createMemorySubscriptionStores } from '../../functions/core/subscriptions';
 import { createHttpApp } from '../../functions/http/app';
 import { stateKeyFromKeyRing } from '../../functions/runtime/runtime';
 import { createWebhooks } from '../../functions/runtime/webhooks';

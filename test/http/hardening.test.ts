@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createMemorySubscriptionStores } from '../../functions/adapters/memory/subscriptions';
 import type { DeliveryJob } from '../../functions/core/delivery/engine';
-import { createMemorySubscriptionStores } from '../../functions/core/subscriptions';
 import { createHttpApp } from '../../functions/http/app';
 import { findBadString, MAX_JSON_BODY_BYTES } from '../../functions/http/body';
 import { createCursorCodec, MAX_CURSOR_LENGTH } from '../../functions/http/cursor';

@@ -3,6 +3,7 @@
  * to the VIN, not to the enrollment that polls it.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createMemoryStores } from '../../functions/adapters/memory/stores';
 import { diff } from '../../functions/core/detection/diff';
 import { STATE_FORMAT, serializeState } from '../../functions/core/detection/state';
 import { enrollFleetContract, unenrollEnrollment } from '../../functions/core/enrollment';
@@ -11,7 +12,6 @@ import type { JobResult } from '../../functions/core/polling';
 import { applyObservations } from '../../functions/core/polling/commit';
 import { DEFAULT_POLLING_CONFIG } from '../../functions/core/polling/config';
 import { stateKeyOf } from '../../functions/core/store/identity';
-import { createMemoryStores } from '../../functions/core/store/memory';
 import type { SimUser } from '../../sim/world/types';
 import { type Pipeline, startPipeline, userWithVehicles } from './support';
 

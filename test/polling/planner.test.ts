@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createMemoryStores } from '../../functions/adapters/memory/stores';
 import type { Result, V1Target } from '../../functions/core/api';
 import {
   bulkWithSplit,
@@ -13,7 +14,6 @@ import {
   remember,
   runPlanner,
 } from '../../functions/core/polling';
-import { createMemoryStores } from '../../functions/core/store/memory';
 import type { VehicleRecord } from '../../functions/core/store/records';
 import { MemoryQueue } from './support';
 

@@ -6,12 +6,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { createMemoryStores } from '../../functions/adapters/memory/stores';
 import type { Alert, Collision } from '../../functions/core/api/model';
 import type { Observation } from '../../functions/core/detection/observations';
 import type { EventEnvelope } from '../../functions/core/events/envelope';
 import { applyObservations } from '../../functions/core/polling/commit';
 import { DEFAULT_POLLING_CONFIG } from '../../functions/core/polling/config';
-import { createMemoryStores } from '../../functions/core/store/memory';
 import type { Stores } from '../../functions/core/store/ports';
 import type { MemoryBus } from './support';
 

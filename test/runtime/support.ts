@@ -2,11 +2,12 @@
  * A runtime over the simulator (manual clock): memory stores (or DynamoDB Local), a recording bus,
  * local secrets holding the simulator's client, and a recording metric sink.
  */
+
+import { createMemoryStores } from '../../functions/adapters/memory/stores';
 import { createLocalSecrets } from '../../functions/adapters/secrets';
 import { generateKey } from '../../functions/core/crypto/token-cipher';
 import type { PollJob } from '../../functions/core/polling/jobs';
 import { createMemoryRateBudget, type RateBudget } from '../../functions/core/ratelimit/budget';
-import { createMemoryStores } from '../../functions/core/store/memory';
 import type { Stores } from '../../functions/core/store/ports';
 import type { MetricSink } from '../../functions/runtime/observability';
 import { createRuntime, type Runtime } from '../../functions/runtime/runtime';

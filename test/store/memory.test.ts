@@ -1,4 +1,4 @@
-import { createMemoryStores } from '../../functions/core/store/memory';
+import { createMemoryStores } from '../../functions/adapters/memory/stores';
 import { storeContract } from './contract';
 
 storeContract('memory stores', async (options) => createMemoryStores(options));

@@ -1,4 +1,4 @@
-import { createMemorySubscriptionStores } from '../../functions/core/subscriptions/memory';
+import { createMemorySubscriptionStores } from '../../functions/adapters/memory/subscriptions';
 import { subscriptionStoreContract } from './contract';
 
 subscriptionStoreContract('memory subscription stores', async () => createMemorySubscriptionStores());

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createSender } from '../../functions/adapters/webhooks/sender';
 import type { EventEnvelope } from '../../functions/core/events/envelope';
 import { serializePayload } from '../../functions/core/webhooks/payload';
 import {
@@ -8,7 +9,7 @@ import {
   recordAttempt,
   type SubscriptionHealth,
 } from '../../functions/core/webhooks/policy';
-import { createSender, type DeliveryAttempt } from '../../functions/core/webhooks/sender';
+import type { DeliveryAttempt } from '../../functions/core/webhooks/sender';
 import { generateSecret, verify } from '../../functions/core/webhooks/signing';
 import { loopbackAllowList, type Receiver, startReceiver } from './receiver';
 

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createSender } from '../../functions/adapters/webhooks/sender';
 import {
   createKeyedLimiter,
   LimiterOverloaded,
   validateLimiterOptions,
 } from '../../functions/core/webhooks/limiter';
-import { createSender } from '../../functions/core/webhooks/sender';
 import { generateSecret } from '../../functions/core/webhooks/signing';
 import { loopbackAllowList, startReceiver } from './receiver';
 

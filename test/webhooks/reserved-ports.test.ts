@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSender } from '../../functions/core/webhooks/sender';
+import { createSender } from '../../functions/adapters/webhooks/sender';
 import { generateSecret } from '../../functions/core/webhooks/signing';
 import { compileAllowList, parseAllowEntries, type ReservedPort } from '../../functions/core/webhooks/ssrf';
 import { checkUrl, validateUrl } from '../../functions/core/webhooks/url-policy';

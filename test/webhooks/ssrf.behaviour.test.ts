@@ -1,17 +1,16 @@
 import type { LookupAddress } from 'node:dns';
 import { describe, expect, it } from 'vitest';
+import { guardedLookup, systemResolver } from '../../functions/adapters/webhooks/dns';
 import {
   type AllowList,
   checkAddress,
   classifyAddress,
   compileAllowList,
   GuardedLookupError,
-  guardedLookup,
   parseAllowEntries,
   parseLooseIpv4,
   type Resolver,
   resolveChecked,
-  systemResolver,
 } from '../../functions/core/webhooks/ssrf';
 
 /**

@@ -5,7 +5,7 @@ import {
   parseBody,
   type SubscriptionFilter,
   subscriptionSchemas,
-} from '../../functions/core/webhooks/subscription';
+} from '../../functions/core/subscriptions/schemas';
 
 const knownTypes = [
   'vehicle.alert.raised',

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { systemResolver } from '../../functions/adapters/webhooks/dns';
 import {
   type AllowList,
   classifyAddress,
@@ -248,8 +249,21 @@ describe('checkUrl (subscribe time, after DNS)', () => {
     expect(r.ok ? 'ok' : r.error.problem).toBe('address');
   });
 
-  it('uses the system resolver by default (localhost, from the hosts file, is loopback)', async () => {
-    const r = await checkUrl('http://localhost:8080/hooks', { allowInsecureLoopback: true });
+  it('with the system resolver, localhost (from the hosts file) is loopback', async () => {
+    const r = await checkUrl('http://localhost:8080/hooks', {
+      allowInsecureLoopback: true,
+      resolve: systemResolver,
+    });
     expect(r.ok ? 'ok' : r.error.message).toMatch(/"localhost" resolves to .*, which is loopback/);
+  });
+
+  it('without a resolver a name is unresolvable (core does no DNS of its own); an IP literal is still checked', async () => {
+    const named = await checkUrl('https://hooks.example.com/x');
+    expect(named.ok ? 'ok' : named.error).toMatchObject({
+      problem: 'unresolvable',
+      message: 'url: host "hooks.example.com" could not be resolved (no DNS resolver configured)',
+    });
+    const literal = await checkUrl('https://93.184.216.34/x');
+    expect(literal.ok).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 import { BatchWriteCommand, paginateQuery, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { EventEnvelope } from '../../core/events/envelope';
+import { backoffCeiling, equalJitter } from '../../core/backoff';
 import { invalidInput } from '../../core/store/errors';
 import {
   decodeCursor,
@@ -8,21 +8,9 @@ import {
   requireIsoDate,
   requirePageLimit,
 } from '../../core/store/logic';
-import {
-  attemptSortKey,
-  DELIVERY_RETENTION_MS,
-  dueSortKey,
-  validateDelivery,
-  validateFinish,
-  validateRecordedAttempt,
-} from '../../core/subscriptions/logic';
+import { validateDelivery, validateFinish, validateRecordedAttempt } from '../../core/subscriptions/logic';
 import type { ClaimResult, DeliveryStore, RecordedAttempt } from '../../core/subscriptions/ports';
-import {
-  type AttemptRecord,
-  type DeliveryRecord,
-  type DeliveryStatus,
-  deliveryStatuses,
-} from '../../core/subscriptions/records';
+import type { DeliveryStatus } from '../../core/subscriptions/records';
 import {
   cancellationReasons,
   conditionFailedItem,
@@ -30,116 +18,25 @@ import {
   type Item,
   isConditionalCheckFailed,
   isTransactionCanceled,
-  malformed,
   putIfAbsent,
   queryRange,
   shardOf,
   storeFailure,
   type TableContext,
 } from './common';
+import {
+  attemptFromItem,
+  attemptItem,
+  DELIVERY_DUE_SHARDS,
+  deliveryKeys,
+  fromItem,
+  recordedItem,
+  toItem,
+  ttl,
+} from './delivery-items';
 import { INDEX } from './table';
 
-/**
- * Deliveries and the attempt log on the single table (README "Webhooks"):
- * - delivery `DLV#<id>` / `DLV`; gsi1 `SUBDLV#<subscriptionId>#<status>` / `<createdAt>#<id>`
- *   (parked deliveries to resume, dead letters); gsi2, only while pending,
- *   `DLVDUE#<shard>` / `<nextAttemptAt>#<id>` (the recovery sweep; sharded like the due index).
- * - attempt `SUBATT#<subscriptionId>` / `<startedAt>#<deliveryId>#<nnn>`, read newest first.
- * A first attempt that ended before the fan-out's hold is recorded by `recordAttempts`: both items
- * put whole in BatchWriteItem (no condition: nothing was written before the attempt); everything
- * else (write-first records, claims, `finish`) stays conditional.
- */
-export const DELIVERY_DUE_SHARDS = 4;
-
-export const deliveryKeys = {
-  delivery: (id: string) => ({ pk: `DLV#${id}`, sk: 'DLV' }),
-  ofSubscription: (subscriptionId: string, status: DeliveryStatus) => `SUBDLV#${subscriptionId}#${status}`,
-  due: (shard: number) => `DLVDUE#${shard}`,
-  attempts: (subscriptionId: string) => `SUBATT#${subscriptionId}`,
-} as const;
-
-const ttl = (ms: number) => Math.ceil((ms + DELIVERY_RETENTION_MS) / 1000);
-
-function toItem(d: DeliveryRecord): Item {
-  const { envelope, ...rest } = d;
-  return {
-    ...deliveryKeys.delivery(d.id),
-    entity: 'Delivery',
-    ...rest,
-    envelope: JSON.stringify(envelope),
-    gsi1pk: deliveryKeys.ofSubscription(d.subscriptionId, d.status),
-    gsi1sk: `${d.createdAt}#${d.id}`,
-    ...(d.status === 'pending'
-      ? { gsi2pk: deliveryKeys.due(shardOf(d.id, DELIVERY_DUE_SHARDS)), gsi2sk: dueSortKey(d) }
-      : {}),
-  };
-}
-
-function fromItem(ctx: TableContext, item: Item): DeliveryRecord {
-  const key = String(item.pk);
-  for (const f of [
-    'id',
-    'subscriptionId',
-    'eventId',
-    'eventType',
-    'envelope',
-    'origin',
-    'status',
-    'nextAttemptAt',
-    'createdAt',
-    'updatedAt',
-  ]) {
-    if (typeof item[f] !== 'string') throw malformed(ctx, 'delivery', f, key);
-  }
-  if (typeof item.attempts !== 'number') throw malformed(ctx, 'delivery', 'attempts', key);
-  if (!deliveryStatuses.includes(item.status as DeliveryStatus))
-    throw malformed(ctx, 'delivery', 'status', key);
-  let envelope: EventEnvelope;
-  try {
-    // Parsing boundary: our own JSON text of an envelope validated before it was written.
-    envelope = JSON.parse(item.envelope as string) as EventEnvelope;
-  } catch {
-    throw malformed(ctx, 'delivery', 'envelope', key);
-  }
-  const out: Record<string, unknown> = { envelope };
-  for (const f of [
-    'id',
-    'subscriptionId',
-    'eventId',
-    'eventType',
-    'origin',
-    'status',
-    'attempts',
-    'nextAttemptAt',
-    'createdAt',
-    'updatedAt',
-    'firstAttemptAt',
-    'lastAttemptAt',
-    'lastStatusCode',
-    'lastError',
-  ]) {
-    if (item[f] !== undefined) out[f] = item[f];
-  }
-  return out as unknown as DeliveryRecord;
-}
-
-function attemptItem(a: AttemptRecord, now: number): Item {
-  return {
-    pk: deliveryKeys.attempts(a.subscriptionId),
-    sk: attemptSortKey(a),
-    entity: 'DeliveryAttempt',
-    ...a,
-    expiresAt: ttl(now),
-  };
-}
-
-/** The delivery item as `recordAttempts` writes it whole: as `toItem`, with the TTL `finish` sets. */
-function recordedItem(d: DeliveryRecord): Item {
-  return {
-    ...toItem(d),
-    ...(d.status === 'succeeded' ? { expiresAt: ttl(Date.parse(d.updatedAt)) } : {}),
-  };
-}
+export { DELIVERY_DUE_SHARDS, deliveryKeys } from './delivery-items';
 
 /** BatchWriteItem takes at most 25 requests; a recorded attempt is 2 (delivery + attempt line). */
 const BATCH_ITEMS = 25;
@@ -157,11 +54,6 @@ export interface DeliveryStoreOptions {
   /** Injectable for tests (no sleeping): how the store waits between rounds. */
   readonly sleep?: (ms: number) => Promise<void>;
   readonly random?: () => number;
-}
-
-function attemptFromItem(item: Item): AttemptRecord {
-  const { pk: _pk, sk: _sk, entity: _e, expiresAt: _x, ...rest } = item;
-  return rest as unknown as AttemptRecord;
 }
 
 export function createDynamoDeliveryStore(
@@ -188,7 +80,7 @@ export function createDynamoDeliveryStore(
   async function writeChunk(puts: readonly Item[], ids: readonly string[]): Promise<Set<string>> {
     let left: Item[] = [...puts];
     for (let round = 0; round < rounds && left.length > 0; round++) {
-      if (round > 0) await sleep(Math.min(1000, backoffMs * 2 ** (round - 1)) * (0.5 + random() / 2));
+      if (round > 0) await sleep(equalJitter(backoffCeiling(round, backoffMs, 1000), random));
       // A failed request (throttled after the SDK's own retries, or any other error) fails the chunk.
       const out = await doc
         .send(

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { backoffCeiling, fullJitter } from '../../core/backoff';
 import type { EventEnvelope } from '../../core/events/envelope';
 import { invalidInput } from '../../core/store/errors';
 import { stateKeyOf } from '../../core/store/identity';
@@ -189,7 +190,7 @@ export function createDynamoVehicleStateStore(ctx: TableContext): VehicleStateSt
         ) {
           conflicts += 1;
           // Another transaction holds one of our items: back off briefly, then the condition decides.
-          await sleep(10 * 2 ** conflicts * Math.random());
+          await sleep(fullJitter(backoffCeiling(conflicts + 1, 10), Math.random));
           continue;
         }
         throw storeFailure(ctx, 'TransactWriteItems commit poll', error, {

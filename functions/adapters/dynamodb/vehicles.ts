@@ -4,12 +4,12 @@ import {
   encodeCursor,
   iso,
   isTerminalPause,
+  newVehicleRecord,
   requireEpochMs,
   requireId,
   requireIsoDate,
   requirePageLimit,
   requirePauseReason,
-  validateNewVehicle,
   validateScheduleUpdate,
 } from '../../core/store/logic';
 import type { VehicleStore } from '../../core/store/ports';
@@ -143,23 +143,10 @@ export function createDynamoVehicleStore(ctx: TableContext): VehicleStore {
 
   return {
     async put(vehicle, now) {
-      validateNewVehicle(vehicle);
       const item: Item = {
         ...keys.vehicle(vehicle.id),
         entity: 'Vehicle',
-        id: vehicle.id,
-        enrollmentId: vehicle.enrollmentId,
-        vin: vehicle.vin,
-        ...(vehicle.brand !== undefined ? { brand: vehicle.brand } : {}),
-        ...(vehicle.model !== undefined ? { model: vehicle.model } : {}),
-        ...(vehicle.subModel !== undefined ? { subModel: vehicle.subModel } : {}),
-        ...(vehicle.apiVehicleId !== undefined ? { apiVehicleId: vehicle.apiVehicleId } : {}),
-        paused: false,
-        nextPollAt: vehicle.nextPollAt,
-        hints: { activeAlerts: false, priority: 0, ...vehicle.hints },
-        resourcePolledAt: {},
-        createdAt: iso(now),
-        updatedAt: iso(now),
+        ...newVehicleRecord(vehicle, now),
         gsi1pk: keys.vehiclesOfEnrollment(vehicle.enrollmentId),
         gsi1sk: vehicle.id,
         gsi2pk: keys.dueShard(shardOf(vehicle.id, ctx.dueShards)),

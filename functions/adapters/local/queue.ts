@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CreateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   BatchWriteCommand,
   DeleteCommand,
@@ -10,6 +10,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { backoffCeiling } from '../../core/backoff';
 import { checkVisibility, validateOutgoing } from '../../core/queue/limits';
 import {
   type JobQueue,
@@ -20,9 +21,20 @@ import {
 } from '../../core/queue/ports';
 import { cancellationReasons, isConditionalCheckFailed, isTransactionCanceled } from '../dynamodb/common';
 import { documentClient } from '../dynamodb/index';
+import {
+  checkTableName,
+  decodeReceipt,
+  describe,
+  encodeReceipt,
+  errorName,
+  QUEUE_INDEX,
+  type QueueItem,
+} from './queue-table';
+
+export { createQueueTable, QUEUE_INDEX } from './queue-table';
 
 /**
- * The local runtime's durable queue (DESIGN.md ports table, issue 8: "a restart loses nothing"):
+ * The local runtime's durable queue (a restart loses nothing):
  * messages are items in a DynamoDB Local table (persisted with `--data-dir`), one table for every
  * logical queue (`queue` is the partition key). SQS semantics: at-least-once, a visibility timeout
  * set per receive, a fresh receipt per receive, receive counts, and a dead-letter queue (the queue
@@ -41,8 +53,6 @@ import { documentClient } from '../dynamodb/index';
  * box: send ≈ 520/s, consume ≈ 100–190/s). Paths that need more locally should put several items
  * in one message rather than one message per item.
  */
-export const QUEUE_INDEX = 'byVisibleAt';
-
 export interface LocalQueueOptions {
   readonly client: DynamoDBClient;
   readonly tableName: string;
@@ -54,64 +64,6 @@ export interface LocalQueueOptions {
   readonly deadLetterQueue?: string | null;
   readonly now?: () => number;
 }
-
-interface QueueItem {
-  queue: string;
-  id: string;
-  body: string;
-  visibleAt: number;
-  sentAt: number;
-  receiveCount: number;
-  receipt?: string;
-  notBefore?: number;
-  groupKey?: string;
-  dedupId?: string;
-  deadLetteredAt?: number;
-  sourceQueue?: string;
-}
-
-/** DynamoDB's own rule, checked here so a bad `--data-dir` config gets a sentence, not a stack. */
-const checkTableName = (tableName: string): void => {
-  if (!/^[A-Za-z0-9_.-]{3,255}$/.test(tableName)) {
-    throw new RangeError(
-      `queue table name "${tableName}" is invalid: 3–255 characters among a-z, A-Z, 0-9, '_', '-', '.'`,
-    );
-  }
-};
-
-export const createQueueTable = async (client: DynamoDBClient, tableName: string): Promise<void> => {
-  checkTableName(tableName);
-  try {
-    await client.send(
-      new CreateTableCommand({
-        TableName: tableName,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [
-          { AttributeName: 'queue', AttributeType: 'S' },
-          { AttributeName: 'id', AttributeType: 'S' },
-          { AttributeName: 'visibleAt', AttributeType: 'N' },
-        ],
-        KeySchema: [
-          { AttributeName: 'queue', KeyType: 'HASH' },
-          { AttributeName: 'id', KeyType: 'RANGE' },
-        ],
-        LocalSecondaryIndexes: [
-          {
-            IndexName: QUEUE_INDEX,
-            KeySchema: [
-              { AttributeName: 'queue', KeyType: 'HASH' },
-              { AttributeName: 'visibleAt', KeyType: 'RANGE' },
-            ],
-            Projection: { ProjectionType: 'ALL' },
-          },
-        ],
-      }),
-    );
-  } catch (error) {
-    // Restarting on a persisted --data-dir: the table is already there, with its messages.
-    if (!(error instanceof Error && error.name === 'ResourceInUseException')) throw error;
-  }
-};
 
 const MAX_LOCAL_RECEIVE = 100;
 
@@ -209,7 +161,8 @@ export class LocalQueue<T> implements JobQueue<T>, QueueConsumer<T> {
             }
             break;
           }
-          if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** attempt));
+          if (attempt > 0)
+            await new Promise((resolve) => setTimeout(resolve, backoffCeiling(attempt + 1, 20)));
           const output = await this.doc.send(
             new BatchWriteCommand({ RequestItems: { [this.table]: requests } }),
           );
@@ -313,36 +266,37 @@ export class LocalQueue<T> implements JobQueue<T>, QueueConsumer<T> {
     };
   }
 
+  /** Moves a message to another queue of the table in one transaction: a conditional delete and a put. */
+  private async move(
+    from: Pick<QueueItem, 'queue' | 'id'>,
+    condition: { ConditionExpression: string; ExpressionAttributeValues?: Record<string, unknown> },
+    item: Record<string, unknown>,
+  ): Promise<void> {
+    await this.doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Delete: { TableName: this.table, Key: { queue: from.queue, id: from.id }, ...condition } },
+          { Put: { TableName: this.table, Item: item } },
+        ],
+      }),
+    );
+  }
+
   private async moveToDeadLetter(item: QueueItem, now: number): Promise<void> {
     const { receipt: _receipt, ...rest } = item;
     try {
-      await this.doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Delete: {
-                TableName: this.table,
-                Key: { queue: item.queue, id: item.id },
-                ConditionExpression: 'visibleAt = :seen',
-                ExpressionAttributeValues: { ':seen': item.visibleAt },
-              },
-            },
-            {
-              Put: {
-                TableName: this.table,
-                Item: {
-                  ...rest,
-                  queue: this.deadLetterQueue,
-                  visibleAt: now,
-                  receiveCount: 0,
-                  deadLetteredAt: now,
-                  sourceQueue: item.queue,
-                  sourceReceiveCount: item.receiveCount,
-                },
-              },
-            },
-          ],
-        }),
+      await this.move(
+        item,
+        { ConditionExpression: 'visibleAt = :seen', ExpressionAttributeValues: { ':seen': item.visibleAt } },
+        {
+          ...rest,
+          queue: this.deadLetterQueue,
+          visibleAt: now,
+          receiveCount: 0,
+          deadLetteredAt: now,
+          sourceQueue: item.queue,
+          sourceReceiveCount: item.receiveCount,
+        },
       );
     } catch (error) {
       if (!isConditionFailure(error)) throw error; // someone else moved or claimed it
@@ -415,24 +369,10 @@ export class LocalQueue<T> implements JobQueue<T>, QueueConsumer<T> {
     for (const dead of (page.Items ?? []) as (QueueItem & Record<string, unknown>)[]) {
       const { receipt: _r, deadLetteredAt: _d, sourceQueue: _s, sourceReceiveCount: _c, ...rest } = dead;
       try {
-        await this.doc.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Delete: {
-                  TableName: this.table,
-                  Key: { queue: dead.queue, id: dead.id },
-                  ConditionExpression: 'attribute_exists(id)',
-                },
-              },
-              {
-                Put: {
-                  TableName: this.table,
-                  Item: { ...rest, queue: this.queueName, visibleAt: now, receiveCount: 0 },
-                },
-              },
-            ],
-          }),
+        await this.move(
+          dead,
+          { ConditionExpression: 'attribute_exists(id)' },
+          { ...rest, queue: this.queueName, visibleAt: now, receiveCount: 0 },
         );
         moved++;
       } catch (error) {
@@ -460,16 +400,3 @@ export class LocalQueue<T> implements JobQueue<T>, QueueConsumer<T> {
     return total;
   }
 }
-
-const encodeReceipt = (id: string, token: string): string =>
-  `${token}.${Buffer.from(id).toString('base64url')}`;
-
-const decodeReceipt = (receipt: string): { id: string; token: string } | undefined => {
-  const dot = receipt.indexOf('.');
-  if (dot <= 0 || dot === receipt.length - 1) return undefined;
-  return { token: receipt.slice(0, dot), id: Buffer.from(receipt.slice(dot + 1), 'base64url').toString() };
-};
-
-const errorName = (error: unknown): string => (error instanceof Error ? error.name : 'Unknown');
-const describe = (error: unknown): string =>
-  error instanceof Error ? `${error.name}: ${error.message}` : String(error);

@@ -11,6 +11,7 @@ import {
   type SendMessageBatchCommandOutput,
   type SendMessageBatchRequestEntry,
 } from '@aws-sdk/client-sqs';
+import { backoffCeiling, equalJitter } from '../../core/backoff';
 import { planBatches } from '../../core/publishing/limits';
 import { checkVisibility, QUEUE_LIMITS, splitDelay, validateOutgoing } from '../../core/queue/limits';
 import {
@@ -129,8 +130,7 @@ export class SqsQueue<T> implements JobQueue<T>, QueueConsumer<T> {
     const permanent: QueueSendFailure[] = [];
     for (let attempt = 1; attempt <= maxAttempts && pending.length > 0; attempt++) {
       if (attempt > 1) {
-        const ceiling = (this.options.baseDelayMs ?? 100) * 2 ** (attempt - 2);
-        await sleep(Math.round(ceiling / 2 + random() * (ceiling / 2)));
+        await sleep(equalJitter(backoffCeiling(attempt - 1, this.options.baseDelayMs ?? 100), random));
       }
       const { batches } = planBatches(pending, {
         maxEntries: QUEUE_LIMITS.maxBatchEntries,

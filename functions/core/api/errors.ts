@@ -7,6 +7,7 @@
  * For code that prefers exceptions (the CLI, scripts), `unwrap(result)` throws a
  * `CarhookApiError` carrying the same value.
  */
+import type { Err, Ok } from '../result';
 
 export type ApiErrorKind =
   | 'Unauthorized'
@@ -33,15 +34,15 @@ interface ErrorBase {
 export interface UnauthorizedError extends ErrorBase {
   readonly kind: 'Unauthorized';
 }
-/** 403: the enrollment lost access to the vehicle or trip (spec 7). */
+/** 403: the enrollment lost access to the vehicle or trip. */
 export interface AccessDeniedError extends ErrorBase {
   readonly kind: 'AccessDenied';
 }
-/** 404 on a single resource: vehicle, trip, last position (spec 7). Never returned for lists. */
+/** 404 on a single resource: vehicle, trip, last position. Never returned for lists. */
 export interface NotFoundError extends ErrorBase {
   readonly kind: 'NotFound';
 }
-/** 429 that could not be waited out within the retry budget (spec 8). */
+/** 429 that could not be waited out within the retry budget. */
 export interface RateLimitedError extends ErrorBase {
   readonly kind: 'RateLimited';
   /** When the server's window resets (`X-RateLimit-Reset` seconds after the response), if sent. */
@@ -100,8 +101,8 @@ export type ApiError =
  * separately in `client.stats()`).
  */
 export type Result<T, E extends ApiError = ApiError> =
-  | { readonly ok: true; readonly value: T; readonly requests: number }
-  | { readonly ok: false; readonly error: E; readonly requests: number };
+  | (Ok<T> & { readonly requests: number })
+  | (Err<E> & { readonly requests: number });
 
 export function ok<T>(value: T, requests: number): Result<T, never> {
   return { ok: true, value, requests };

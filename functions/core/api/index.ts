@@ -33,6 +33,7 @@ export {
   type V1LocaleBrandParams,
   type V1SecondsParams,
   type V1VehicleParams,
+  type V2Api,
   type VehicleAlertsParams,
   type VehicleListParams,
   type VehicleTelemetryParams,
@@ -82,18 +83,17 @@ export {
   type RetryOptions,
   type Sleep,
 } from './transport';
-export {
-  type V1Brand,
-  type V1EcoEvaluation,
-  type V1Label,
-  type V1RawResponse,
-  type V1Record,
-  type V1ReferenceFuelPrice,
-  type V1Referential,
-  type V1Target,
-  type V1TripList,
-  type V1Unit,
-  type V1VehicleInformation,
-  VIN_PATTERN,
-} from './v1';
-export { type Eligibilities, toIsoDate, type Waypoint } from './wire';
+export { type V1Brand, type V1Target, type V1Unit, VIN_PATTERN } from './v1/params';
+export { toIsoDate } from './wire/common';
+export type { Eligibilities } from './wire/services';
+export type {
+  V1EcoEvaluation,
+  V1Label,
+  V1RawResponse,
+  V1Record,
+  V1ReferenceFuelPrice,
+  V1Referential,
+  V1TripList,
+  V1VehicleInformation,
+} from './wire/v1';
+export type { Waypoint } from './wire/v2';

@@ -50,7 +50,7 @@ export interface Vehicle {
 export type Severity = KnownOr<'low' | 'medium' | 'high'>;
 
 /**
- * An alert, from either the declared Alert shape (spec 2.4: `id`, `active`, `message`, `severity`)
+ * An alert, from either the declared Alert shape (`id`, `active`, `message`, `severity`)
  * or the list item shape of the samples and v1 (`idAlert`, `alert`, `advise`, `alertState`,
  * `dateAlertBegin`, `dateAlertEnd`…).
  */
@@ -90,7 +90,7 @@ export interface Collision {
 
 export interface Maintenance {
   readonly vin?: string;
-  /** Days before regular maintenance; negative = overdue (spec 2.6). */
+  /** Days before regular maintenance; negative = overdue. */
   readonly days: number;
   /** Kilometers before regular maintenance; negative = overdue. */
   readonly mileage: number;
@@ -98,7 +98,7 @@ export interface Maintenance {
   readonly updatedAt?: IsoDate;
 }
 
-/** Kinds of vehicle event; only `COLLISION` is shown by the spec (spec 6). */
+/** Kinds of vehicle event; only `COLLISION` is shown by the spec. */
 export type VehicleEventType = KnownOr<'TRIP' | 'ALERT' | 'COLLISION' | 'REFUEL' | 'FUEL_STOLEN'>;
 
 export interface VehicleEvent {
@@ -127,7 +127,7 @@ export interface EcoScore {
 export interface EcoDriving {
   readonly id?: string;
   readonly tripId?: string;
-  /** `trend`, `style`, `road` (spec 2.10). */
+  /** `trend`, `style`, `road`. */
   readonly global: Readonly<Record<string, EcoScore>>;
   /** `acceleration`, `braking`, `engineSpeed`, `stopAndStart`, `speed`, `slope`, `coldTrips`. */
   readonly detailed: Readonly<Record<string, EcoScore>>;
@@ -153,7 +153,7 @@ export interface Trip {
   readonly updatedAt?: IsoDate;
 }
 
-/** One second of telemetry: the raw property tree (spec 2.8), every property optional. */
+/** One second of telemetry: the raw property tree, every property optional. */
 export interface Telemetry {
   readonly id: string;
   readonly createdAt?: IsoDate;
@@ -177,7 +177,7 @@ export interface MapUpdateInfo {
   readonly sizeMb?: number;
 }
 
-// ---- Version 1 records (spec 2.13) that detection normalizes into the same events ----
+// ---- Version 1 records that detection normalizes into the same events ----
 
 /** A v1 alert list entry (`listAlert[]`). `alertState` 1 = active, 0 = ended. */
 export interface V1Alert {

@@ -1,40 +1,39 @@
 /**
- * The OAuth 2.0 side (spec 5.2): the authorize URL, the token endpoint (authorization code with
- * optional PKCE, and the `refresh_token` grant, RFC 6749 section 6, since spec 5.2 does not show
+ * The OAuth 2.0 side: the authorize URL, the token endpoint (authorization code with
+ * optional PKCE, and the `refresh_token` grant, RFC 6749 section 6, since the API does not document
  * the refresh request) and a ready token provider with refresh-before-expiry, rotation and
  * single-flight refresh.
  *
  * `oauth4webapi` builds the token requests (client authentication, form encoding, PKCE) and
  * validates successful token responses. Error responses are mapped here before it sees them: the
- * spec does not show their shape (spec 7), so both the RFC 6749 form (`{"error":"invalid_grant"}`)
+ * API does not document their shape, so both the RFC 6749 form (`{"error":"invalid_grant"}`)
  * and a nested `{"error":{"code":"invalid_grant"}}` are understood.
  */
 import * as oauth from 'oauth4webapi';
+import { backoffCeiling, fullJitter } from '../backoff';
+import { systemNow } from '../clock';
 import { type ApiError, CarhookApiError, fail, ok, type Result, redact } from './errors';
-import type { ApiLogger, TokenProvider } from './ports';
-import { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, type RetryOptions, type Sleep } from './transport';
+import type { TokenProvider } from './ports';
+import { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, type Sleep, type TransportOptions } from './transport';
 
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post';
 
-export interface OAuthOptions {
+/**
+ * The token endpoint's options: the client's credentials and the same HTTP knobs as the API
+ * transport (fetch, timeout, retry budget, injected randomness, sleep, clock, logger).
+ */
+export interface OAuthOptions
+  extends Pick<TransportOptions, 'fetch' | 'timeoutMs' | 'retry' | 'random' | 'sleep' | 'now' | 'logger'> {
   readonly authUrl: string;
   readonly clientId: string;
   readonly clientSecret: string;
-  /** `<brand_path_segment>` of the OAuth addresses (spec 5.2). */
+  /** The brand's path segment in the OAuth addresses. */
   readonly brand: string;
   /**
-   * Default `client_secret_post`: spec 5.2 lists `client_id` among the form fields (whether the
-   * secret is sent is not shown). With `client_secret_basic`, oauth4webapi form-encodes id and
+   * Default `client_secret_post`: the token endpoint takes `client_id` among the form fields. With `client_secret_basic`, oauth4webapi form-encodes id and
    * secret before base64 as RFC 6749 2.3.1 requires (`carhook-sim` → `carhook%2Dsim`).
    */
   readonly clientAuth?: ClientAuthMethod;
-  readonly fetch?: typeof fetch;
-  readonly timeoutMs?: number;
-  readonly retry?: Partial<RetryOptions>;
-  readonly random?: () => number;
-  readonly sleep?: Sleep;
-  readonly now?: () => number;
-  readonly logger?: ApiLogger;
 }
 
 export interface TokenSet {
@@ -51,7 +50,7 @@ export interface AuthorizeUrlParams {
   readonly state?: string;
   /** PKCE S256 challenge (`calculatePKCECodeChallenge(verifier)`). */
   readonly codeChallenge?: string;
-  /** spec 5.2: `public` is the only scope. */
+  /** `public` is the only scope the API grants. */
   readonly scope?: string;
 }
 
@@ -99,7 +98,7 @@ export function createTokenEndpoint(options: OAuthOptions): TokenEndpoint {
   const retry = { ...DEFAULT_RETRY, ...options.retry };
   const fetchFn = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const sleep: Sleep = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
-  const now = options.now ?? Date.now;
+  const now = options.now ?? systemNow;
   const random = options.random ?? Math.random;
   const secrets = new Set<string>([options.clientSecret]);
   let requests = 0;
@@ -145,7 +144,7 @@ export function createTokenEndpoint(options: OAuthOptions): TokenEndpoint {
             };
       }
       if (attempt >= retry.maxAttempts) return fail(error, attempt);
-      const delay = Math.floor(random() * Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempt - 1)));
+      const delay = fullJitter(backoffCeiling(attempt, retry.baseDelayMs, retry.maxDelayMs), random);
       if (now() - started + delay > retry.maxTotalMs) return fail(error, attempt);
       await sleep(delay, signal);
     }
@@ -324,7 +323,7 @@ export class InMemoryTokenProvider implements TokenProvider {
   constructor(options: OAuthTokenProviderOptions) {
     this.#o = options;
     this.#tokens = options.tokens;
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? systemNow;
   }
 
   /** The current token set (to persist it). */

@@ -17,7 +17,7 @@ export interface TokenProvider {
   refreshAccessToken(rejected: string): Promise<string>;
 }
 
-/** One response's rate-limit view (spec 8), reported for EVERY response, errors included. */
+/** One response's rate-limit view, reported for EVERY response, errors included. */
 export interface RateSample {
   readonly clientId: string;
   readonly operation: string;

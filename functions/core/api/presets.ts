@@ -1,5 +1,5 @@
 /**
- * Tuning presets per deployment. spec 9: production and development deployments exist at two base
+ * Tuning presets per deployment. Production and development deployments exist at two base
  * addresses of each kind, but the addresses are not known here, so `baseUrl` and `authUrl` always
  * come from configuration (environment or CLI flags); only timeouts and retries differ.
  *

@@ -4,95 +4,24 @@
  * refresh on 401, rate observation, request counting and redacted logging. It returns the raw
  * response (or a typed error); operations parse and normalize the body.
  */
+
+import { backoffCeiling, fullJitter } from '../backoff';
+import { systemNow } from '../clock';
 import { type ApiError, CarhookApiError, fail, isApiError, ok, type Result, redact } from './errors';
-import type { ApiLogger, RateObserver, RequestEvent, TokenProvider } from './ports';
+import { errorDetail, type RateHeaders, readRateHeaders, statusError } from './responses';
+import {
+  type CallOptions,
+  type ClientStats,
+  DEFAULT_RETRY,
+  DEFAULT_TIMEOUT_MS,
+  type HttpRequest,
+  type HttpResponse,
+  type RetryOptions,
+  type Sleep,
+  type TransportOptions,
+} from './transport-types';
 
-export interface RetryOptions {
-  /** Attempts per call, first one included (a 401 replay after refresh is not counted). */
-  readonly maxAttempts: number;
-  readonly baseDelayMs: number;
-  readonly maxDelayMs: number;
-  /** Budget for the whole call, waits included: a 429 whose reset lies beyond it fails at once. */
-  readonly maxTotalMs: number;
-}
-
-export const DEFAULT_RETRY: RetryOptions = {
-  maxAttempts: 4,
-  baseDelayMs: 200,
-  maxDelayMs: 5_000,
-  maxTotalMs: 20_000,
-};
-/** Per-attempt timeout when none is configured. */
-export const DEFAULT_TIMEOUT_MS = 10_000;
-
-export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
-
-export interface TransportOptions {
-  readonly baseUrl: string;
-  readonly clientId: string;
-  readonly clientSecret: string;
-  /**
-   * HTTP basic credentials of the map API (spec 4.3, 5.3). Default: the client id and secret; a
-   * deployment whose map API has its own credentials sets them here.
-   */
-  readonly mapCredentials?: { readonly username: string; readonly password: string };
-  readonly tokenProvider?: TokenProvider;
-  readonly rateObserver?: RateObserver;
-  readonly fetch?: typeof fetch;
-  readonly timeoutMs?: number;
-  readonly retry?: Partial<RetryOptions>;
-  /** [0, 1); injectable so tests get deterministic jitter. */
-  readonly random?: () => number;
-  readonly sleep?: Sleep;
-  /** Epoch ms; injectable so tests advance a fake clock with their fake sleep. */
-  readonly now?: () => number;
-  readonly logger?: ApiLogger;
-  readonly onRequest?: (event: RequestEvent) => void;
-}
-
-export interface CallOptions {
-  readonly signal?: AbortSignal;
-  /** Per-attempt timeout for this call. */
-  readonly timeoutMs?: number;
-}
-
-/** How a request authenticates (spec 4.1, 4.3, 5.3). `client_id` is always in the query. */
-export type AuthMode = 'bearer' | 'bearer-if-available' | 'basic' | 'client_id';
-
-export type QueryValue = string | number | readonly string[] | undefined;
-
-export interface HttpRequest {
-  readonly operation: string;
-  readonly method: 'GET' | 'POST' | 'PUT';
-  /** Path under baseUrl, already encoded. */
-  readonly path: string;
-  readonly query?: Readonly<Record<string, QueryValue>>;
-  readonly json?: unknown;
-  readonly accept: string;
-  readonly auth: AuthMode;
-  readonly headers?: Readonly<Record<string, string>>;
-}
-
-export interface HttpResponse {
-  readonly status: number;
-  readonly contentType: string;
-  readonly bytes: Uint8Array;
-  readonly text: string;
-}
-
-export interface ClientStats {
-  /** HTTP requests sent to the API (retries and 401 replays included). */
-  readonly requests: number;
-  /** Client calls made (one per operation call; a paginated iteration is one call per page). */
-  readonly calls: number;
-  /** Attempts beyond the first, because of 5xx, 429, timeouts or network errors. */
-  readonly retries: number;
-  /** Token refreshes triggered by a 401. */
-  readonly refreshes: number;
-  /** 429 responses received. */
-  readonly rateLimited: number;
-  readonly byOperation: Readonly<Record<string, number>>;
-}
+export * from './transport-types';
 
 const defaultSleep: Sleep = (ms, signal) =>
   new Promise((resolve) => {
@@ -105,16 +34,6 @@ const defaultSleep: Sleep = (ms, signal) =>
     }
     signal?.addEventListener('abort', done, { once: true });
   });
-
-/** The largest epoch ms a Date holds (ECMA-262 21.4.1.1). */
-const MAX_DATE_MS = 8.64e15;
-
-function headerNumber(headers: Headers, name: string): number | undefined {
-  const raw = headers.get(name);
-  if (raw === null || raw.trim() === '') return undefined;
-  const n = Number(raw);
-  return Number.isFinite(n) ? n : undefined;
-}
 
 type Attempt =
   | { readonly kind: 'response'; readonly response: Response; readonly body: Uint8Array }
@@ -142,7 +61,7 @@ export class Transport {
     this.#retry = { ...DEFAULT_RETRY, ...options.retry };
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.#sleep = options.sleep ?? defaultSleep;
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? systemNow;
     this.#random = options.random ?? Math.random;
     this.#secrets.add(options.clientSecret);
     this.#secrets.add(this.#basicCredentials());
@@ -217,7 +136,7 @@ export class Transport {
     return { kind: 'Unauthorized', operation, message: 'the token provider failed to supply a token' };
   }
 
-  /** spec 7 + issue: on 401 refresh once; concurrent callers rejected with the same token share it. */
+  /** On a 401, refresh once; concurrent callers rejected with the same token share that refresh. */
   async #refresh(operation: string, rejected: string): Promise<Result<string>> {
     const provider = this.#o.tokenProvider;
     if (!provider) return fail({ kind: 'Unauthorized', operation, message: 'no token provider' }, 0);
@@ -282,44 +201,24 @@ export class Transport {
     }
   }
 
-  #observe(operation: string, response: Response): { limit?: number; remaining?: number; resetAt?: Date } {
-    const limit = headerNumber(response.headers, 'x-ratelimit-limit');
-    const remaining = headerNumber(response.headers, 'x-ratelimit-remaining');
-    // spec 8: X-RateLimit-Reset is "seconds to wait until the counter resets"; `Retry-After`
-    // (RFC 9110, seconds) stands in when a 429 lacks it. A value that can only be an epoch
-    // (after 2001 in seconds) is read as one rather than as a 30-year wait.
-    const resetS =
-      headerNumber(response.headers, 'x-ratelimit-reset') ??
-      (response.status === 429 ? headerNumber(response.headers, 'retry-after') : undefined);
-    const now = this.#now();
-    const resetMs =
-      resetS === undefined
-        ? undefined
-        : resetS > 1_000_000_000
-          ? Math.max(now, resetS * 1000)
-          : now + Math.max(0, resetS) * 1000;
-    // A reset beyond what a Date holds (`1e300`) is no reset time: it would make an Invalid Date
-    // whose toISOString throws. The 429 is then backed off like one without the header.
-    const resetAt = resetMs !== undefined && resetMs <= MAX_DATE_MS ? new Date(resetMs) : undefined;
+  #observe(operation: string, response: Response): RateHeaders {
+    const rate = readRateHeaders(response.status, response.headers, this.#now());
     try {
       this.#o.rateObserver?.observe({
         clientId: this.#o.clientId,
         operation,
         status: response.status,
-        ...(limit !== undefined ? { limit } : {}),
-        ...(remaining !== undefined ? { remaining } : {}),
-        ...(resetAt ? { resetAt } : {}),
+        ...rate,
       });
     } catch {
       // An observer's failure must not fail the call.
     }
-    return { limit, remaining, resetAt };
+    return rate;
   }
 
   #backoff(attempt: number): number {
     const { baseDelayMs, maxDelayMs } = this.#retry;
-    const cap = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
-    return Math.floor(this.#random() * cap);
+    return fullJitter(backoffCeiling(attempt, baseDelayMs, maxDelayMs), this.#random);
   }
 
   #log(level: 'debug' | 'warn', message: string, details: Record<string, unknown>): void {
@@ -330,28 +229,6 @@ export class Transport {
       logger[level](this.redact(message), clean);
     } catch {
       // Logging never fails a call.
-    }
-  }
-
-  #errorDetail(text: string): { message?: string; field?: string } {
-    try {
-      const body = JSON.parse(text) as unknown;
-      const error = (body as { error?: unknown }).error;
-      const inner =
-        typeof error === 'object' && error !== null ? (error as Record<string, unknown>) : undefined;
-      const message =
-        (typeof inner?.message === 'string' ? inner.message : undefined) ??
-        (typeof (body as { message?: unknown }).message === 'string'
-          ? (body as { message: string }).message
-          : undefined) ??
-        (typeof error === 'string' ? error : undefined);
-      const field = typeof inner?.field === 'string' ? inner.field : undefined;
-      return {
-        ...(message ? { message: this.redact(message).slice(0, 200) } : {}),
-        ...(field ? { field } : {}),
-      };
-    } catch {
-      return text.trim() ? { message: this.redact(text).slice(0, 200) } : {};
     }
   }
 
@@ -430,8 +307,7 @@ export class Transport {
             requests,
           );
         }
-        const detail = this.#errorDetail(text);
-        const why = detail.message ? `: ${detail.message}` : '';
+        const detail = errorDetail(text, (t) => this.redact(t));
         if (s === 401 && token !== undefined && !replayed) {
           replayed = true;
           const fresh = await this.#refresh(operation, token);
@@ -440,25 +316,6 @@ export class Transport {
           attempt--; // the replay after a refresh is not a retry
           continue;
         }
-        if (s === 401) {
-          return fail(
-            { kind: 'Unauthorized', operation, status: s, message: `401 from the API${why}` },
-            requests,
-          );
-        }
-        if (s === 403) {
-          // spec 7: 403 = the user (enrollment) has no access to this vehicle or trip.
-          return fail(
-            { kind: 'AccessDenied', operation, status: s, message: `403 from the API${why}` },
-            requests,
-          );
-        }
-        if (s === 404) {
-          return fail(
-            { kind: 'NotFound', operation, status: s, message: `404 from the API${why}` },
-            requests,
-          );
-        }
         if (s === 429) {
           this.#stats.rateLimited++;
           const rateLimited: ApiError = {
@@ -466,11 +323,9 @@ export class Transport {
             operation,
             status: s,
             message: `429 from the API${rate.resetAt ? `, resets at ${rate.resetAt.toISOString()}` : ''}`,
-            ...(rate.resetAt ? { resetAt: rate.resetAt } : {}),
-            ...(rate.limit !== undefined ? { limit: rate.limit } : {}),
-            ...(rate.remaining !== undefined ? { remaining: rate.remaining } : {}),
+            ...rate,
           };
-          // spec 8: wait for X-RateLimit-Reset instead of hammering; without it, back off.
+          // Wait for the counter's reset instead of hammering; without a reset time, back off.
           const wait = rate.resetAt
             ? Math.max(0, rate.resetAt.getTime() - this.#now())
             : this.#backoff(attempt);
@@ -480,24 +335,9 @@ export class Transport {
           retryable = rateLimited;
           waitMs = wait;
         } else if (s >= 500) {
-          retryable = { kind: 'Upstream', operation, status: s, message: `${s} from the API${why}` };
-        } else if (s === 400 || s === 405 || s === 409 || s === 415 || s === 422) {
-          return fail(
-            {
-              kind: 'InvalidRequest',
-              operation,
-              status: s,
-              message: `${s} from the API${why}`,
-              ...(detail.field ? { field: detail.field } : {}),
-            },
-            requests,
-          );
+          retryable = statusError(operation, s, detail);
         } else {
-          // Other statuses (3xx without redirect, 410…) are not retried: nothing suggests a retry helps.
-          return fail(
-            { kind: 'Upstream', operation, status: s, message: `unexpected ${s} from the API${why}` },
-            requests,
-          );
+          return fail(statusError(operation, s, detail), requests);
         }
       } else if (result.kind === 'timeout') {
         retryable = { kind: 'Timeout', operation, aborted: false, message: 'the request timed out' };

@@ -1,5 +1,4 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 
 /**
  * Encryption of user token sets at rest (issue 5 "Tokens and secrets"): AES-256-GCM, a random
@@ -99,39 +98,6 @@ export function keyRingFromJson(json: string): KeyRing {
     map.set(id, new Uint8Array(Buffer.from(value, 'base64')));
   }
   return createKeyRing(current, map);
-}
-
-export const DEFAULT_KEY_RING_ENV = 'CARHOOK_TOKEN_KEYS';
-
-/** Reads the key ring JSON from an environment variable (local runtime). */
-export function keyRingFromEnv(
-  env: Readonly<Record<string, string | undefined>> = process.env,
-  variable = DEFAULT_KEY_RING_ENV,
-): KeyRing {
-  const value = env[variable];
-  if (value === undefined || value === '') {
-    throw new TokenCipherError('InvalidKeyRing', `${variable}: not set (expected {"current":…,"keys":{…}})`, {
-      variable,
-    });
-  }
-  return keyRingFromJson(value);
-}
-
-/** Reads the key ring JSON from a file (local runtime, e.g. `.carhook/token-keys.json`). */
-export async function keyRingFromFile(path: string): Promise<KeyRing> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new TokenCipherError(
-      'InvalidKeyRing',
-      `key ring file ${path}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`,
-      {
-        path,
-      },
-    );
-  }
-  return keyRingFromJson(text);
 }
 
 /** A provider over an already loaded ring (the env/file case); Secrets Manager's caches instead. */

@@ -1,3 +1,2 @@
 export * from './engine';
-export * from './management';
 export * from './secrets';

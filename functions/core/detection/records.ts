@@ -1,5 +1,5 @@
 import type { Collision, EcoDriving, IsoDate, Trip, V1Crash, V1Trip, VehicleEvent } from '../api/model';
-import { wPosition } from '../api/wire';
+import { wPosition } from '../api/wire/common';
 import type { EventData } from '../events/catalogue';
 import type { Observation, ObservationSource } from './observations';
 import { toPosition, toScores } from './project';

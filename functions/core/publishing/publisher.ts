@@ -1,3 +1,5 @@
+import { backoffCeiling, equalJitter } from '../backoff';
+import { systemNow } from '../clock';
 import type { EventEnvelope } from '../events/envelope';
 import { describeValidationError, type EventValidationResult, validateEvent } from '../events/validate';
 import { envelopeEntrySize, PUBLISH_LIMITS, planBatches } from './limits';
@@ -113,9 +115,8 @@ export const publishEvents = async (
   let pending = plan.batches.flat();
   for (let attempt = 1; attempt <= maxAttempts && pending.length > 0; attempt++) {
     if (attempt > 1) {
-      const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 2));
       // Equal jitter: at least half the backoff, so a throttled bus really gets a pause.
-      await sleep(Math.round(ceiling / 2 + random() * (ceiling / 2)));
+      await sleep(equalJitter(backoffCeiling(attempt - 1, baseDelayMs, maxDelayMs), random));
     }
     const isLast = attempt === maxAttempts;
     const retry: EventEnvelope[] = [];
@@ -231,7 +232,7 @@ export interface StoreEventLogLike {
 /** Adapts the store's event log to the publisher's marker and source ports. */
 export const fromStoreEventLog = (
   log: StoreEventLogLike,
-  now: () => number = Date.now,
+  now: () => number = systemNow,
 ): EventLogMarker & UnpublishedEventSource => ({
   markPublished: (events) =>
     log.markPublished(

@@ -1,3 +1,4 @@
+import { systemNow } from '../clock';
 import { QUEUE_LIMITS } from './limits';
 import type { QueueConsumer, ReceivedMessage } from './ports';
 
@@ -56,7 +57,7 @@ export const processMessages = async <T>(
   handler: MessageHandler<T>,
   options: ProcessOptions<T>,
 ): Promise<MessageResult[]> => {
-  const now = options.now ?? Date.now;
+  const now = options.now ?? systemNow;
   const signal = options.signal ?? new AbortController().signal;
   const results = new Map<string, MessageResult>();
 

@@ -1,7 +1,6 @@
 export * from './errors';
 export * from './lifecycle';
 export * from './logic';
-export { applySchedule, createMemoryStores, type MemoryStoreOptions } from './memory';
 export type * from './ports';
 export type * from './records';
 export { enrollmentStatuses, pauseReasons } from './records';

@@ -7,6 +7,7 @@ import {
   type NewVehicle,
   pauseReasons,
   type ScheduleUpdate,
+  type VehicleRecord,
 } from './records';
 
 /**
@@ -137,6 +138,26 @@ export function validateNewVehicle(vehicle: NewVehicle): NewVehicle {
     }
   }
   return vehicle;
+}
+
+/** A vehicle as first stored: validated, not paused, default hints, nothing polled yet. */
+export function newVehicleRecord(vehicle: NewVehicle, now: number): VehicleRecord {
+  validateNewVehicle(vehicle);
+  return {
+    id: vehicle.id,
+    enrollmentId: vehicle.enrollmentId,
+    vin: vehicle.vin,
+    ...(vehicle.brand !== undefined ? { brand: vehicle.brand } : {}),
+    ...(vehicle.model !== undefined ? { model: vehicle.model } : {}),
+    ...(vehicle.subModel !== undefined ? { subModel: vehicle.subModel } : {}),
+    ...(vehicle.apiVehicleId !== undefined ? { apiVehicleId: vehicle.apiVehicleId } : {}),
+    paused: false,
+    nextPollAt: vehicle.nextPollAt,
+    hints: { activeAlerts: false, priority: 0, ...vehicle.hints },
+    resourcePolledAt: {},
+    createdAt: iso(now),
+    updatedAt: iso(now),
+  };
 }
 
 /** The rate estimate is a short printable string (its content is the planner's business). */

@@ -1,10 +1,11 @@
 import type { EventEnvelope } from '../events/envelope';
 import type { IsoDate } from '../store/records';
-import type { SubscriptionHealth, SubscriptionStatus } from '../webhooks';
+import type { SubscriptionHealth } from '../webhooks/policy';
 import type { AttemptOutcome } from '../webhooks/sender';
+import type { SubscriptionStatus } from './schemas';
 
 /**
- * What the webhook side persists (issue 6): subscriptions (webhook endpoints), deliveries (one
+ * What the webhook side persists: subscriptions (webhook endpoints), deliveries (one
  * event to one subscription, with its retry state) and the attempt log. Secrets are only ever
  * stored as ciphertext (functions/core/crypto/token-cipher.ts, AAD = the subscription id).
  */

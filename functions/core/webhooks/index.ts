@@ -6,5 +6,4 @@ export type { Result } from './result';
 export * from './sender';
 export * from './signing';
 export * from './ssrf';
-export * from './subscription';
 export * from './url-policy';

@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '../events/envelope';
-import { err, ok, type Result } from './result';
+import { err, ok, type Result } from '../result';
 
 /**
  * The Standard Webhooks body: `{type, timestamp, data}` with `data` = the envelope (DESIGN.md

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { err, ok, type Result } from './result';
+import { systemDate } from '../clock';
+import { err, ok, type Result } from '../result';
 
 /**
  * Standard Webhooks signing (https://www.standardwebhooks.com, scheme `v1`): HMAC-SHA256 over
@@ -240,7 +241,7 @@ export function verify(
   }
   // Stryker disable next-line MethodExpression: Number() ignores surrounding whitespace itself, so trimming first changes nothing
   const timestamp = Number(timestampText.trim());
-  const now = Math.floor((options.now ?? new Date()).getTime() / 1000);
+  const now = Math.floor((options.now ?? systemDate()).getTime() / 1000);
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   if (now - timestamp > tolerance) {
     return unauthorized(

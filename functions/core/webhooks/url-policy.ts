@@ -1,5 +1,5 @@
-import { isIP } from 'node:net';
-import { err, ok, type Result } from './result';
+import { err, ok, type Result } from '../result';
+import { ipFamily } from './addresses';
 import {
   type AddressClassification,
   type AllowList,
@@ -8,7 +8,6 @@ import {
   type ResolvedAddress,
   type Resolver,
   resolveChecked,
-  systemResolver,
 } from './ssrf';
 
 export const MAX_URL_LENGTH = 2048;
@@ -159,8 +158,16 @@ export interface CheckedUrl {
 }
 
 export interface CheckUrlOptions extends UrlPolicyOptions {
+  /**
+   * DNS (the composition root injects getaddrinfo, functions/adapters/webhooks/dns.ts). Without
+   * one, only IP literals can be checked; a name is unresolvable.
+   */
   readonly resolve?: Resolver;
 }
+
+const noResolver: Resolver = async () => {
+  throw new Error('no DNS resolver configured');
+};
 
 /**
  * Subscribe-time check: `validateUrl`, then every A/AAAA address of the host must be allowed.
@@ -177,7 +184,7 @@ export async function checkUrl(
   const host = bareHost(url);
   const resolved = await resolveChecked(
     host,
-    options.resolve ?? systemResolver,
+    options.resolve ?? noResolver,
     options.allowList,
     effectivePort(url),
   );
@@ -192,5 +199,5 @@ export async function checkUrl(
 
 /** True when the host is an IP literal (then no lookup happens: the sender checks it directly). */
 export function isIpLiteralHost(url: URL): boolean {
-  return isIP(bareHost(url)) !== 0;
+  return ipFamily(bareHost(url)) !== 0;
 }

@@ -1,12 +1,11 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { keyRingFromEnv, keyRingFromFile } from '../../../functions/adapters/secrets/key-ring-sources';
 import {
   createKeyRing,
   createTokenCipher,
   createTokenSet,
   generateKey,
-  keyRingFromEnv,
-  keyRingFromFile,
   keyRingFromJson,
   TokenCipherError,
 } from '../../../functions/core/crypto/token-cipher';

@@ -1,6 +1,12 @@
-import { invalidInput } from '../store/errors';
-import { decodeCursor, encodeCursor, requireId, requireIsoDate, requirePageLimit } from '../store/logic';
-import type { Page, PageRequest } from '../store/records';
+import { invalidInput } from '../../core/store/errors';
+import {
+  decodeCursor,
+  encodeCursor,
+  requireId,
+  requireIsoDate,
+  requirePageLimit,
+} from '../../core/store/logic';
+import type { Page, PageRequest } from '../../core/store/records';
 import {
   attemptSortKey,
   dueSortKey,
@@ -9,9 +15,9 @@ import {
   validateFinish,
   validateRecordedAttempt,
   validateSubscription,
-} from './logic';
-import type { DeliveryStore, SubscriptionStore } from './ports';
-import type { AttemptRecord, DeliveryRecord, SubscriptionRecord } from './records';
+} from '../../core/subscriptions/logic';
+import type { DeliveryStore, SubscriptionStore } from '../../core/subscriptions/ports';
+import type { AttemptRecord, DeliveryRecord, SubscriptionRecord } from '../../core/subscriptions/records';
 
 const clone = <T>(value: T): T => structuredClone(value);
 

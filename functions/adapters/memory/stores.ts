@@ -1,6 +1,6 @@
-import type { EventEnvelope } from '../events/envelope';
-import { invalidInput } from './errors';
-import { stateKeyOf } from './identity';
+import type { EventEnvelope } from '../../core/events/envelope';
+import { invalidInput } from '../../core/store/errors';
+import { stateKeyOf } from '../../core/store/identity';
 import {
   checkStateSize,
   DEFAULT_EVENT_RETENTION_MS,
@@ -13,6 +13,7 @@ import {
   isTerminalPause,
   liveEventRange,
   matchesTypes,
+  newVehicleRecord,
   prepareEvents,
   requireCiphertext,
   requireEpochMs,
@@ -23,9 +24,8 @@ import {
   requireTypes,
   requireVin,
   validateEnrollment,
-  validateNewVehicle,
   validateScheduleUpdate,
-} from './logic';
+} from '../../core/store/logic';
 import type {
   AppendResult,
   CommitPollInput,
@@ -40,7 +40,7 @@ import type {
   TokenUpdate,
   VehicleStateStore,
   VehicleStore,
-} from './ports';
+} from '../../core/store/ports';
 import {
   type Enrollment,
   enrollmentStatuses,
@@ -53,7 +53,7 @@ import {
   type StoredEvent,
   type VehicleRecord,
   type VehicleStateRecord,
-} from './records';
+} from '../../core/store/records';
 
 /**
  * In-memory implementation of every store port, for unit tests of use cases. It follows the same
@@ -206,23 +206,9 @@ export function createMemoryStores(options: MemoryStoreOptions = {}): Stores {
 
   const vehicles: VehicleStore = {
     async put(vehicle: NewVehicle, now: number) {
-      validateNewVehicle(vehicle);
+      const record = newVehicleRecord(vehicle, now);
       if (data.vehicles.has(vehicle.id)) return { created: false };
-      data.vehicles.set(vehicle.id, {
-        id: vehicle.id,
-        enrollmentId: vehicle.enrollmentId,
-        vin: vehicle.vin,
-        ...(vehicle.brand !== undefined ? { brand: vehicle.brand } : {}),
-        ...(vehicle.model !== undefined ? { model: vehicle.model } : {}),
-        ...(vehicle.subModel !== undefined ? { subModel: vehicle.subModel } : {}),
-        ...(vehicle.apiVehicleId !== undefined ? { apiVehicleId: vehicle.apiVehicleId } : {}),
-        paused: false,
-        nextPollAt: vehicle.nextPollAt,
-        hints: { activeAlerts: false, priority: 0, ...vehicle.hints },
-        resourcePolledAt: {},
-        createdAt: iso(now),
-        updatedAt: iso(now),
-      });
+      data.vehicles.set(vehicle.id, record);
       return { created: true };
     },
     async get(vehicleId) {
@@ -292,7 +278,7 @@ export function createMemoryStores(options: MemoryStoreOptions = {}): Stores {
       requireId('vehicleId', vehicleId);
       const vehicle = data.vehicles.get(vehicleId);
       // The state of the physical vehicle (its VIN), else one written under the vehicle id before
-      // the VIN keying (./identity.ts).
+      // the VIN keying (core/store/identity.ts).
       const state = (vehicle && data.states.get(stateKeyOf(vehicle))) ?? data.states.get(vehicleId);
       return { vehicle: vehicle && clone(vehicle), state: state && clone(state) };
     },

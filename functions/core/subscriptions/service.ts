@@ -1,0 +1,327 @@
+import { createHash } from 'node:crypto';
+import { systemDate } from '../clock';
+import type { DeliveryEngine } from '../delivery/engine';
+import type { SecretBox } from '../delivery/secrets';
+import { EVENT_TYPES } from '../events/catalogue';
+import type { EventEnvelope } from '../events/envelope';
+import { err, ok, type Result } from '../result';
+import { StoreError } from '../store/errors';
+import type { EventLog } from '../store/ports';
+import type { Page } from '../store/records';
+import {
+  generateSecret,
+  MAX_RETIRED_SECRETS,
+  ROTATION_GRACE_MS,
+  retiredSecrets,
+  rotateSecrets,
+} from '../webhooks/signing';
+import { type CheckUrlOptions, checkUrl } from '../webhooks/url-policy';
+import { newSubscriptionId } from './logic';
+import type { DeliveryStore, SubscriptionStore } from './ports';
+import type { AttemptRecord, DeliveryRecord, SubscriptionRecord } from './records';
+import { matches, parseBody, subscriptionSchemas, typeMatches, type ValidationError } from './schemas';
+
+/**
+ * The management API's use cases for subscriptions, transport-free: the Hono routes in
+ * functions/http/subscriptions.ts only map these results to HTTP. Bad input is a ValidationError
+ * naming the field (400), an unknown id NotFound (404); only storage failures throw.
+ */
+export const DEFAULT_MAX_REPLAY_EVENTS = 10_000;
+export const MAX_LIST_LIMIT = 100;
+const SUBSCRIPTION_ID = /^sub_[0-9a-z]{10}[0-9a-f]{20}$/;
+
+export interface NotFoundError {
+  readonly kind: 'NotFound';
+  readonly message: string;
+  readonly id: string;
+}
+
+export interface ConflictError {
+  readonly kind: 'Conflict';
+  readonly message: string;
+}
+
+export type ServiceError = ValidationError | NotFoundError | ConflictError;
+
+/** A subscription as the API shows it: never any secret, never the ciphertext. */
+export type PublicSubscription = Omit<SubscriptionRecord, 'secretCiphertext'>;
+
+export function toPublic(s: SubscriptionRecord): PublicSubscription {
+  const { secretCiphertext: _secret, ...rest } = s;
+  return rest;
+}
+
+export interface SubscriptionServiceDeps {
+  readonly subscriptions: SubscriptionStore;
+  readonly deliveries: DeliveryStore;
+  readonly events: Pick<EventLog, 'listByTime'>;
+  readonly engine: Pick<DeliveryEngine, 'sendTest' | 'enqueueReplay' | 'resume'>;
+  readonly secrets: SecretBox;
+  /** The catalogue's types (default EVENT_TYPES). */
+  readonly knownTypes?: readonly string[];
+  /** URL policy and DNS for subscribe-time checks (local mode: insecure loopback + allow-list). */
+  readonly urlPolicy?: CheckUrlOptions;
+  readonly now?: () => Date;
+  readonly newId?: () => string;
+  readonly newSecret?: () => string;
+  readonly maxReplayEvents?: number;
+}
+
+export interface PageQuery {
+  readonly limit?: string | undefined;
+  readonly cursor?: string | undefined;
+}
+
+function malformed(field: string, reason: string): ValidationError {
+  return { kind: 'Malformed', message: `${field}: ${reason}`, issues: [{ field, reason }] };
+}
+
+function notFound(id: string): NotFoundError {
+  const shown = id.length > 80 ? `${id.slice(0, 80)}…` : id;
+  return { kind: 'NotFound', message: `no subscription ${shown}`, id: shown };
+}
+
+function parsePage(query: PageQuery): Result<{ limit: number; cursor?: string }, ValidationError> {
+  let limit = 50;
+  if (query.limit !== undefined) {
+    if (!/^\d{1,4}$/.test(query.limit) || Number(query.limit) < 1 || Number(query.limit) > MAX_LIST_LIMIT)
+      return err(malformed('limit', `must be an integer from 1 to ${MAX_LIST_LIMIT}`));
+    limit = Number(query.limit);
+  }
+  if (query.cursor !== undefined && (query.cursor.length === 0 || query.cursor.length > 2000))
+    return err(malformed('cursor', 'is not a cursor this API returned'));
+  return ok(query.cursor !== undefined ? { limit, cursor: query.cursor } : { limit });
+}
+
+/** Store input errors (a forged cursor, mostly) are the caller's: a 400 naming the field. */
+async function guarded<T>(work: () => Promise<T>): Promise<Result<T, ValidationError>> {
+  try {
+    return ok(await work());
+  } catch (error) {
+    if (error instanceof StoreError && error.kind === 'InvalidInput') {
+      const field = String(error.context.field ?? '(query)');
+      return err(malformed(field, field === 'cursor' ? 'is not a cursor this API returned' : error.message));
+    }
+    throw error;
+  }
+}
+
+export function createSubscriptionService(deps: SubscriptionServiceDeps) {
+  const clock = deps.now ?? systemDate;
+  const knownTypes = deps.knownTypes ?? EVENT_TYPES;
+  const urlPolicy = deps.urlPolicy ?? {};
+  const schemas = subscriptionSchemas({ knownTypes, urlPolicy });
+  const newId = deps.newId ?? (() => newSubscriptionId(clock().getTime()));
+  const newSecret = deps.newSecret ?? (() => generateSecret());
+  const maxReplay = deps.maxReplayEvents ?? DEFAULT_MAX_REPLAY_EVENTS;
+
+  async function load(id: string): Promise<Result<SubscriptionRecord, NotFoundError>> {
+    if (!SUBSCRIPTION_ID.test(id)) return err(notFound(id));
+    const s = await deps.subscriptions.get(id);
+    return s ? ok(s) : err(notFound(id));
+  }
+
+  async function checkDns(url: string): Promise<ValidationError | undefined> {
+    const checked = await checkUrl(url, urlPolicy);
+    return checked.ok ? undefined : malformed('url', checked.error.message.replace(/^url: /, ''));
+  }
+
+  return {
+    /** The bodies' schemas, for the HTTP edge to validate with before calling the use cases. */
+    schemas,
+
+    async create(body: unknown): Promise<Result<PublicSubscription & { secret: string }, ServiceError>> {
+      const parsed = parseBody(schemas.create, body);
+      if (!parsed.ok) return parsed;
+      const dns = await checkDns(parsed.value.url);
+      if (dns) return err(dns);
+      const now = clock();
+      const id = newId();
+      const secret = newSecret();
+      const v = parsed.value;
+      const record: SubscriptionRecord = {
+        id,
+        url: v.url,
+        ...(v.eventTypes ? { eventTypes: v.eventTypes } : {}),
+        ...(v.vehicleIds ? { vehicleIds: v.vehicleIds } : {}),
+        ...(v.enrollmentIds ? { enrollmentIds: v.enrollmentIds } : {}),
+        ...(v.description !== undefined ? { description: v.description } : {}),
+        status: 'active',
+        secretCiphertext: deps.secrets.seal({ current: secret }, id),
+        health: {},
+        createdAt: now.toISOString(),
+        updatedAt: now.toISOString(),
+      };
+      if (!(await deps.subscriptions.create(record)))
+        return err({ kind: 'Conflict', message: `subscription id ${id} exists already; retry` });
+      return ok({ ...toPublic(record), secret });
+    },
+
+    async list(query: PageQuery): Promise<Result<Page<PublicSubscription>, ServiceError>> {
+      const page = parsePage(query);
+      if (!page.ok) return page;
+      const listed = await guarded(() => deps.subscriptions.list(page.value));
+      if (!listed.ok) return listed;
+      return ok({ ...listed.value, items: listed.value.items.map(toPublic) });
+    },
+
+    async get(id: string): Promise<Result<PublicSubscription, ServiceError>> {
+      const s = await load(id);
+      return s.ok ? ok(toPublic(s.value)) : s;
+    },
+
+    async patch(id: string, body: unknown): Promise<Result<PublicSubscription, ServiceError>> {
+      const s = await load(id);
+      if (!s.ok) return s;
+      const parsed = parseBody(schemas.patch, body);
+      if (!parsed.ok) return parsed;
+      if (parsed.value.url !== undefined) {
+        const dns = await checkDns(parsed.value.url);
+        if (dns) return err(dns);
+      }
+      const updated = await deps.subscriptions.update(id, parsed.value, clock().getTime());
+      return updated ? ok(toPublic(updated)) : err(notFound(id));
+    },
+
+    async remove(id: string): Promise<Result<void, ServiceError>> {
+      if (!SUBSCRIPTION_ID.test(id)) return err(notFound(id));
+      return (await deps.subscriptions.delete(id)) ? ok(undefined) : err(notFound(id));
+    },
+
+    async rotateSecret(
+      id: string,
+    ): Promise<Result<{ id: string; secret: string; previousSecretExpiresAt: string }, ServiceError>> {
+      const s = await load(id);
+      if (!s.ok) return s;
+      const now = clock();
+      const current = deps.secrets.open(s.value.secretCiphertext, id);
+      const retired = retiredSecrets(current, now);
+      if (retired.length >= MAX_RETIRED_SECRETS) {
+        const oldest = retired.at(-1)?.expiresAt ?? '';
+        return err({
+          kind: 'Conflict',
+          message: `subscription ${id} already has ${retired.length} rotated secrets still valid; rotate again after ${oldest}`,
+        });
+      }
+      const secret = newSecret();
+      const rotated = rotateSecrets(current, now, secret);
+      const updated = await deps.subscriptions.update(
+        id,
+        { secretCiphertext: deps.secrets.seal(rotated, id) },
+        now.getTime(),
+      );
+      if (!updated) return err(notFound(id));
+      return ok({
+        id,
+        secret,
+        previousSecretExpiresAt: new Date(now.getTime() + ROTATION_GRACE_MS).toISOString(),
+      });
+    },
+
+    async test(
+      id: string,
+    ): Promise<Result<{ deliveryId: string; eventId: string; attempt: AttemptRecord }, ServiceError>> {
+      const s = await load(id);
+      if (!s.ok) return s;
+      if (s.value.status !== 'active')
+        return err({ kind: 'Conflict', message: `subscription ${id} is disabled: enable it first` });
+      const { delivery, attempt } = await deps.engine.sendTest(s.value);
+      return ok({ deliveryId: delivery.id, eventId: delivery.eventId, attempt });
+    },
+
+    async enable(
+      id: string,
+    ): Promise<Result<{ subscription: PublicSubscription; resumed: number }, ServiceError>> {
+      const s = await load(id);
+      if (!s.ok) return s;
+      await deps.subscriptions.enable(id, clock().getTime());
+      // Also after a lost race or on an active subscription: parked deliveries must not stay parked.
+      const resumed = await deps.engine.resume(id);
+      const after = await load(id);
+      return after.ok ? ok({ subscription: toPublic(after.value), resumed }) : after;
+    },
+
+    /** active → disabled by an operator: new deliveries are parked until `enable`. Idempotent. */
+    async disable(id: string): Promise<Result<PublicSubscription, ServiceError>> {
+      const s = await load(id);
+      if (!s.ok) return s;
+      await deps.subscriptions.disable(id, 'disabled by an operator', clock().getTime());
+      const after = await load(id);
+      return after.ok ? ok(toPublic(after.value)) : after;
+    },
+
+    async deliveries(id: string, query: PageQuery): Promise<Result<Page<AttemptRecord>, ServiceError>> {
+      const s = await load(id);
+      if (!s.ok) return s;
+      const page = parsePage(query);
+      if (!page.ok) return page;
+      return guarded(() => deps.deliveries.listAttempts({ subscriptionId: id, ...page.value }));
+    },
+
+    async deadLetters(id: string, query: PageQuery): Promise<Result<Page<DeliveryRecord>, ServiceError>> {
+      const s = await load(id);
+      if (!s.ok) return s;
+      const page = parsePage(query);
+      if (!page.ok) return page;
+      return guarded(() =>
+        deps.deliveries.listBySubscription({ subscriptionId: id, status: 'dead', ...page.value }),
+      );
+    },
+
+    async replay(
+      id: string,
+      body: unknown,
+    ): Promise<Result<{ replayId: string; events: number; eventIds: readonly string[] }, ServiceError>> {
+      const s = await load(id);
+      if (!s.ok) return s;
+      const parsed = parseBody(schemas.replay, body);
+      if (!parsed.ok) return parsed;
+      if (s.value.status !== 'active')
+        return err({ kind: 'Conflict', message: `subscription ${id} is disabled: enable it first` });
+      const now = clock();
+      const since = new Date(parsed.value.since).toISOString();
+      const until = new Date(parsed.value.until ?? now.toISOString()).toISOString();
+      const types = parsed.value.eventTypes;
+      const ids = parsed.value.eventIds ? new Set(parsed.value.eventIds) : undefined;
+      const selected: EventEnvelope[] = [];
+      const active = { ...s.value, status: 'active' as const };
+      let cursor: string | undefined;
+      do {
+        const page = await deps.events.listByTime({
+          since,
+          until,
+          now: now.getTime(),
+          limit: 1000,
+          ...(cursor ? { cursor } : {}),
+        });
+        for (const stored of page.items) {
+          const e = stored.envelope;
+          if (!matches(active, e)) continue;
+          if (types && !types.some((t) => typeMatches(t, e.type))) continue;
+          if (ids && !ids.has(e.id)) continue;
+          selected.push(e);
+          if (selected.length > maxReplay)
+            return err(
+              malformed(
+                'since',
+                `the range selects more than ${maxReplay} events: narrow since/until or eventTypes`,
+              ),
+            );
+        }
+        cursor = page.cursor;
+      } while (cursor);
+      const replayId = `rpl_${createHash('sha256')
+        .update(
+          [id, since, until, (types ?? []).join(','), [...(ids ?? [])].join(','), now.toISOString()].join(
+            '\u001f',
+          ),
+        )
+        .digest('base64url')
+        .slice(0, 20)}`;
+      await deps.engine.enqueueReplay(s.value, selected, replayId);
+      return ok({ replayId, events: selected.length, eventIds: selected.map((e) => e.id) });
+    },
+  };
+}
+
+export type SubscriptionService = ReturnType<typeof createSubscriptionService>;

@@ -1,0 +1,106 @@
+/**
+ * The options of the local runtime (`carhook dev`) and what a running one exposes. Defaults are
+ * applied once, in runtime.ts.
+ */
+
+import type { LocalBus } from '../adapters/local/bus';
+import type { RetrySchedule } from '../core/delivery/retry-schedule';
+import type { PollingConfig, PollStrategy } from '../core/polling/config';
+import type { Runtime } from '../runtime/runtime';
+import type { Webhooks } from '../runtime/webhooks';
+import type { RunningSimulator } from './simulator';
+
+export const TABLE_NAME = 'carhook';
+export const QUEUE_TABLE_NAME = 'carhook-queues';
+export const DEFAULT_PORT = 8080;
+export const DEFAULT_SIM_PORT = 4010;
+export const DEFAULT_VEHICLES = 10;
+/** Loopback receivers (the demo's, a developer's): allowed unless `--allow-webhook-host` says otherwise. */
+export const DEFAULT_WEBHOOK_ALLOW_HOSTS: readonly string[] = ['localhost', '127.0.0.0/8', '::1'];
+
+export interface RealApiOptions {
+  readonly baseUrl: string;
+  readonly authUrl: string;
+  readonly brands: readonly string[];
+  /** `{"clientId","clientSecret"}` JSON file; default: the `CARHOOK_API_CLIENT` variable. */
+  readonly credentialsFile?: string;
+  /**
+   * `{"username","password"}` JSON file of the map API (basic credentials of its own); default: the
+   * `CARHOOK_MAP_API` variable when set. Without either, map updates are not polled.
+   */
+  readonly mapCredentialsFile?: string;
+}
+
+export interface LocalRuntimeOptions {
+  /** HTTP API port (default 8080; 0 = any free port). */
+  readonly port?: number;
+  readonly host?: string;
+  /** Simulator port (default 4010; 0 = any). Ignored with `api`. */
+  readonly simPort?: number;
+  readonly vehicles?: number;
+  readonly seed?: number;
+  /** Planner cadence (default 5 s). */
+  readonly pollIntervalMs?: number;
+  /** Persist DynamoDB Local, keys and the event log here; in memory otherwise. */
+  readonly dataDir?: string;
+  /** Requests per 60 s (default 600 with the simulator, which gets the same quota; 120 otherwise). */
+  readonly quota?: number;
+  /** Poll jobs run at once (default 4, 1 to 64): more drains a large fleet's cycle faster. */
+  readonly pollConcurrency?: number;
+  /** How the planner spends the quota (default `carhook`). */
+  readonly pollStrategy?: PollStrategy;
+  /** How often services are read (default daily): `vehicle.services.changed` within this period. */
+  readonly servicesIntervalMs?: number;
+  /** How often map updates are read (default daily): `vehicle.map_update.available` within this period. */
+  readonly mapIntervalMs?: number;
+  /** Webhook retry schedule (default `standard`; `fast` shows exhaustion and disabling in minutes). */
+  readonly retrySchedule?: RetrySchedule;
+  /** Further planner settings (tests: a short discovery or maintenance period); applied last. */
+  readonly polling?: Partial<PollingConfig>;
+  /** A real API instead of the simulator. */
+  readonly api?: RealApiOptions;
+  /** `CARHOOK_ADMIN_TOKEN`; generated (and persisted in dataDir) when absent. */
+  readonly adminToken?: string;
+  /** Where events go as JSONL (default `<dataDir>/events.jsonl` or a temp file). */
+  readonly jsonlPath?: string;
+  /** Compact event lines and notices; default stdout. `null` = silent. */
+  readonly out?: { write(chunk: string): unknown } | null;
+  /** Problems (failed jobs…); default stderr. */
+  readonly err?: { write(chunk: string): unknown } | null;
+  /** DynamoDB Local port (default any free one). */
+  readonly dynamoPort?: number;
+  /**
+   * Where webhooks may go besides the public internet (`--allow-webhook-host`): IP addresses,
+   * CIDRs, hostnames or `*.suffix`. Default DEFAULT_WEBHOOK_ALLOW_HOSTS (this machine's loopback).
+   * Carhook's own ports (API, simulator, DynamoDB Local) stay refused whatever is allowed.
+   */
+  readonly webhookAllowHosts?: readonly string[];
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly version?: string;
+}
+
+export interface LocalRuntime {
+  readonly apiUrl: string;
+  readonly port: number;
+  readonly adminToken: string;
+  readonly dynamoEndpoint: string;
+  readonly jsonlPath: string;
+  /** Poll jobs run at once. */
+  readonly pollConcurrency: number;
+  readonly dataDir?: string;
+  readonly sim?: RunningSimulator;
+  readonly runtime: Runtime;
+  readonly webhooks: Webhooks;
+  readonly bus: LocalBus;
+  readonly pollIntervalMs: number;
+  readonly quota: number;
+  /** The webhook retry schedule's name (`standard`, `fast`). */
+  readonly retrySchedule: string;
+  /** Where the map API's credentials come from (the simulator's, a file, the environment) or why it is not polled. */
+  readonly mapApi: string;
+  /** Enrollment ids created or refreshed at start (simulator users). */
+  readonly enrolled: readonly { userId: string; enrollmentId: string }[];
+  close(): Promise<void>;
+}
+
+export type Writer = { write(chunk: string): unknown };

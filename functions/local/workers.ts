@@ -1,0 +1,97 @@
+/**
+ * The local workers: poll jobs and webhook deliveries consumed from their durable queues (the
+ * Lambda SQS event sources' stand-ins), and the fan-out as a bus subscriber (the EventBridge rule's
+ * stand-in) whose first attempts are tracked so a shutdown lets them finish.
+ */
+import type { LocalBus } from '../adapters/local/bus';
+import type { LocalQueue } from '../adapters/local/queue';
+import { type DeliveryJob, deliveryJobHandler, parseDeliveryJob } from '../core/delivery/engine';
+import type { PollJob } from '../core/polling/jobs';
+import { runPollJob } from '../core/polling/worker';
+import { runConsumer } from '../core/queue/process';
+import { recordJobResult } from '../runtime/observability';
+import type { Runtime } from '../runtime/runtime';
+import type { Webhooks } from '../runtime/webhooks';
+import type { Writer } from './options';
+
+export interface FanOut {
+  /** Resolves when the first attempts still running have finished. */
+  drain(): Promise<void>;
+  unsubscribe(): void;
+}
+
+/** The fan-out as a bus subscriber: subscribed before anything can publish (enrollment does). */
+export function subscribeFanOut(bus: LocalBus, webhooks: Webhooks): FanOut {
+  // fanOutSubscriber's contract, plus the first attempts tracked, so a shutdown lets them finish.
+  const firstAttempts = new Set<Promise<void>>();
+  const unsubscribe = bus.subscribe(
+    async (event) => {
+      const { settled } = await webhooks.engine.fanOut(event);
+      const tracked = settled.catch(() => {}).finally(() => firstAttempts.delete(tracked));
+      firstAttempts.add(tracked);
+    },
+    { name: 'webhooks' },
+  );
+  return {
+    // A first attempt still going finishes (bounded by the sender's timeout); its record stays
+    // pending otherwise and the sweeper queues it again after a restart.
+    drain: async () => {
+      await Promise.all([...firstAttempts]);
+    },
+    unsubscribe,
+  };
+}
+
+export interface LocalWorkers {
+  /** Stops receiving; resolves when the jobs in flight have finished or gone back to their queue. */
+  stop(): Promise<void>;
+}
+
+export interface LocalWorkersOptions {
+  readonly runtime: Runtime;
+  readonly webhooks: Webhooks;
+  readonly pollQueue: LocalQueue<PollJob>;
+  readonly deliveryQueue: LocalQueue<DeliveryJob>;
+  readonly pollConcurrency: number;
+  readonly err: Writer | null;
+}
+
+export function startLocalWorkers(o: LocalWorkersOptions): LocalWorkers {
+  const { runtime, webhooks, err } = o;
+  const stop = new AbortController();
+  const report = (what: string) => (e: { stage?: string; message: string }) =>
+    err?.write(`carhook: ${what}${e.stage ? ` ${e.stage}` : ''}: ${e.message}\n`);
+  const failed = (what: string) => (r: { status: string; error?: string; id: string }) => {
+    if (r.status === 'failed') err?.write(`carhook: ${what} failed: ${r.error ?? r.id}\n`);
+  };
+
+  const pollWorkers = runConsumer<unknown>(
+    o.pollQueue,
+    async (body, { signal }) => {
+      const result = await runPollJob(await runtime.pollDeps({ signal }), body);
+      recordJobResult(runtime.metrics, result);
+    },
+    {
+      signal: stop.signal,
+      concurrency: o.pollConcurrency,
+      visibilityTimeoutSeconds: 60,
+      onError: report('poll queue'),
+      onResult: failed('poll job'),
+    },
+  );
+  const deliveryWorkers = runConsumer<DeliveryJob>(o.deliveryQueue, deliveryJobHandler(webhooks.engine), {
+    signal: stop.signal,
+    concurrency: 8,
+    visibilityTimeoutSeconds: 60,
+    parse: parseDeliveryJob,
+    onError: report('delivery queue'),
+    onResult: failed('delivery job'),
+  });
+
+  return {
+    async stop() {
+      stop.abort();
+      await Promise.all([pollWorkers, deliveryWorkers]);
+    },
+  };
+}
