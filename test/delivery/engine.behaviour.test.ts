@@ -431,6 +431,39 @@ describe('the hold: an attempt still running is written claimed, and the endpoin
   });
 });
 
+describe('the line: a direct attempt waiting for a slot', () => {
+  it('after ten holds in line it is written claimed, so the fan-out is acknowledged; it is attempted when the slot frees', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const ctx = setup({
+      engine: { directHoldMs: 5, slowForMs: 0, perSubscriptionConcurrency: 1 },
+      script: async () => {
+        await gate;
+        return { outcome: 'success', statusCode: 200 };
+      },
+    });
+    const sub = await ctx.subscribe();
+    const first = event();
+    const second = event();
+    const a = await ctx.engine.fanOut(first);
+    const b = await ctx.engine.fanOut(second);
+    for (const e of [first, second])
+      expect(await ctx.stores.deliveries.get(deliveryId(e.id, sub.id))).toMatchObject({
+        status: 'pending',
+        attempts: 1,
+        nextAttemptAt: at(T0 + 60_000),
+      });
+    expect(ctx.sent.map((s) => s.id)).toStrictEqual([first.id]);
+    release();
+    await Promise.all([a.settled, b.settled]);
+    expect(ctx.sent.map((s) => s.id)).toStrictEqual([first.id, second.id]);
+    for (const e of [first, second])
+      expect((await ctx.stores.deliveries.get(deliveryId(e.id, sub.id)))?.status).toBe('succeeded');
+  });
+});
+
 describe('the queue worker', () => {
   it('a due pending delivery: claimed, attempted, finished; nothing to come back for', async () => {
     const ctx = setup();
@@ -553,6 +586,17 @@ describe('the queue worker', () => {
     const retry = await pendingDelivery(ctx, sub, event(), 1, { nextAttemptAt: at(T0 + 60_001) });
     expect(await ctx.engine.handleJob({ deliveryId: retry.id })).toBeUndefined();
     expect(ctx.sent).toStrictEqual([]);
+  });
+
+  it('under a lease longer than 11 hours, a job comes back after 11 hours at most (the queue delay limit)', async () => {
+    const ctx = setup({ engine: { leaseMs: 24 * 3_600_000 } });
+    const sub = await ctx.subscribe();
+    const d = await pendingDelivery(ctx, sub, event(), 1, { nextAttemptAt: at(T0 + 20 * 3_600_000) });
+    expect(await ctx.engine.handleJob({ deliveryId: d.id })).toStrictEqual({ retryInSeconds: 11 * 3600 });
+    const near = await pendingDelivery(ctx, sub, event(), 1, {
+      nextAttemptAt: at(T0 + 11 * 3_600_000 - 500),
+    });
+    expect(await ctx.engine.handleJob({ deliveryId: near.id })).toStrictEqual({ retryInSeconds: 11 * 3600 });
   });
 
   it('a success after failures ends the subscription failing streak in the store', async () => {
