@@ -66,6 +66,7 @@ describe('eco-driving scores copied onto events', () => {
   it('an entry that is not an object or has no finite score is left out; a text field that is not a string too', () => {
     const scores = {
       none: null,
+      absent: undefined,
       text: 'high',
       nan: { score: Number.NaN },
       missing: { evaluation: 'good' },
