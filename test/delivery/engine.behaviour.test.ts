@@ -680,6 +680,129 @@ describe('the queue worker', () => {
   });
 });
 
+describe('the subscription health the policy decides on', () => {
+  it('a healthy subscription: a success writes no health; a failure then a success (list cached) end the streak once', async () => {
+    const outcomes: Partial<DeliveryAttempt>[] = [
+      { outcome: 'success', statusCode: 200 },
+      { outcome: 'failure', statusCode: 500 },
+      { outcome: 'success', statusCode: 200 },
+      { outcome: 'success', statusCode: 200 },
+    ];
+    const ctx = setup({ engine: { subscriptionCacheMs: 3_600_000 }, script: () => outcomes.shift() ?? {} });
+    const sub = await ctx.subscribe();
+    const healthNow = async () => (await ctx.stores.subscriptions.get(sub.id))?.health;
+    await (await ctx.engine.fanOut(event())).settled;
+    expect(await healthNow()).toStrictEqual({});
+    ctx.clock.advance(1000);
+    await (await ctx.engine.fanOut(event())).settled;
+    expect(await healthNow()).toStrictEqual({ firstFailureAt: at(T0 + 1000) });
+    // The cached subscription still shows no failure: this process remembers it failed.
+    ctx.clock.advance(1000);
+    await (await ctx.engine.fanOut(event())).settled;
+    expect(await healthNow()).toStrictEqual({ lastSuccessAt: at(T0 + 2000) });
+    ctx.clock.advance(1000);
+    await (await ctx.engine.fanOut(event())).settled;
+    expect(await healthNow()).toStrictEqual({ lastSuccessAt: at(T0 + 2000) });
+  });
+
+  it('the health write failing on a success: reported, the delivery still succeeds', async () => {
+    const ctx = setup();
+    const sub = await ctx.subscribe({ health: { firstFailureAt: at(T0 - 60_000) } });
+    ctx.stores.subscriptions.recordSuccess = async () => {
+      throw new Error('store down');
+    };
+    const d = await pendingDelivery(ctx, sub, event(), 1);
+    await ctx.engine.handleJob({ deliveryId: d.id });
+    expect(ctx.problems).toStrictEqual([
+      { kind: 'StoreFailure', subscriptionId: sub.id, message: 'Error: store down' },
+    ]);
+    expect((await ctx.stores.deliveries.get(d.id))?.status).toBe('succeeded');
+  });
+
+  it('the health write failing on a failure: the stored streak start still counts (5 days: disabled)', async () => {
+    const ctx = setup({ script: () => ({ outcome: 'failure', statusCode: 500 }) });
+    const sub = await ctx.subscribe({ health: { firstFailureAt: at(T0 - 5 * 86_400_000) } });
+    ctx.stores.subscriptions.recordFailure = async () => {
+      throw new Error('store down');
+    };
+    const d = await pendingDelivery(ctx, sub, event(), 1);
+    await ctx.engine.handleJob({ deliveryId: d.id });
+    expect((await ctx.stores.deliveries.get(d.id))?.status).toBe('parked');
+    expect((await attemptsOf(ctx, sub.id))[0]?.decision).toBe('disabled');
+  });
+});
+
+describe('attempts that are not sent', () => {
+  it('an event whose data has no JSON form is refused without a request, naming the field, and retried', async () => {
+    const ctx = setup();
+    const sub = await ctx.subscribe();
+    const e = event({ data: { alertId: 'al_x', level: Number.NaN } });
+    await (await ctx.engine.fanOut(e)).settled;
+    expect(ctx.sent).toStrictEqual([]);
+    const [line] = await attemptsOf(ctx, sub.id);
+    expect(line).toMatchObject({ outcome: 'refused', durationMs: 0, decision: 'retry', startedAt: at(T0) });
+    expect(line?.error).toMatch(/^data\.data\.level: NaN is not representable in JSON$/);
+  });
+
+  it('a claim whose lease leaves exactly the attempt budget once the slot is held is attempted; less is given back and queued', async () => {
+    // A limiter that holds each attempt in line for `wait` ms of the virtual clock before its slot.
+    let wait = 0;
+    const clock: { advance: (ms: number) => void } = { advance: () => undefined };
+    const ctx = setup({
+      engine: {
+        leaseMs: 60_000,
+        attemptBudgetMs: 20_000,
+        limiter: {
+          run: async (_key, task) => {
+            clock.advance(wait);
+            return task();
+          },
+          stats: () => ({ inFlight: 0, queued: 0, inFlightFor: () => 0, queuedFor: () => 0 }),
+        },
+      },
+    });
+    clock.advance = (ms) => ctx.clock.advance(ms);
+    const sub = await ctx.subscribe();
+    wait = 40_000;
+    const exact = await pendingDelivery(ctx, sub, event(), 0);
+    await ctx.engine.handleJob({ deliveryId: exact.id });
+    expect(ctx.sent).toHaveLength(1);
+    expect((await ctx.stores.deliveries.get(exact.id))?.status).toBe('succeeded');
+    wait = 40_001;
+    const late = await pendingDelivery(ctx, sub, event(), 0);
+    const claimedAt = ctx.clock.ms();
+    await ctx.engine.handleJob({ deliveryId: late.id });
+    expect(ctx.sent).toHaveLength(1);
+    expect(await ctx.stores.deliveries.get(late.id)).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: at(claimedAt + 40_001),
+    });
+    expect(ctx.queue.sent).toStrictEqual([{ body: { deliveryId: late.id }, delaySeconds: 0 }]);
+  });
+
+  it('an attempt without a status code (network error) has none on its line; a dead letter says dead-letter', async () => {
+    const ctx = setup({ script: () => ({ outcome: 'network', error: 'ECONNREFUSED' }) });
+    const sub = await ctx.subscribe();
+    const d = await pendingDelivery(ctx, sub, event(), 7);
+    await ctx.engine.handleJob({ deliveryId: d.id });
+    expect(await attemptsOf(ctx, sub.id)).toStrictEqual([
+      {
+        subscriptionId: sub.id,
+        deliveryId: d.id,
+        eventId: d.eventId,
+        eventType: d.eventType,
+        attemptNumber: 8,
+        startedAt: at(T0),
+        durationMs: 7,
+        outcome: 'network',
+        error: 'ECONNREFUSED',
+        decision: 'dead-letter',
+      },
+    ]);
+  });
+});
+
 describe('test sends, replays, resume and the sweep', () => {
   it('sendTest: a webhook.test event with its id, delivered now, returned with its recorded attempt', async () => {
     const ctx = setup();
