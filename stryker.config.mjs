@@ -24,7 +24,8 @@ export default {
   mutate: [
     'functions/core/detection/**/*.ts',
     '!functions/core/detection/index.ts',
-    'functions/core/delivery/engine.ts',
+    // The delivery engine: every file of it (contract.ts holds only types, constants and the job schema).
+    'functions/core/delivery/{engine,state,fan-out,direct,attempt,recording,operational,jobs}.ts',
     'functions/core/webhooks/signing.ts',
     'functions/core/webhooks/addresses.ts',
     'functions/core/webhooks/ssrf.ts',

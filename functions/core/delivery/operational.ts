@@ -10,7 +10,12 @@
  *   endpoints that both subscribe to `webhook.*` would otherwise report each other forever);
  * - the vehicle and enrollment filters do not apply: these events concern no vehicle.
  */
+import { buildEvent } from '../events/catalogue';
 import type { EventEnvelope } from '../events/envelope';
+import { eventId } from '../events/ids';
+import type { DeliveryRecord, SubscriptionRecord } from '../subscriptions/records';
+import type { NextStep } from '../webhooks/policy';
+import type { DeliveryAttempt } from '../webhooks/sender';
 import { BUS_ONLY_PREFIX, matches, type SubscriptionFilter, typeMatches } from '../webhooks/subscription';
 
 /** The prefix of operational event types. */
@@ -44,4 +49,80 @@ export function deliveryMatches(
   if (subscriptionId === subscription.id) return false;
   if (typeof eventType === 'string' && isOperational(eventType)) return false;
   return true;
+}
+
+// Building the events themselves: ids derived from the subscription and the delivery (or the
+// moment of disabling), so a retried step publishes the same event again, never a second one.
+function operationalEvent<T extends 'webhook.delivery.exhausted' | 'webhook.endpoint.disabled'>(
+  type: T,
+  id: string,
+  at: string,
+) {
+  return {
+    id,
+    occurredAt: at,
+    detectedAt: at,
+    sequence: 0,
+    source: { api: 'carhook' as const, operation: type },
+  };
+}
+
+/** `webhook.delivery.exhausted`: a delivery dead-lettered after its last attempt `done`. */
+export function exhaustedEvent(
+  subscription: SubscriptionRecord,
+  delivery: DeliveryRecord,
+  done: DeliveryAttempt,
+  attempts: number,
+  now: Date,
+) {
+  const at = now.toISOString();
+  return buildEvent('webhook.delivery.exhausted', {
+    ...operationalEvent(
+      'webhook.delivery.exhausted',
+      eventId({
+        scope: subscription.id,
+        type: 'webhook.delivery.exhausted',
+        key: delivery.id,
+        transition: 'dead',
+      }),
+      at,
+    ),
+    data: {
+      subscriptionId: subscription.id,
+      eventId: delivery.eventId,
+      eventType: delivery.eventType,
+      attempts,
+      ...(done.statusCode !== undefined ? { lastStatus: done.statusCode } : {}),
+      ...(done.error !== undefined ? { lastError: done.error } : {}),
+      firstAttemptAt: delivery.firstAttemptAt ?? done.startedAt,
+      lastAttemptAt: done.startedAt,
+    },
+  });
+}
+
+/** `webhook.endpoint.disabled`: the subscription was disabled at `now` for `reason`. */
+export function disabledEvent(
+  subscription: SubscriptionRecord,
+  reason: Extract<NextStep, { action: 'disable-subscription' }>['reason'],
+  now: Date,
+) {
+  const at = now.toISOString();
+  return buildEvent('webhook.endpoint.disabled', {
+    ...operationalEvent(
+      'webhook.endpoint.disabled',
+      eventId({
+        scope: subscription.id,
+        type: 'webhook.endpoint.disabled',
+        key: subscription.id,
+        transition: at,
+      }),
+      at,
+    ),
+    data: {
+      subscriptionId: subscription.id,
+      url: subscription.url,
+      reason,
+      disabledAt: at,
+    },
+  });
 }

@@ -1,0 +1,268 @@
+import { describe, expect, it } from 'vitest';
+import type { Vehicle } from '../../functions/core/api/model';
+import {
+  diffEnrollmentVehicles,
+  type EnrollmentContext,
+  type EnrollmentState,
+  emptyEnrollmentState,
+} from '../../functions/core/detection/enrollment';
+import { eventId } from '../../functions/core/events/ids';
+import { at, expectValidEvents, obs } from './fixtures';
+
+const ENR = 'enr-1';
+const ADDED = 'enrollment.vehicle.added';
+const REMOVED = 'enrollment.vehicle.removed';
+
+const ctx = (minute: number, extra: Partial<EnrollmentContext> = {}): EnrollmentContext => ({
+  enrollment: { id: ENR, kind: 'oauth-user' },
+  now: new Date(Date.parse(at(minute))),
+  ...extra,
+});
+
+const car = (id: string, extra: Partial<Vehicle> = {}): Vehicle => ({ id, vin: `VIN-${id}`, ...extra });
+
+const idOf = (type: string, vehicle: string, additions: number) =>
+  eventId({
+    scope: ENR,
+    type,
+    key: `${vehicle}#${additions}`,
+    transition: type === ADDED ? 'added' : 'removed',
+  });
+
+const baseline = (...ids: string[]) =>
+  diffEnrollmentVehicles(
+    undefined,
+    obs(
+      'v2.vehicles',
+      ids.map((id) => car(id)),
+      0,
+    ),
+    ctx(0),
+  ).state;
+
+describe('enrollment vehicles: exact events and stored state', () => {
+  it('the first list is stored as baseline: each vehicle present, added once, at the list time', () => {
+    const r = diffEnrollmentVehicles(
+      undefined,
+      obs('v2.vehicles', [car('b', { brand: 'P', model: '208', energy: 'Electric' }), car('a')], 0),
+      ctx(1),
+    );
+    expect(r).toStrictEqual({
+      state: {
+        stateFormat: 1,
+        version: 0,
+        enrollmentId: ENR,
+        createdAt: at(1),
+        sequence: 0,
+        vehicles: {
+          b: {
+            vin: 'VIN-b',
+            brand: 'P',
+            model: '208',
+            energy: 'Electric',
+            present: true,
+            additions: 1,
+            changedAt: at(0),
+          },
+          a: { vin: 'VIN-a', present: true, additions: 1, changedAt: at(0) },
+        },
+        seenAt: at(0),
+      },
+      events: [],
+      changed: 'state',
+      vehicleIds: ['a', 'b'],
+      rejected: [],
+    });
+  });
+
+  it('an added vehicle: its id (vehicle and addition count), envelope and data; a mapped vehicle id', () => {
+    const r = diffEnrollmentVehicles(
+      baseline('a'),
+      obs('v2.vehicles', [car('a'), car('c', { brand: 'DS', model: 'DS4' })], 3, {
+        operation: 'v2.user.vehicles',
+      }),
+      ctx(4, { vehicleId: (api) => `veh_${api}` }),
+    );
+    expect(r.events).toStrictEqual([
+      {
+        id: idOf(ADDED, 'c', 1),
+        type: ADDED,
+        schemaVersion: 1,
+        occurredAt: at(3),
+        detectedAt: at(4),
+        sequence: 1,
+        vehicle: { id: 'veh_c', vin: 'VIN-c', brand: 'DS' },
+        enrollment: { id: ENR, kind: 'oauth-user' },
+        source: { api: 'v2', operation: 'v2.user.vehicles', recordId: 'c' },
+        data: { vehicleId: 'veh_c', vin: 'VIN-c', brand: 'DS', model: 'DS4' },
+      },
+    ]);
+    expect(r.vehicleIds).toStrictEqual(['a', 'c']);
+    expect(r.state.sequence).toBe(1);
+    expect(r.state.seenAt).toBe(at(3));
+    expectValidEvents(r.events);
+  });
+
+  it('a removed vehicle (complete list): its id, no brand when none is known, stored absent; then added again as addition 2', () => {
+    const r = diffEnrollmentVehicles(baseline('a', 'b'), obs('v2.vehicles', [car('a')], 5), ctx(5));
+    expect(r.events).toStrictEqual([
+      {
+        id: idOf(REMOVED, 'b', 1),
+        type: REMOVED,
+        schemaVersion: 1,
+        occurredAt: at(5),
+        detectedAt: at(5),
+        sequence: 1,
+        vehicle: { id: 'b', vin: 'VIN-b' },
+        enrollment: { id: ENR, kind: 'oauth-user' },
+        source: { api: 'v2', operation: 'v2.vehicles.list', recordId: 'b' },
+        data: { vehicleId: 'b', vin: 'VIN-b' },
+      },
+    ]);
+    expect(r.state.vehicles.b).toStrictEqual({
+      vin: 'VIN-b',
+      present: false,
+      additions: 1,
+      changedAt: at(5),
+    });
+    expect(r.vehicleIds).toStrictEqual(['a']);
+    const back = diffEnrollmentVehicles(r.state, obs('v2.vehicles', [car('a'), car('b')], 6), ctx(6));
+    expect(back.events.map((e) => [e.type, e.id, e.sequence])).toStrictEqual([
+      [ADDED, idOf(ADDED, 'b', 2), 2],
+    ]);
+    expect(back.state.vehicles.b).toStrictEqual({
+      vin: 'VIN-b',
+      present: true,
+      additions: 2,
+      changedAt: at(6),
+    });
+  });
+
+  it('a partial list adds but never removes', () => {
+    const r = diffEnrollmentVehicles(
+      baseline('a', 'b'),
+      obs('v2.vehicles', [car('c')], 5, { complete: false }),
+      ctx(5),
+    );
+    expect(r.events.map((e) => [e.type, e.id])).toStrictEqual([[ADDED, idOf(ADDED, 'c', 1)]]);
+    expect(r.vehicleIds).toStrictEqual(['a', 'b', 'c']);
+  });
+
+  it('the same list again: nothing changed, the state given back as it was', () => {
+    const prior = baseline('a');
+    const r = diffEnrollmentVehicles(prior, obs('v2.vehicles', [car('a')], 5), ctx(5));
+    expect(r.changed).toBe('none');
+    expect(r.state).toBe(prior);
+    expect(r.events).toStrictEqual([]);
+  });
+
+  it('a list read before the one that last changed the state is ignored; one read at the same time is applied', () => {
+    const prior = diffEnrollmentVehicles(
+      baseline('a'),
+      obs('v2.vehicles', [car('a'), car('b')], 5),
+      ctx(5),
+    ).state;
+    const older = diffEnrollmentVehicles(prior, obs('v2.vehicles', [], 4), ctx(6));
+    expect(older).toStrictEqual({
+      state: prior,
+      events: [],
+      changed: 'none',
+      vehicleIds: ['a', 'b'],
+      rejected: [],
+    });
+    const same = diffEnrollmentVehicles(prior, obs('v2.vehicles', [car('a')], 5), ctx(6));
+    expect(same.events.map((e) => e.type)).toStrictEqual([REMOVED]);
+  });
+
+  it('initialPolicy all tells the first list; none and active-alerts keep it as baseline', () => {
+    const all = diffEnrollmentVehicles(
+      undefined,
+      obs('v2.vehicles', [car('a')], 0),
+      ctx(0, { config: { initialPolicy: 'all' } }),
+    );
+    expect(all.events.map((e) => [e.type, e.id])).toStrictEqual([[ADDED, idOf(ADDED, 'a', 1)]]);
+    for (const initialPolicy of ['none', 'active-alerts'] as const) {
+      const r = diffEnrollmentVehicles(
+        undefined,
+        obs('v2.vehicles', [car('a')], 0),
+        ctx(0, { config: { initialPolicy } }),
+      );
+      expect(r.events).toStrictEqual([]);
+    }
+  });
+
+  it('an item without id or vin is refused by index; the rest apply and a refused one is not removed', () => {
+    const r = diffEnrollmentVehicles(
+      baseline('a'),
+      obs('v2.vehicles', [{ id: '', vin: 'X' } as Vehicle, { id: 'a' } as Vehicle, car('d')], 5),
+      ctx(5),
+    );
+    expect(r.rejected).toStrictEqual([
+      {
+        kind: 'Malformed',
+        observation: 0,
+        source: 'v2.vehicles',
+        field: 'items[0].id',
+        reason: 'vehicle without id or vin',
+      },
+      {
+        kind: 'Malformed',
+        observation: 0,
+        source: 'v2.vehicles',
+        field: 'items[1].id',
+        reason: 'vehicle without id or vin',
+      },
+    ]);
+    expect(r.events.map((e) => e.type)).toStrictEqual([ADDED, REMOVED]);
+  });
+
+  it('an observation of another source, or a bad envelope, changes nothing and is refused', () => {
+    const prior = baseline('a');
+    const wrong = diffEnrollmentVehicles(prior, obs('v2.alerts', [], 5) as never, ctx(5));
+    expect(wrong).toStrictEqual({
+      state: prior,
+      events: [],
+      changed: 'none',
+      vehicleIds: ['a'],
+      rejected: [
+        {
+          kind: 'Malformed',
+          observation: 0,
+          source: 'v2.alerts',
+          field: 'source',
+          reason: 'expected v2.vehicles',
+        },
+      ],
+    });
+    const bad = diffEnrollmentVehicles(
+      undefined,
+      { ...obs('v2.vehicles', [], 5), fetchedAt: 'soon' },
+      ctx(5),
+    );
+    expect(bad.state).toStrictEqual(emptyEnrollmentState(ENR, at(5)));
+    expect(bad.rejected.map((x) => x.field)).toStrictEqual(['fetchedAt']);
+    expect(bad.vehicleIds).toStrictEqual([]);
+  });
+
+  it('remembers at most 500 removed vehicles, forgetting the longest removed first', () => {
+    const vehicles: EnrollmentState['vehicles'] = {};
+    for (let i = 0; i < 500; i++) {
+      vehicles[`old${String(i).padStart(3, '0')}`] = {
+        vin: `V${i}`,
+        present: false,
+        additions: 1,
+        changedAt: at(1 + (i % 2)),
+      };
+    }
+    vehicles.keep = { vin: 'K', present: true, additions: 1, changedAt: at(0) };
+    const prior: EnrollmentState = { ...emptyEnrollmentState(ENR, at(0)), vehicles, seenAt: at(2) };
+    const r = diffEnrollmentVehicles(prior, obs('v2.vehicles', [], 10), ctx(10));
+    expect(r.events.map((e) => e.type)).toStrictEqual([REMOVED]);
+    const removed = Object.entries(r.state.vehicles).filter(([, v]) => !v.present);
+    expect(removed).toHaveLength(500);
+    // The one removed now is kept; one of those removed at minute 1 is forgotten.
+    expect(r.state.vehicles.keep).toMatchObject({ present: false, changedAt: at(10) });
+    expect(removed.filter(([, v]) => v.changedAt === at(1))).toHaveLength(249);
+    expect(removed.filter(([, v]) => v.changedAt === at(2))).toHaveLength(250);
+  });
+});
