@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { createMemorySubscriptionStores } from '../../functions/adapters/memory/subscriptions';
 import { createKeyRing, createTokenCipher } from '../../functions/core/crypto/token-cipher';
 import {
   createDeliveryEngine,
@@ -14,7 +15,6 @@ import type { EventEnvelope } from '../../functions/core/events/envelope';
 import { eventId } from '../../functions/core/events/ids';
 import type { PublishResult } from '../../functions/core/publishing/ports';
 import { deliveryId, extraDeliveryId } from '../../functions/core/subscriptions/logic';
-import { createMemorySubscriptionStores } from '../../functions/adapters/memory/subscriptions';
 import type { DeliveryRecord, SubscriptionRecord } from '../../functions/core/subscriptions/records';
 import { serializePayload } from '../../functions/core/webhooks/payload';
 import type { DeliveryAttempt, Sender, SendInput } from '../../functions/core/webhooks/sender';
@@ -963,6 +963,8 @@ describe('engine options', () => {
       return list();
     };
     await ctx.subscribe();
+    // The events were detected at T0; the list is read after that.
+    ctx.clock.advance(1);
     await Promise.all([ctx.engine.fanOut(event()), ctx.engine.fanOut(event())]);
     await ctx.engine.fanOut(event());
     expect(reads).toBe(1);
@@ -976,5 +978,30 @@ describe('engine options', () => {
     await none.engine.fanOut(event());
     await none.engine.fanOut(event());
     expect(noneReads).toBe(2);
+  });
+
+  it('a subscription created before an event was detected receives it, even inside the cache period', async () => {
+    const ctx = setup({ engine: { subscriptionCacheMs: 60_000 } });
+    let reads = 0;
+    const list = ctx.stores.subscriptions.listActive.bind(ctx.stores.subscriptions);
+    ctx.stores.subscriptions.listActive = async () => {
+      reads += 1;
+      return list();
+    };
+    const first = await ctx.subscribe();
+    ctx.clock.advance(1);
+    const before = await ctx.engine.fanOut(event({ detectedAt: at(T0) }));
+    expect(before.deliveryIds).toEqual([deliveryId(`evt_engine_${n}`, first.id)]);
+    // A second subscription, then an event detected after the list was read: the list is read again.
+    const second = await ctx.subscribe();
+    ctx.clock.advance(1);
+    const after = await ctx.engine.fanOut(event({ detectedAt: at(T0 + 1) }));
+    expect(reads).toBe(2);
+    expect([...after.deliveryIds].sort()).toEqual(
+      [deliveryId(`evt_engine_${n}`, first.id), deliveryId(`evt_engine_${n}`, second.id)].sort(),
+    );
+    // An event detected before that read (a burst fanned out late, a replay) uses the cache.
+    await ctx.engine.fanOut(event({ detectedAt: at(T0 + 1) }));
+    expect(reads).toBe(2);
   });
 });

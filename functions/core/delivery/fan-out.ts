@@ -11,7 +11,10 @@ import { activeSubscriptions, describe, type EngineState, enqueue, newDelivery, 
  * before any write (or queued, or written first: see the comments below).
  */
 export async function fanOut(state: EngineState, event: EventEnvelope): Promise<FanOutResult> {
-  const targets = (await activeSubscriptions(state)).filter((s) => deliveryMatches(s, event));
+  const detectedAt = Date.parse(event.detectedAt);
+  const targets = (
+    await activeSubscriptions(state, Number.isNaN(detectedAt) ? undefined : detectedAt)
+  ).filter((s) => deliveryMatches(s, event));
   const now = state.clock().getTime();
   const created: string[] = [];
   const queued: string[] = [];

@@ -1,3 +1,4 @@
+import { systemDate, systemNow } from '../clock';
 import type { EventEnvelope } from '../events/envelope';
 import type { OutgoingMessage } from '../queue/ports';
 import { invalidInput } from '../store/errors';
@@ -60,10 +61,13 @@ export interface EngineState {
   readonly slowUntil: Map<string, number>;
   /** Subscriptions this process saw failing: a success must clear their streak in the store. */
   readonly failing: Set<string>;
-  /** The active subscriptions as last read, and when (process time). */
-  cache: { at: number; items: readonly SubscriptionRecord[] } | undefined;
-  /** The read in flight: fan-outs arriving while the cache refreshes share it. */
-  reading: Promise<readonly SubscriptionRecord[]> | undefined;
+  /**
+   * The active subscriptions as last read: `at` is when (process time, for the cache's age),
+   * `startedAt` when the read began on the engine's clock (the clock that stamps `detectedAt`).
+   */
+  cache: { at: number; startedAt: number; items: readonly SubscriptionRecord[] } | undefined;
+  /** The read in flight, and when it began on the engine's clock: fan-outs it is new enough for share it. */
+  reading: { startedAt: number; items: Promise<readonly SubscriptionRecord[]> } | undefined;
   /** Delivery ids this process has fanned out (bounded by SEEN_MEMORY, oldest dropped first). */
   readonly seen: Set<string>;
   /** Outcomes waiting for a `recordAttempts` write, and how many such writes are out. */
@@ -87,7 +91,7 @@ export function createEngineState(deps: DeliveryEngineDeps): EngineState {
   const holdMs = whole('directHoldMs', deps.directHoldMs ?? DEFAULT_DIRECT_HOLD_MS, 1);
   return {
     deps,
-    clock: deps.now ?? (() => new Date()),
+    clock: deps.now ?? systemDate,
     report: deps.onProblem ?? (() => undefined),
     random: deps.random ?? Math.random,
     limiter: deps.limiter ?? createKeyedLimiter({ perKey, global: DEFAULT_GLOBAL_CONCURRENCY }),
@@ -111,21 +115,35 @@ export function createEngineState(deps: DeliveryEngineDeps): EngineState {
   };
 }
 
-/** The active subscriptions, from the cache while it is younger than `cacheMs`. */
-export async function activeSubscriptions(state: EngineState): Promise<readonly SubscriptionRecord[]> {
-  const now = Date.now();
-  if (state.cache && state.cacheMs > 0 && now - state.cache.at < state.cacheMs) return state.cache.items;
-  if (state.reading && state.cacheMs > 0) return state.reading;
-  const read = state.deps.subscriptions.listActive().then((items) => {
-    for (const s of items) if (s.health.firstFailureAt) state.failing.add(s.id);
-    state.cache = { at: now, items };
-    return items;
+/**
+ * The active subscriptions for an event detected at `detectedAt` (engine clock, epoch ms): from the
+ * cache while it is younger than `cacheMs` and was read after the event was detected, else from a
+ * read in flight that began after it, else a new read. So a subscription created before an event
+ * was detected receives it (as far as the store's list is up to date: DynamoDB serves the list from
+ * an index, eventually consistent, usually within a second), and a burst of events detected
+ * together still shares one read.
+ */
+export async function activeSubscriptions(
+  state: EngineState,
+  detectedAt = Number.NEGATIVE_INFINITY,
+): Promise<readonly SubscriptionRecord[]> {
+  const now = systemNow();
+  const cache = state.cache;
+  if (cache && state.cacheMs > 0 && now - cache.at < state.cacheMs && cache.startedAt > detectedAt)
+    return cache.items;
+  if (state.reading && state.cacheMs > 0 && state.reading.startedAt > detectedAt) return state.reading.items;
+  const startedAt = state.clock().getTime();
+  const items = state.deps.subscriptions.listActive().then((list) => {
+    for (const s of list) if (s.health.firstFailureAt) state.failing.add(s.id);
+    state.cache = { at: now, startedAt, items: list };
+    return list;
   });
-  state.reading = read;
+  const reading = { startedAt, items };
+  state.reading = reading;
   try {
-    return await read;
+    return await items;
   } finally {
-    if (state.reading === read) state.reading = undefined;
+    if (state.reading === reading) state.reading = undefined;
   }
 }
 
