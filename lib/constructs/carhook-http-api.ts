@@ -35,6 +35,13 @@ export const CARHOOK_HTTP_ROUTES: readonly CarhookRoute[] = [
   },
   {
     method: 'GET',
+    path: '/openapi.json',
+    access: 'public',
+    whyPublic:
+      'the OpenAPI description of the routes, generated from their schemas; the same for everyone, it holds no data',
+  },
+  {
+    method: 'GET',
     path: '/oauth/{brand}/authorize',
     access: 'public',
     whyPublic:

@@ -639,6 +639,7 @@ describe('HTTP API', () => {
       'GET /health',
       'GET /oauth/callback',
       'GET /oauth/{brand}/authorize',
+      'GET /openapi.json',
     ]);
     for (const r of routes.filter((x) => x.auth !== 'NONE')) {
       expect(r.key).toMatch(/^(GET|POST|PATCH|DELETE) \/(subscriptions|enrollments|events|metrics)(\/|$)/);
