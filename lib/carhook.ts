@@ -305,6 +305,8 @@ export interface CarhookHandlers {
   readonly fanOut: CarhookFunction;
   readonly delivery: CarhookFunction;
   readonly httpApi: CarhookFunction;
+  /** The HTTP API's Lambda authorizer of the console routes (the admin token). */
+  readonly consoleAuthorizer: CarhookFunction;
 }
 
 /**
@@ -465,8 +467,6 @@ export class Carhook extends Construct {
       .bindSecret(tokenKeyRing, CARHOOK_ENV.tokenKeyRingSecretArn)
       .bindQueue(deliveries.queue, 'send', CARHOOK_ENV.deliveryQueueUrl);
 
-    this.handlers = { planner, pollWorker, sweeper, fanOut: fanOutFn, delivery, httpApi: httpFn };
-
     this.plannerSchedule = new CarhookSchedule(this, 'PlannerSchedule', {
       target: planner,
       rate: this.config.pollInterval,
@@ -497,7 +497,30 @@ export class Carhook extends Construct {
       ],
     });
 
-    this.httpApi = new CarhookHttpApi(this, 'Gateway', { handler: httpFn });
+    // The console in a browser on AWS: the admin token (CarhookData `consoleToken`) as a bearer on
+    // `/console-api/…`, checked by this authorizer; IAM stays on the routes themselves.
+    // Not through addFunction: it reads one secret and nothing of the runtime configuration.
+    const consoleAuthorizer = new CarhookFunction(this, 'ConsoleAuthorizer', {
+      serviceName: this.config.serviceName,
+      metricsNamespace: this.config.metricsNamespace,
+      logLevel: this.config.logLevel,
+      entry: 'functions/handlers/console-authorizer.ts',
+      description:
+        "Authorizes the console's requests (/console-api/...) by the admin token in Secrets Manager",
+      timeout: timeouts.consoleAuthorizer,
+    }).bindSecret(this.data.consoleToken, CARHOOK_ENV.consoleTokenSecretArn);
+    this.functionsById.set('ConsoleAuthorizer', consoleAuthorizer);
+
+    this.httpApi = new CarhookHttpApi(this, 'Gateway', { handler: httpFn, consoleAuthorizer });
+    this.handlers = {
+      planner,
+      pollWorker,
+      sweeper,
+      fanOut: fanOutFn,
+      delivery,
+      httpApi: httpFn,
+      consoleAuthorizer,
+    };
   }
 
   /**

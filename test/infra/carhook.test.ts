@@ -208,7 +208,7 @@ describe('Carhook composition', () => {
     // 3 metric alarms + one per dead-letter queue (poll jobs, fan-out, deliveries, schedules).
     template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
-    template.resourceCountIs('AWS::Lambda::Function', 6);
+    template.resourceCountIs('AWS::Lambda::Function', 7); // six handlers and the console authorizer
     template.resourceCountIs('AWS::SQS::Queue', 7);
     template.resourceCountIs('AWS::Scheduler::Schedule', 2);
     template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
