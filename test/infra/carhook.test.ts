@@ -192,7 +192,10 @@ describe('Carhook prop combinations with `data`', () => {
 });
 
 describe('Carhook composition', () => {
-  it('in one stack: creates the stateful resources, the monitoring and the stateless part', () => {
+  // A whole synthesis (about 10 s alone; more on a shared machine).
+  it('in one stack: creates the stateful resources, the monitoring and the stateless part', {
+    timeout: 90_000,
+  }, () => {
     const stack = new Stack(testApp(), 'One', { env });
     const carhook = new Carhook(stack, 'Carhook', {
       ...required,
