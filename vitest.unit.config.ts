@@ -43,6 +43,7 @@ export const integrationTests = [
   'test/bench/**',
   // carhook dev, the local runtime or a browser; building and packing @carhook/events.
   'test/examples/webhook-receiver.test.ts',
+  'test/examples/cdk-app.test.ts',
   'test/console/console.browser.test.ts',
   'test/cli/manage.test.ts',
   'test/packages/**',

@@ -1,328 +1,35 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Duration, type RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Stack, Token, Validations } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { type IEventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { type RetryScheduleName, retryScheduleNames } from '../functions/core/delivery/retry-schedule';
-import { type PollStrategy, pollStrategies } from '../functions/core/polling/config';
-import { compileAllowList, parseAllowEntries } from '../functions/core/webhooks/ssrf';
-import { RUNTIME_ENV } from '../functions/runtime/config';
-import { CARHOOK_DEFAULTS, CARHOOK_ENV } from './config';
-import { CarhookData, EVENT_SOURCE_PATTERN } from './constructs/carhook-data';
 import {
-  CarhookFunction,
-  type CarhookFunctionProps,
-  type CarhookLogLevel,
-} from './constructs/carhook-function';
+  type CarhookConfig,
+  type CarhookProps,
+  carhookRuntimeEnvironment,
+  resolveCarhookConfig,
+} from './carhook-props';
+import { CARHOOK_DEFAULTS, CARHOOK_ENV } from './config';
+import { CarhookData } from './constructs/carhook-data';
+import { CarhookFunction, type CarhookFunctionProps } from './constructs/carhook-function';
 import { CarhookHttpApi } from './constructs/carhook-http-api';
 import { CarhookQueue, carhookDeadLetterQueue } from './constructs/carhook-queue';
 import { CarhookSchedule } from './constructs/carhook-schedule';
-import { type CarhookAlarmThresholds, CarhookMonitoring } from './monitoring';
+import type { CarhookTable } from './constructs/carhook-table';
+import { CarhookMonitoring } from './monitoring';
 import { REPO_ROOT } from './paths';
-import {
-  CarhookConfigError,
-  requireHttpsUrl,
-  requireIntegerInRange,
-  requirePattern,
-  requireWholeDuration,
-} from './validation';
+import { CarhookConfigError } from './validation';
 
-export interface CarhookProps {
-  /** `{base_url}` of the connected-car API (spec 4): every API address is relative to it. https only. */
-  readonly apiBaseUrl: string;
-  /** `{auth_url}` of the OAuth 2.0 endpoints (spec 5.2). https only. */
-  readonly authUrl: string;
-  /**
-   * `<brand_path_segment>`s of the OAuth addresses (spec 5.2) users can enroll with: one per brand
-   * the API client is registered for. At least one.
-   */
-  readonly brands: readonly string[];
-  /**
-   * Requests allowed per window for the API client, shared by every worker (spec 8).
-   * @default 120 requests per 60 seconds
-   */
-  readonly quota?: { readonly requests: number; readonly window: Duration };
-  /**
-   * How often the planner runs (EventBridge Scheduler `rate(...)`, whole minutes).
-   * @default 1 minute
-   */
-  readonly pollInterval?: Duration;
-  /**
-   * How the planner spends the quota: `carhook` (learned change rates under staleness guarantees),
-   * `round-robin` (the fair order) or `naive` (four reads per vehicle per cycle).
-   * @default 'carhook'
-   */
-  readonly pollStrategy?: PollStrategy;
-  /**
-   * How often each vehicle's services (activation status) are read: `vehicle.services.changed`
-   * appears within this period. Set as `CARHOOK_SERVICES_INTERVAL_SECONDS`.
-   * @default 1 day
-   */
-  readonly servicesInterval?: Duration;
-  /**
-   * How often map update information is read (in bulk): `vehicle.map_update.available` appears
-   * within this period. Set as `CARHOOK_MAP_INTERVAL_SECONDS`.
-   * @default 1 day
-   */
-  readonly mapInterval?: Duration;
-  /**
-   * Webhook retry schedule: `standard` (retries over about 27.6 h, endpoints disabled after failing
-   * for 5 days) or `fast` (retries over about 40 s, disabled after failing for 2 minutes; for trials).
-   * Set as `CARHOOK_RETRY_SCHEDULE`.
-   * @default 'standard'
-   */
-  readonly retrySchedule?: RetryScheduleName;
-  /**
-   * `vehicle.maintenance.due` fires when a countdown crosses one of these.
-   * @default 30 days / 1,000 km
-   */
-  readonly maintenanceDueThreshold?: { readonly days?: number; readonly distanceKm?: number };
-  /**
-   * EventBridge `Source` of every event, and the prefix of the schema names.
-   * @default 'carhook'
-   */
-  readonly eventSource?: string;
-  /**
-   * How long published events stay in the event log (DynamoDB TTL). Also the archive's retention
-   * unless `archiveRetention` says otherwise.
-   * @default 30 days
-   */
-  readonly eventLogRetention?: Duration;
-  /**
-   * Publish to an existing bus instead of creating one. Not with `data` (give it to CarhookData).
-   * @default - a new bus
-   */
-  readonly existingEventBus?: IEventBus;
-  /**
-   * Retention of the bus archive (replay). Not with `data`.
-   * @default `eventLogRetention`
-   */
-  readonly archiveRetention?: Duration;
-  /** Subscribed to the alarm topic. */
-  readonly alarmEmail?: string;
-  /** Alarms go to this topic instead of a new one (with `alarmEmail` too, the address subscribes to it). */
-  readonly existingAlarmTopic?: ITopic;
-  readonly alarmThresholds?: CarhookAlarmThresholds;
-  /**
-   * Removal policy of the stateful resources created here (table, key, secrets). Not with `data`.
-   * @default RemovalPolicy.RETAIN
-   */
-  readonly removalPolicy?: RemovalPolicy;
-  /**
-   * Stateful resources created elsewhere, typically `CarhookDataStack.data` in its own stack.
-   * @default - created inside this construct
-   */
-  readonly data?: CarhookData;
-  /**
-   * Powertools service name (logger `service`, metric dimension `service`). Give each deployment in
-   * one account its own so their alarms do not mix.
-   * @default 'carhook'
-   */
-  readonly serviceName?: string;
-  /** Log level of every function. @default 'INFO' */
-  readonly logLevel?: CarhookLogLevel;
-  /**
-   * Where webhooks may go besides the public internet (IP addresses, CIDRs, hostnames or
-   * `*.suffix`), e.g. a receiver inside your network: the same allow-list as
-   * `carhook dev --allow-webhook-host`. Set as `CARHOOK_WEBHOOK_ALLOW_HOSTS`.
-   * @default - none: only public addresses
-   */
-  readonly webhookAllowHosts?: readonly string[];
-  /**
-   * Origins besides the API's own that `GET /oauth/{brand}/authorize?redirect=` may send users
-   * back to (`https://console.example.com`). Set as `CARHOOK_OAUTH_REDIRECT_ORIGINS`.
-   * @default - none: only the API's own callback
-   */
-  readonly oauthRedirectOrigins?: readonly string[];
-}
-
-/** CarhookProps with every default applied and checked: what the runtime is configured from. */
-export interface CarhookConfig {
-  readonly apiBaseUrl: string;
-  readonly authUrl: string;
-  readonly brands: readonly string[];
-  readonly quota: { readonly requests: number; readonly window: Duration };
-  readonly pollInterval: Duration;
-  readonly pollStrategy: PollStrategy;
-  /** Unset: the runtime's default (1 day). */
-  readonly servicesInterval?: Duration;
-  readonly mapInterval?: Duration;
-  readonly retrySchedule?: RetryScheduleName;
-  readonly maintenanceDueThreshold: { readonly days: number; readonly distanceKm: number };
-  readonly eventSource: string;
-  readonly eventLogRetention: Duration;
-  readonly serviceName: string;
-  readonly metricsNamespace: string;
-  readonly logLevel: CarhookLogLevel;
-  readonly webhookAllowHosts: readonly string[];
-  readonly oauthRedirectOrigins: readonly string[];
-}
-
-const BRAND_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-const SERVICE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-const LOG_LEVELS: readonly CarhookLogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
-
-/**
- * Applies the defaults (CARHOOK_DEFAULTS) and checks every prop and prop combination, so a wrong
- * configuration stops `cdk synth` with the prop named instead of failing half-way through a deploy.
- */
-export function resolveCarhookConfig(props: CarhookProps): CarhookConfig {
-  requireHttpsUrl('apiBaseUrl', props.apiBaseUrl);
-  requireHttpsUrl('authUrl', props.authUrl);
-
-  if (!Array.isArray(props.brands) || props.brands.length === 0) {
-    throw new CarhookConfigError('brands', 'must list at least one brand path segment (spec 5.2)');
-  }
-  for (const [i, brand] of props.brands.entries()) {
-    requirePattern(
-      `brands[${i}]`,
-      brand,
-      BRAND_SEGMENT,
-      'a URL path segment of letters, digits, dots, dashes or underscores',
-    );
-  }
-  const duplicate = props.brands.find((b, i) => props.brands.indexOf(b) !== i);
-  if (duplicate !== undefined) throw new CarhookConfigError('brands', `lists '${duplicate}' twice`);
-
-  const quota = props.quota ?? CARHOOK_DEFAULTS.quota;
-  requireIntegerInRange('quota.requests', quota.requests, 1, 100_000);
-  requireWholeDuration('quota.window', quota.window, 'seconds', 1, 3600);
-
-  const pollInterval = props.pollInterval ?? CARHOOK_DEFAULTS.pollInterval;
-  requireWholeDuration('pollInterval', pollInterval, 'minutes', 1, 1440);
-  const pollStrategy = props.pollStrategy ?? 'carhook';
-  if (!(pollStrategies as readonly string[]).includes(pollStrategy)) {
-    throw new CarhookConfigError('pollStrategy', `must be one of ${pollStrategies.join(', ')}`);
-  }
-  if (props.servicesInterval)
-    requireWholeDuration('servicesInterval', props.servicesInterval, 'seconds', 1, 30 * 86_400);
-  if (props.mapInterval) requireWholeDuration('mapInterval', props.mapInterval, 'seconds', 1, 30 * 86_400);
-  if (props.retrySchedule !== undefined && !retryScheduleNames.includes(props.retrySchedule)) {
-    throw new CarhookConfigError('retrySchedule', `must be one of ${retryScheduleNames.join(', ')}`);
-  }
-
-  const maintenanceDueThreshold = {
-    days: props.maintenanceDueThreshold?.days ?? CARHOOK_DEFAULTS.maintenanceDueThreshold.days,
-    distanceKm:
-      props.maintenanceDueThreshold?.distanceKm ?? CARHOOK_DEFAULTS.maintenanceDueThreshold.distanceKm,
-  };
-  requireIntegerInRange('maintenanceDueThreshold.days', maintenanceDueThreshold.days, 1, 730);
-  requireIntegerInRange('maintenanceDueThreshold.distanceKm', maintenanceDueThreshold.distanceKm, 1, 100_000);
-
-  const eventSource = props.eventSource ?? props.data?.eventSource ?? CARHOOK_DEFAULTS.eventSource;
-  requirePattern(
-    'eventSource',
-    eventSource,
-    EVENT_SOURCE_PATTERN,
-    "1-256 of [A-Za-z0-9._/-], not starting with 'aws.'",
-  );
-
-  const eventLogRetention = props.eventLogRetention ?? CARHOOK_DEFAULTS.eventLogRetention;
-  requireWholeDuration('eventLogRetention', eventLogRetention, 'days', 1, 3650);
-
-  const serviceName = props.serviceName ?? CARHOOK_DEFAULTS.serviceName;
-  requirePattern(
-    'serviceName',
-    serviceName,
-    SERVICE_NAME,
-    '1-64 of letters, digits, dots, dashes or underscores',
-  );
-  const logLevel = props.logLevel ?? 'INFO';
-  if (!LOG_LEVELS.includes(logLevel)) {
-    throw new CarhookConfigError('logLevel', `must be one of ${LOG_LEVELS.join(', ')}, got '${logLevel}'`);
-  }
-
-  if (props.data) {
-    // These configure resources CarhookData owns: silently ignoring them would deploy something else.
-    const owned = ['existingEventBus', 'archiveRetention', 'removalPolicy'] as const;
-    for (const prop of owned) {
-      if (props[prop] !== undefined) {
-        throw new CarhookConfigError(
-          prop,
-          'cannot be combined with `data`: set it on CarhookData (CarhookDataStack) instead',
-        );
-      }
-    }
-    if (props.eventSource !== undefined && props.eventSource !== props.data.eventSource) {
-      throw new CarhookConfigError(
-        'eventSource',
-        `is '${props.eventSource}' but \`data\` archives and names schemas for '${props.data.eventSource}': use the same source on both`,
-      );
-    }
-  }
-
-  return {
-    apiBaseUrl: props.apiBaseUrl,
-    authUrl: props.authUrl,
-    brands: [...props.brands],
-    quota,
-    pollInterval,
-    pollStrategy,
-    ...(props.servicesInterval ? { servicesInterval: props.servicesInterval } : {}),
-    ...(props.mapInterval ? { mapInterval: props.mapInterval } : {}),
-    ...(props.retrySchedule ? { retrySchedule: props.retrySchedule } : {}),
-    maintenanceDueThreshold,
-    eventSource,
-    eventLogRetention,
-    serviceName,
-    metricsNamespace: CARHOOK_DEFAULTS.metricsNamespace,
-    logLevel,
-    webhookAllowHosts: checkedAllowHosts(props.webhookAllowHosts ?? []),
-    oauthRedirectOrigins: (props.oauthRedirectOrigins ?? []).map((origin, i) => {
-      requireHttpsUrl(`oauthRedirectOrigins[${i}]`, origin);
-      return new URL(origin).origin;
-    }),
-  };
-}
-
-/** The same parser the runtime uses, so a bad entry stops `cdk synth` naming it. */
-function checkedAllowHosts(entries: readonly string[]): string[] {
-  const compiled = compileAllowList(parseAllowEntries(entries));
-  if (!compiled.ok) {
-    throw new CarhookConfigError(
-      'webhookAllowHosts',
-      `"${compiled.error.value}" is not an IP address, CIDR, hostname or *.suffix`,
-    );
-  }
-  return entries.map((e) => e.trim()).filter((e) => e !== '');
-}
-
-/**
- * The configuration every Carhook function receives as environment variables. The runtime's
- * config loader reads exactly these names. (`CARHOOK_EVENT_SOURCE` comes with `bindBus`, table and
- * bus names with `bindTable`/`bindBus`, secret ARNs with `bindSecret`.)
- */
-export function carhookRuntimeEnvironment(config: CarhookConfig): Record<string, string> {
-  return {
-    [RUNTIME_ENV.apiBaseUrl]: config.apiBaseUrl,
-    [RUNTIME_ENV.authUrl]: config.authUrl,
-    [RUNTIME_ENV.brands]: config.brands.join(','),
-    [RUNTIME_ENV.quotaRequests]: String(config.quota.requests),
-    [RUNTIME_ENV.quotaWindowSeconds]: String(config.quota.window.toSeconds()),
-    [RUNTIME_ENV.pollIntervalSeconds]: String(config.pollInterval.toSeconds()),
-    [RUNTIME_ENV.pollStrategy]: config.pollStrategy,
-    [RUNTIME_ENV.maintenanceDueDays]: String(config.maintenanceDueThreshold.days),
-    [RUNTIME_ENV.maintenanceDueKm]: String(config.maintenanceDueThreshold.distanceKm),
-    [RUNTIME_ENV.eventLogRetentionDays]: String(config.eventLogRetention.toDays()),
-    ...(config.servicesInterval
-      ? { [RUNTIME_ENV.servicesIntervalSeconds]: String(config.servicesInterval.toSeconds()) }
-      : {}),
-    ...(config.mapInterval
-      ? { [RUNTIME_ENV.mapIntervalSeconds]: String(config.mapInterval.toSeconds()) }
-      : {}),
-    ...(config.retrySchedule ? { [RUNTIME_ENV.retrySchedule]: config.retrySchedule } : {}),
-    ...(config.webhookAllowHosts.length > 0
-      ? { [RUNTIME_ENV.webhookAllowHosts]: config.webhookAllowHosts.join(',') }
-      : {}),
-    ...(config.oauthRedirectOrigins.length > 0
-      ? { [RUNTIME_ENV.oauthRedirectOrigins]: config.oauthRedirectOrigins.join(',') }
-      : {}),
-  };
-}
+export {
+  type CarhookConfig,
+  type CarhookProps,
+  carhookRuntimeEnvironment,
+  resolveCarhookConfig,
+} from './carhook-props';
 
 /** The queues of the stateless part; each work queue has its own dead-letter queue. */
 export interface CarhookQueues {
@@ -344,6 +51,8 @@ export interface CarhookHandlers {
   readonly fanOut: CarhookFunction;
   readonly delivery: CarhookFunction;
   readonly httpApi: CarhookFunction;
+  /** The HTTP API's Lambda authorizer of the console routes (the admin token). */
+  readonly consoleAuthorizer: CarhookFunction;
 }
 
 /**
@@ -365,6 +74,15 @@ export interface CarhookHandlers {
  *   dead-letter queue has an alarm (`monitoring.addDeadLetterQueue`).
  */
 export class Carhook extends Construct {
+  /**
+   * The bus every Carhook event is published to (`Source` = `config.eventSource`, `DetailType` =
+   * the event type, e.g. `vehicle.alert.raised`): add your own rules on it.
+   */
+  readonly eventBus: IEventBus;
+  /** The HTTP API (OAuth, management with IAM, the console); its URL is `httpApi.url`. */
+  readonly api: HttpApi;
+  /** The single DynamoDB table (enrollments, vehicles, state, the event log, subscriptions). */
+  readonly table: CarhookTable;
   readonly config: CarhookConfig;
   readonly data: CarhookData;
   readonly monitoring: CarhookMonitoring;
@@ -504,8 +222,6 @@ export class Carhook extends Construct {
       .bindSecret(tokenKeyRing, CARHOOK_ENV.tokenKeyRingSecretArn)
       .bindQueue(deliveries.queue, 'send', CARHOOK_ENV.deliveryQueueUrl);
 
-    this.handlers = { planner, pollWorker, sweeper, fanOut: fanOutFn, delivery, httpApi: httpFn };
-
     this.plannerSchedule = new CarhookSchedule(this, 'PlannerSchedule', {
       target: planner,
       rate: this.config.pollInterval,
@@ -535,7 +251,33 @@ export class Carhook extends Construct {
       ],
     });
 
-    this.httpApi = new CarhookHttpApi(this, 'Gateway', { handler: httpFn });
+    // The console in a browser on AWS: the admin token (CarhookData `consoleToken`) as a bearer on
+    // `/console-api/…`, checked by this authorizer; IAM stays on the routes themselves.
+    // Not through addFunction: it reads one secret and nothing of the runtime configuration.
+    const consoleAuthorizer = new CarhookFunction(this, 'ConsoleAuthorizer', {
+      serviceName: this.config.serviceName,
+      metricsNamespace: this.config.metricsNamespace,
+      logLevel: this.config.logLevel,
+      entry: 'functions/handlers/console-authorizer.ts',
+      description:
+        "Authorizes the console's requests (/console-api/...) by the admin token in Secrets Manager",
+      timeout: timeouts.consoleAuthorizer,
+    }).bindSecret(this.data.consoleToken, CARHOOK_ENV.consoleTokenSecretArn);
+    this.functionsById.set('ConsoleAuthorizer', consoleAuthorizer);
+
+    this.httpApi = new CarhookHttpApi(this, 'Gateway', { handler: httpFn, consoleAuthorizer });
+    this.eventBus = this.data.eventBus;
+    this.table = this.data.table;
+    this.api = this.httpApi.api;
+    this.handlers = {
+      planner,
+      pollWorker,
+      sweeper,
+      fanOut: fanOutFn,
+      delivery,
+      httpApi: httpFn,
+      consoleAuthorizer,
+    };
   }
 
   /**

@@ -1,5 +1,6 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { CONSOLE_TOKEN_SECRET_ARN_ENV } from '../functions/http/console-authorizer';
 import { RUNTIME_ENV } from '../functions/runtime/config';
 import { CARHOOK_METRIC_NAMES } from '../functions/runtime/metric-names';
 
@@ -54,6 +55,8 @@ export const CARHOOK_DEFAULTS = {
     fanOut: Duration.seconds(60),
     delivery: Duration.seconds(60),
     httpApi: Duration.seconds(29),
+    /** Reads one secret at most: short, so a stuck read fails closed well within API Gateway's 10 s. */
+    consoleAuthorizer: Duration.seconds(5),
   },
   /**
    * SQS: a queue's visibility timeout is this many times its consumer's timeout (AWS's advice for
@@ -110,6 +113,8 @@ export const CARHOOK_ENV = {
   apiClientCredentialsSecretArn: RUNTIME_ENV.apiClientSecretArn,
   tokenKeyRingSecretArn: RUNTIME_ENV.tokenKeyRingSecretArn,
   mapApiCredentialsSecretArn: RUNTIME_ENV.mapApiSecretArn,
+  /** The console authorizer's admin token (functions/http/console-authorizer.ts). */
+  consoleTokenSecretArn: CONSOLE_TOKEN_SECRET_ARN_ENV,
   /** Queue URLs (the consumers find their own queue's URL from the SQS record). */
   pollQueueUrl: RUNTIME_ENV.pollQueueUrl,
   deliveryQueueUrl: RUNTIME_ENV.deliveryQueueUrl,

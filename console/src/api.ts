@@ -24,6 +24,21 @@ export class ApiError extends Error {
 
 export type Json = Record<string, unknown>;
 
+/**
+ * Where the management routes are, as the serving page says (`<meta name="carhook-api-base">`):
+ * `''` locally, `/console-api` on AWS (the copy of the routes API Gateway guards with the admin
+ * token, since a browser cannot sign requests for IAM).
+ */
+export const apiBase = (): string =>
+  document.querySelector('meta[name="carhook-api-base"]')?.getAttribute('content') ?? '';
+
+/** The server's OpenAPI document (public, at the origin's root). */
+export async function fetchDocument(): Promise<Json> {
+  const res = await fetch('/openapi.json', { headers: { accept: 'application/json' } });
+  if (!res.ok) throw new ApiError(res.status, `HTTP ${res.status}`, 'the OpenAPI document could not be read');
+  return (await res.json()) as Json;
+}
+
 export async function api<T = Json>(
   path: string,
   init: { method?: string; body?: unknown } = {},
@@ -32,7 +47,7 @@ export async function api<T = Json>(
   const token = session.token();
   if (token) headers.authorization = `Bearer ${token}`;
   if (init.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(path, {
+  const res = await fetch(`${apiBase()}${path}`, {
     method: init.method ?? 'GET',
     headers,
     ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),

@@ -10,6 +10,7 @@ import { DeliveriesPage } from './pages/deliveries';
 import { EnrollmentsPage } from './pages/enrollments';
 import { EventsPage } from './pages/events';
 import { QuotaPage } from './pages/quota';
+import { ReferencePage } from './pages/reference';
 import { SubscriptionsPage } from './pages/subscriptions';
 import { describe, ErrorLine } from './ui';
 
@@ -70,6 +71,7 @@ const NAV = [
   ['#/subscriptions', 'Subscriptions'],
   ['#/events', 'Events'],
   ['#/quota', 'Quota & lag'],
+  ['#/reference', 'API'],
 ] as const;
 
 function App() {
@@ -82,6 +84,7 @@ function App() {
   if (parts[0] === 'subscriptions') page = <SubscriptionsPage />;
   else if (parts[0] === 'events') page = <EventsPage />;
   else if (parts[0] === 'quota') page = <QuotaPage />;
+  else if (parts[0] === 'reference') page = <ReferencePage />;
   else if (parts[0] === 'deliveries' && parts[1])
     page = <DeliveriesPage subscriptionId={decodeURIComponent(parts[1])} />;
   else {

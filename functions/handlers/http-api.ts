@@ -1,11 +1,14 @@
 /**
  * API Gateway HTTP API (payload v2) → the Hono app. Management routes are IAM-authorized by API
- * Gateway (so `auth: iam`); OAuth and /health are public.
+ * Gateway (so `auth: iam`); OAuth and /health are public. The console's copies of the management
+ * routes (`/console-api/…`, authorized by the admin-token Lambda authorizer) reach the same routes
+ * with the prefix taken off.
  */
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import type { Context as HonoContext } from 'hono';
 import { type APIGatewayProxyResult, handle, type LambdaEvent } from 'hono/aws-lambda';
 import { createHttpApp } from '../http/app';
+import { CONSOLE_API_PREFIX } from '../http/console-authorizer';
 import { type AwsRuntime, createAwsRuntime, lazy } from '../runtime/aws';
 import { RUNTIME_ENV } from '../runtime/config';
 import { withPowertools } from '../runtime/lambda';
@@ -13,6 +16,25 @@ import { logger } from '../runtime/observability';
 import { createWebhooks } from '../runtime/webhooks';
 
 type SignalledContext = Context & { readonly carhookSignal?: AbortSignal };
+
+/**
+ * `/console-api/subscriptions` → `/subscriptions`: API Gateway authorized it (the admin token), so
+ * the app serves it as the management route it copies. Other paths are left as they are.
+ */
+export function withoutConsolePrefix(event: APIGatewayProxyEventV2): APIGatewayProxyEventV2 {
+  const strip = (path: string) =>
+    path.startsWith(`${CONSOLE_API_PREFIX}/`) ? path.slice(CONSOLE_API_PREFIX.length) : path;
+  const rawPath = strip(event.rawPath);
+  if (rawPath === event.rawPath) return event;
+  return {
+    ...event,
+    rawPath,
+    requestContext: {
+      ...event.requestContext,
+      http: { ...event.requestContext.http, path: strip(event.requestContext.http.path) },
+    },
+  };
+}
 
 export function createHttpApiHandler(get: () => AwsRuntime) {
   // Built on the first request: the subscription routes need the key ring (Secrets Manager).
@@ -31,6 +53,7 @@ export function createHttpApiHandler(get: () => AwsRuntime) {
         },
         {
           auth: { kind: 'iam' },
+          consoleApiBase: CONSOLE_API_PREFIX,
           // CARHOOK_OAUTH_REDIRECT_ORIGINS (CDK prop oauthRedirectOrigins): origins besides the API's own.
           oauthRedirectOrigins: (process.env[RUNTIME_ENV.oauthRedirectOrigins] ?? '')
             .split(',')
@@ -48,7 +71,7 @@ export function createHttpApiHandler(get: () => AwsRuntime) {
       app = undefined; // not cached: the next invocation tries again
       throw error;
     });
-    return (await app)(event as unknown as LambdaEvent, withSignal);
+    return (await app)(withoutConsolePrefix(event) as unknown as LambdaEvent, withSignal);
   });
 }
 

@@ -2,13 +2,16 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 // The smallest router preset (same API): the HttpApi bundle stays under its size target.
 import { Hono } from 'hono/tiny';
+import * as z from 'zod';
 import type { ServiceError, SubscriptionService } from '../core/delivery/management';
 import type { Result } from '../core/webhooks/result';
-import { bodyPolicy, jsonBody } from './body';
+import { bodyPolicy } from './body';
 import { type CursorCodec, createCursorCodec } from './cursor';
+import { errorResponse, RouteBook } from './openapi';
+import { cursorSchema, page, subscriptionSchema } from './views';
 
 /**
- * The management routes of webhook subscriptions (issue 6), as a Hono sub-app the local server and
+ * The management routes of webhook subscriptions, as a Hono sub-app the local server and
  * the API Gateway Lambda both mount. Authentication is the mounting app's job (IAM on AWS,
  * `adminAuth` locally). Every error is JSON `{error: {code, message, field?, issues?}}`; bad input is a 400
  * naming the field, an unknown id a 404; only create and rotate-secret ever return a secret.
@@ -22,6 +25,8 @@ export interface SubscriptionRoutesDeps {
   readonly cursors?: () => Promise<CursorCodec>;
   /** Called with unexpected failures (storage down…) before the 500 goes out. */
   readonly onError?: (error: unknown) => void;
+  /** Where the routes are recorded for the OpenAPI document (the mounting app's); default: its own. */
+  readonly book?: RouteBook;
 }
 
 type Json = Record<string, unknown>;
@@ -65,9 +70,6 @@ export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
 
   const fallback = createCursorCodec(randomBytes(32));
   const cursors = deps.cursors ?? (async () => fallback);
-  const body = { create: jsonBody(service.schemas.create, { code: 'Malformed' }) };
-  const patchBody = jsonBody(service.schemas.patch, { code: 'Malformed' });
-  const replayBody = jsonBody(service.schemas.replay, { code: 'Malformed' });
 
   /**
    * A list route: the client's cursor is opened (authenticated) before the service sees it, and
@@ -109,47 +111,210 @@ export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
   // Standalone (tests, other hosts) the same body rules hold as under the main app.
   app.use('*', bodyPolicy());
 
-  app.post('/subscriptions', body.create, async (c) =>
-    reply(c, await service.create(c.req.valid('json')), 201),
+  const book = deps.book ?? new RouteBook();
+  const byId = z.object({ id: z.string().meta({ description: 'The subscription id (`sub_…`).' }) });
+  const pageQuery = z.object({
+    limit: z.string().optional().meta({ description: 'Page size, 1-100 (default 50).' }),
+    cursor: cursorSchema,
+  });
+  const common = { tag: 'subscriptions', access: 'management', bodyErrorCode: 'Malformed' } as const;
+  const badRequest = errorResponse('Bad input, naming the field.');
+  const notFound = errorResponse('No subscription with this id.');
+  const one = (description: string) => ({ description, schema: subscriptionSchema });
+
+  book.add(
+    app,
+    {
+      ...common,
+      method: 'post',
+      path: '/subscriptions',
+      operationId: 'createSubscription',
+      summary: 'Create a webhook subscription; the answer holds its signing secret, shown this once',
+      body: service.schemas.create,
+      responses: {
+        201: { description: 'Created.', schema: subscriptionSchema.extend({ secret: z.string() }) },
+        400: badRequest,
+      },
+    },
+    async (c, { body }) => reply(c, await service.create(body), 201),
   );
-  app.get(
-    '/subscriptions',
+  book.add(
+    app,
+    {
+      ...common,
+      method: 'get',
+      path: '/subscriptions',
+      operationId: 'listSubscriptions',
+      summary: 'List subscriptions, a page at a time',
+      query: pageQuery,
+      responses: {
+        200: { description: 'A page.', schema: page('items', subscriptionSchema) },
+        400: badRequest,
+      },
+    },
     listed(
       () => 'subscriptions',
       (_c, page) => service.list(page),
     ),
   );
-  app.get('/subscriptions/:id', async (c) => reply(c, await service.get(c.req.param('id'))));
-  app.patch('/subscriptions/:id', patchBody, async (c) =>
-    reply(c, await service.patch(c.req.param('id'), c.req.valid('json'))),
+  book.add(
+    app,
+    {
+      ...common,
+      method: 'get',
+      path: '/subscriptions/:id',
+      operationId: 'getSubscription',
+      summary: 'One subscription, with its health',
+      params: byId,
+      responses: { 200: one('The subscription.'), 404: notFound },
+    },
+    async (c, { params }) => reply(c, await service.get(params.id)),
   );
-  app.delete('/subscriptions/:id', async (c) => {
-    const result = await service.remove(c.req.param('id'));
-    if (!result.ok) return c.json(errorBody(result.error), statusOf(result.error));
-    return c.body(null, 204);
-  });
-  app.post('/subscriptions/:id/rotate-secret', async (c) =>
-    reply(c, await service.rotateSecret(c.req.param('id'))),
+  book.add(
+    app,
+    {
+      ...common,
+      method: 'patch',
+      path: '/subscriptions/:id',
+      operationId: 'updateSubscription',
+      summary: 'Change the URL, filters or description (null clears a filter)',
+      params: byId,
+      body: service.schemas.patch,
+      responses: { 200: one('Updated.'), 400: badRequest, 404: notFound },
+    },
+    async (c, { params, body }) => reply(c, await service.patch(params.id, body)),
   );
-  app.post('/subscriptions/:id/test', async (c) => reply(c, await service.test(c.req.param('id')), 200));
-  app.post('/subscriptions/:id/enable', async (c) => reply(c, await service.enable(c.req.param('id'))));
-  app.post('/subscriptions/:id/disable', async (c) => reply(c, await service.disable(c.req.param('id'))));
-  app.get(
-    '/subscriptions/:id/deliveries',
+  book.add(
+    app,
+    {
+      ...common,
+      method: 'delete',
+      path: '/subscriptions/:id',
+      operationId: 'deleteSubscription',
+      summary: 'Delete a subscription',
+      params: byId,
+      responses: { 204: { description: 'Deleted.' }, 404: notFound },
+    },
+    async (c, { params }) => {
+      const result = await service.remove(params.id);
+      if (!result.ok) return c.json(errorBody(result.error), statusOf(result.error));
+      return c.body(null, 204);
+    },
+  );
+  book.add(
+    app,
+    {
+      ...common,
+      method: 'post',
+      path: '/subscriptions/:id/rotate-secret',
+      operationId: 'rotateSubscriptionSecret',
+      summary: 'A new signing secret, shown this once; the old one still signs for a grace period',
+      params: byId,
+      responses: {
+        200: { description: 'The new secret.', schema: z.looseObject({ secret: z.string() }) },
+        404: notFound,
+      },
+    },
+    async (c, { params }) => reply(c, await service.rotateSecret(params.id)),
+  );
+  book.add(
+    app,
+    {
+      ...common,
+      method: 'post',
+      path: '/subscriptions/:id/test',
+      operationId: 'sendTestEvent',
+      summary: 'Send a webhook.test event to this subscription now',
+      params: byId,
+      responses: { 200: { description: 'The test delivery.', schema: z.looseObject({}) }, 404: notFound },
+    },
+    async (c, { params }) => reply(c, await service.test(params.id), 200),
+  );
+  book.add(
+    app,
+    {
+      ...common,
+      method: 'post',
+      path: '/subscriptions/:id/enable',
+      operationId: 'enableSubscription',
+      summary: 'Enable: deliveries resume, the failure streak is cleared',
+      params: byId,
+      responses: { 200: one('Enabled.'), 404: notFound },
+    },
+    async (c, { params }) => reply(c, await service.enable(params.id)),
+  );
+  book.add(
+    app,
+    {
+      ...common,
+      method: 'post',
+      path: '/subscriptions/:id/disable',
+      operationId: 'disableSubscription',
+      summary: 'Disable: nothing is delivered until it is enabled again',
+      params: byId,
+      responses: { 200: one('Disabled.'), 404: notFound },
+    },
+    async (c, { params }) => reply(c, await service.disable(params.id)),
+  );
+  book.add(
+    app,
+    {
+      ...common,
+      method: 'get',
+      path: '/subscriptions/:id/deliveries',
+      operationId: 'listDeliveries',
+      summary: "This subscription's deliveries: status, attempts, response code and time, next retry",
+      params: byId,
+      query: pageQuery,
+      responses: {
+        200: { description: 'A page.', schema: page('items', z.looseObject({})) },
+        400: badRequest,
+        404: notFound,
+      },
+    },
     listed(
       (c) => `deliveries ${c.req.param('id')}`,
       (c, page) => service.deliveries(c.req.param('id') ?? '', page),
     ),
   );
-  app.get(
-    '/subscriptions/:id/dead-letters',
+  book.add(
+    app,
+    {
+      ...common,
+      method: 'get',
+      path: '/subscriptions/:id/dead-letters',
+      operationId: 'listDeadLetters',
+      summary: 'Deliveries that gave up after every retry',
+      params: byId,
+      query: pageQuery,
+      responses: {
+        200: { description: 'A page.', schema: page('items', z.looseObject({})) },
+        400: badRequest,
+        404: notFound,
+      },
+    },
     listed(
       (c) => `dead-letters ${c.req.param('id')}`,
       (c, page) => service.deadLetters(c.req.param('id') ?? '', page),
     ),
   );
-  app.post('/subscriptions/:id/replay', replayBody, async (c) =>
-    reply(c, await service.replay(c.req.param('id'), c.req.valid('json')), 202),
+  book.add(
+    app,
+    {
+      ...common,
+      method: 'post',
+      path: '/subscriptions/:id/replay',
+      operationId: 'replayEvents',
+      summary: 'Deliver again: some events by id, or every matching event of a time range',
+      params: byId,
+      body: service.schemas.replay,
+      responses: {
+        202: { description: 'Queued.', schema: z.looseObject({}) },
+        400: badRequest,
+        404: notFound,
+      },
+    },
+    async (c, { params, body }) => reply(c, await service.replay(params.id, body), 202),
   );
   return app;
 }

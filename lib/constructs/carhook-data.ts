@@ -51,6 +51,8 @@ export const SECRET_INSTRUCTIONS = {
     'Carhook key ring for the OAuth tokens stored in DynamoDB (AES-256-GCM). Created with one random key: {"current":"k1","k1":"<43 random base64 characters = 32 bytes>"}. Nothing to set. To rotate: add an id with a new key (e.g. "k2": the output of `openssl rand -base64 32`), set "current" to it, and keep the old ids until every token has been re-encrypted (each ciphertext names its key id).',
   mapApiCredentials:
     'Carhook map update API HTTP basic credentials (spec 5.3), only if you use map update events: aws secretsmanager put-secret-value --secret-id <this secret\'s ARN> --secret-string \'{"username":"...","password":"..."}\'. Leave empty otherwise: the map poll is skipped.',
+  consoleToken:
+    'Carhook console admin token: sign in to the console at the HTTP API\'s URL with it (read it with aws secretsmanager get-secret-value --secret-id <this secret\'s ARN> --query SecretString --output text). Generated at the first deploy. To rotate: aws secretsmanager put-secret-value --secret-id <ARN> --secret-string "$(openssl rand -hex 20)"; the previous token stops working within a minute.',
 } as const;
 
 /**
@@ -79,6 +81,11 @@ export class CarhookData extends Construct {
   readonly tokenKeyRing: Secret;
   /** `{ username, password }` for the map update API (spec 5.3). Empty until set. */
   readonly mapApiCredentials: Secret;
+  /**
+   * The console's admin token on AWS (a bearer the console sends to `/console-api/…`, checked by
+   * the console authorizer): 40 random letters and digits, generated at the first deploy.
+   */
+  readonly consoleToken: Secret;
   readonly eventSource: string;
   readonly removalPolicy: RemovalPolicy;
 
@@ -161,6 +168,17 @@ export class CarhookData extends Construct {
       encryptionKey: this.key,
       removalPolicy: this.removalPolicy,
       secretStringValue: SecretValue.unsafePlainText(JSON.stringify({ username: '', password: '' })),
+    });
+    this.consoleToken = new Secret(this, 'ConsoleToken', {
+      description: SECRET_INSTRUCTIONS.consoleToken,
+      encryptionKey: this.key,
+      removalPolicy: this.removalPolicy,
+      generateSecretString: { passwordLength: 40, excludePunctuation: true, includeSpace: false },
+    });
+    Validations.of(this.consoleToken).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'Rotated by an operator putting a new random value (see the secret description); the console authorizer picks it up within a minute and refuses the previous one. No rotation Lambda is needed for a bearer token nobody else derives.',
     });
     for (const secret of [this.apiClientCredentials, this.mapApiCredentials]) {
       Validations.of(secret).acknowledge({

@@ -1,11 +1,16 @@
-import { Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { HttpApi, HttpMethod, type HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import {
+  HttpIamAuthorizer,
+  HttpLambdaAuthorizer,
+  HttpLambdaResponseType,
+} from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { CONSOLE_API_PREFIX } from '../../functions/http/console-authorizer';
 import { CARHOOK_DEFAULTS } from '../config';
 import { CarhookConfigError, requireIntegerInRange } from '../validation';
 
@@ -32,6 +37,13 @@ export const CARHOOK_HTTP_ROUTES: readonly CarhookRoute[] = [
     path: '/health',
     access: 'public',
     whyPublic: 'a liveness check for monitors; it answers only a status, the version and which checks pass',
+  },
+  {
+    method: 'GET',
+    path: '/openapi.json',
+    access: 'public',
+    whyPublic:
+      'the OpenAPI description of the routes, generated from their schemas; the same for everyone, it holds no data',
   },
   {
     method: 'GET',
@@ -86,9 +98,35 @@ export const CARHOOK_HTTP_ROUTES: readonly CarhookRoute[] = [
   { method: 'POST', path: '/subscriptions/{id}/replay', access: 'iam' },
 ];
 
+/**
+ * Prefix of the console's copy of the management routes: `/console-api/subscriptions` is
+ * `/subscriptions` authorized by the admin token instead of IAM (a browser cannot sign SigV4). The
+ * HTTP function takes off the same constant.
+ */
+export { CONSOLE_API_PREFIX };
+
+/** The console's copies of the IAM routes, as API Gateway declares them. */
+export const consoleRoutesOf = (routes: readonly CarhookRoute[]): CarhookRoute[] =>
+  routes
+    .filter((r) => r.access === 'iam')
+    .map((r) => ({ method: r.method, path: `${CONSOLE_API_PREFIX}${r.path}`, access: 'iam' as const }));
+
 export interface CarhookHttpApiProps {
   /** The function behind every route (functions/handlers/http-api.ts). */
   readonly handler: IFunction;
+  /**
+   * The console authorizer (functions/handlers/console-authorizer.ts). When given, every IAM route
+   * is also declared under CONSOLE_API_PREFIX with this Lambda authorizer (the admin token as a
+   * bearer), for the console in a browser; the IAM routes stay as they are for machine callers.
+   * @default - no console routes: the console page loads but cannot sign in on AWS
+   */
+  readonly consoleAuthorizer?: IFunction;
+  /**
+   * How long API Gateway reuses an authorizer answer for the same Authorization header. A rotated
+   * token's predecessor keeps working at most this long plus the authorizer's own 60 s cache.
+   * @default Duration.minutes(1)
+   */
+  readonly consoleAuthorizerCacheTtl?: Duration;
   /** @default CARHOOK_DEFAULTS.httpThrottle */
   readonly throttle?: { readonly rateLimit: number; readonly burstLimit: number };
   /** @default CARHOOK_DEFAULTS.accessLogRetention */
@@ -109,6 +147,8 @@ export class CarhookHttpApi extends Construct {
   readonly accessLogs: LogGroup;
   /** The API's base URL, e.g. `https://abc123.execute-api.eu-west-1.amazonaws.com/`. */
   readonly url: string;
+  /** The console routes' authorizer, when `consoleAuthorizer` was given. */
+  readonly consoleAuthorizer?: HttpLambdaAuthorizer;
 
   constructor(scope: Construct, id: string, props: CarhookHttpApiProps) {
     super(scope, id);
@@ -153,7 +193,28 @@ export class CarhookHttpApi extends Construct {
 
     const integration = new HttpLambdaIntegration('Handler', props.handler);
     const iam = new HttpIamAuthorizer();
-    for (const route of props.routes ?? CARHOOK_HTTP_ROUTES) {
+    if (props.consoleAuthorizer) {
+      this.consoleAuthorizer = new HttpLambdaAuthorizer('ConsoleToken', props.consoleAuthorizer, {
+        authorizerName: 'console-admin-token',
+        // Payload 2.0 simple responses: the function answers { isAuthorized }.
+        responseTypes: [HttpLambdaResponseType.SIMPLE],
+        // Without the header API Gateway answers 401 before invoking the function.
+        identitySource: ['$request.header.Authorization'],
+        resultsCacheTtl: props.consoleAuthorizerCacheTtl ?? Duration.minutes(1),
+      });
+    }
+    const routes = props.routes ?? CARHOOK_HTTP_ROUTES;
+    if (this.consoleAuthorizer) {
+      for (const route of consoleRoutesOf(routes)) {
+        this.api.addRoutes({
+          path: route.path,
+          methods: [HttpMethod[route.method]],
+          integration,
+          authorizer: this.consoleAuthorizer,
+        });
+      }
+    }
+    for (const route of routes) {
       const [created] = this.api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],

@@ -170,10 +170,31 @@ describe('console in a browser', () => {
     expect(Number(await page.getByTestId('last-requests').textContent())).toBeGreaterThanOrEqual(0);
     expect(await page.locator('svg.chart').first().locator('rect').count()).toBe(60);
     await shot(page, 'quota');
+
+    // The API reference: the server's own OpenAPI document, rendered; operated from the keyboard.
+    await page.getByRole('link', { name: 'API', exact: true }).click();
+    await page.getByRole('heading', { name: 'API reference' }).waitFor();
+    await page.getByText(/OpenAPI 3\.1\.0/).waitFor();
+    const listEvents = page.locator('details#op-listEvents');
+    await listEvents.locator('summary').focus();
+    await page.keyboard.press('Enter');
+    await listEvents.getByRole('cell', { name: 'vehicleId' }).waitFor();
+    expect(await listEvents.getAttribute('open')).not.toBeNull();
+    const documented = await page.locator('details.operation').count();
+    const document = (await api('/openapi.json')).body as AnyJson;
+    expect(documented).toBe(
+      Object.values(document.paths as Record<string, object>).reduce(
+        (n, ops) => n + Object.keys(ops).length,
+        0,
+      ),
+    );
+    await shot(page, 'reference');
+    await page.goBack();
     await page.goBack();
 
     // Narrow screens: the tables still read (one cell per line), nothing overflows sideways.
     await page.setViewportSize({ width: 390, height: 844 });
+    await attempt.getByText('204').first().waitFor();
     // A string, evaluated in the page: this file is typechecked without the DOM's types.
     const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - innerWidth');
     await shot(page, 'deliveries-phone');

@@ -66,7 +66,10 @@ describe('Lambda bundles (esbuild as CarhookFunction bundles)', () => {
     );
   });
 
-  it.each(handlers)(
+  // The console authorizer reads one secret and nothing else: no store.
+  const withStore = handlers.filter((f) => f !== 'console-authorizer.ts');
+
+  it.each(withStore)(
     '%s carries the AWS SDK v3 DynamoDB client and document client, bundled in',
     async (file) => {
       const { inputs } = await bundle(file);
@@ -75,6 +78,14 @@ describe('Lambda bundles (esbuild as CarhookFunction bundles)', () => {
       expect(packages).toContain('@aws-sdk/lib-dynamodb');
     },
   );
+
+  it('console-authorizer.ts carries the Secrets Manager client and no DynamoDB, bus or queue client', async () => {
+    const packages = new Set((await bundle('console-authorizer.ts')).inputs.map(packageOf));
+    expect(packages).toContain('@aws-sdk/client-secrets-manager');
+    for (const pkg of ['@aws-sdk/client-dynamodb', '@aws-sdk/client-eventbridge', '@aws-sdk/client-sqs']) {
+      expect(packages, pkg).not.toContain(pkg);
+    }
+  });
 
   it.each(handlers)(
     '%s imports only node: built-ins at load: nothing is left to the Lambda runtime',

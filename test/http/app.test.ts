@@ -111,14 +111,22 @@ describe('HTTP API', () => {
     expect(s.metrics.total('ApiRequests')).toBeGreaterThanOrEqual(3); // token, user, vehicles
   });
 
-  it('shows people an HTML page listing the enrolled vehicles', async () => {
+  it("sends a browser to the console's enrollment page for the new enrollment, which lists its vehicles", async () => {
     const user = userWithVehicles();
     const res = await callback(await authorize(user), 'text/html');
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toMatch(/text\/html/);
-    const html = await res.text();
-    expect(html).toContain('Enrolled with Carhook');
-    expect(html).toContain(s.sim.world.vehicle(user.vehicleIds[0] as string)?.vin ?? 'missing vin');
+    expect(res.status).toBe(303);
+    const location = res.headers.get('location') ?? '';
+    const enrolled = /^\/#\/enrollments\?enrolled=(enr_[^&]+)$/.exec(location);
+    expect(enrolled, location).not.toBeNull();
+    const enrollmentId = decodeURIComponent(enrolled?.[1] ?? '');
+    // What the console's page then reads: this enrollment with the user's vehicles.
+    const shown = await get(`/enrollments/${encodeURIComponent(enrollmentId)}`);
+    expect(shown.status).toBe(200);
+    expect(shown.body).toMatchObject({ id: enrollmentId, kind: 'oauth-user', userId: user.id });
+    expect(shown.body.vehicles.map((v: Json) => v.apiVehicleId).sort()).toEqual([...user.vehicleIds].sort());
+    // The page the address leads to is the console.
+    const page = await app.request('/', { headers: { accept: 'text/html' } });
+    expect(await page.text()).toContain('<title>Carhook console</title>');
   });
 
   it('refuses a replayed callback with 400 and keeps the first enrollment only', async () => {

@@ -129,8 +129,8 @@ describe('CarhookDataStack (stateful resources)', () => {
     }
   });
 
-  it('creates the three secrets encrypted with the key, each describing how to set it', () => {
-    template.resourceCountIs('AWS::SecretsManager::Secret', 3);
+  it('creates the four secrets encrypted with the key, each describing how to set it', () => {
+    template.resourceCountIs('AWS::SecretsManager::Secret', 4);
     const keyArn = stack.resolve(stack.data.key.keyArn);
     for (const secret of ofType('AWS::SecretsManager::Secret')) {
       expect(secret.Properties.KmsKeyId).toEqual(keyArn);
@@ -157,6 +157,17 @@ describe('CarhookDataStack (stateful resources)', () => {
       IncludeSpace: false,
     });
     expect(ring?.Properties.Description).toMatch(/rotate/i);
+  });
+
+  it("generates the console's admin token (40 letters and digits) and says how to read and rotate it", () => {
+    const token = resources[stack.getLogicalId(stack.data.consoleToken.node.defaultChild as never)];
+    expect(token?.Properties.SecretString).toBeUndefined();
+    expect(token?.Properties.GenerateSecretString).toEqual({
+      PasswordLength: 40,
+      ExcludePunctuation: true,
+      IncludeSpace: false,
+    });
+    expect(token?.Properties.Description).toMatch(/get-secret-value[\s\S]*put-secret-value/);
   });
 
   it('outputs what an operator needs after deploying, and protects the stack from termination', () => {

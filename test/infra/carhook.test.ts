@@ -212,7 +212,10 @@ describe('Carhook prop combinations with `data`', () => {
 });
 
 describe('Carhook composition', () => {
-  it('in one stack: creates the stateful resources, the monitoring and the stateless part', () => {
+  // A whole synthesis (about 10 s alone; more on a shared machine).
+  it('in one stack: creates the stateful resources, the monitoring and the stateless part', {
+    timeout: 90_000,
+  }, () => {
     const stack = new Stack(testApp(), 'One', { env });
     const carhook = new Carhook(stack, 'Carhook', {
       ...required,
@@ -228,7 +231,7 @@ describe('Carhook composition', () => {
     // 3 metric alarms + one per dead-letter queue (poll jobs, fan-out, deliveries, schedules).
     template.resourceCountIs('AWS::CloudWatch::Alarm', 7);
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
-    template.resourceCountIs('AWS::Lambda::Function', 6);
+    template.resourceCountIs('AWS::Lambda::Function', 7); // six handlers and the console authorizer
     template.resourceCountIs('AWS::SQS::Queue', 7);
     template.resourceCountIs('AWS::Scheduler::Schedule', 2);
     template.resourceCountIs('AWS::ApiGatewayV2::Api', 1);

@@ -11,8 +11,12 @@ import { type ConfigNeed, parseRuntimeConfig, RUNTIME_ENV } from '../../function
 import { buildCarhookApp, readAppSettings } from '../../lib/app';
 import type { Carhook } from '../../lib/carhook';
 import { CarhookStack } from '../../lib/carhook-stack';
-import { CARHOOK_DEFAULTS } from '../../lib/config';
-import { CARHOOK_HTTP_ROUTES, CarhookHttpApi } from '../../lib/constructs/carhook-http-api';
+import { CARHOOK_DEFAULTS, CARHOOK_ENV } from '../../lib/config';
+import {
+  CARHOOK_HTTP_ROUTES,
+  CarhookHttpApi,
+  CONSOLE_API_PREFIX,
+} from '../../lib/constructs/carhook-http-api';
 import { CarhookQueue } from '../../lib/constructs/carhook-queue';
 import { CarhookSchedule } from '../../lib/constructs/carhook-schedule';
 import { REPO_ROOT } from '../../lib/paths';
@@ -122,14 +126,15 @@ describe('queues', () => {
 
 describe('functions', () => {
   const ids = ['Planner', 'PollWorker', 'Sweeper', 'FanOut', 'Delivery', 'HttpApi'];
+  const allIds = [...ids, 'ConsoleAuthorizer'];
 
   it('wires every handler of functions/handlers, one function each', () => {
     const handlers = readdirSync(join(REPO_ROOT, 'functions/handlers')).filter((f) => f.endsWith('.ts'));
     expect(sorted([...carhook.functions.values()].map((fn) => basename(fn.entryPath)))).toEqual(
       sorted(handlers),
     );
-    expect(sorted([...carhook.functions.keys()])).toEqual(sorted(ids));
-    template.resourceCountIs('AWS::Lambda::Function', 6);
+    expect(sorted([...carhook.functions.keys()])).toEqual(sorted(allIds));
+    template.resourceCountIs('AWS::Lambda::Function', 7);
   });
 
   it('runs each on Node 22, ARM_64, traced, with its timeout', () => {
@@ -140,6 +145,7 @@ describe('functions', () => {
       FanOut: CARHOOK_DEFAULTS.timeouts.fanOut,
       Delivery: CARHOOK_DEFAULTS.timeouts.delivery,
       HttpApi: CARHOOK_DEFAULTS.timeouts.httpApi,
+      ConsoleAuthorizer: CARHOOK_DEFAULTS.timeouts.consoleAuthorizer,
     };
     for (const [id, fn] of carhook.functions) {
       const props = template.toJSON().Resources[logicalId(fn)].Properties;
@@ -195,6 +201,26 @@ describe('functions', () => {
     if (!fn) throw new Error(`no function ${id}`);
     return template.toJSON().Resources[logicalId(fn)].Properties.Environment.Variables;
   };
+
+  it('gives the console authorizer only the ARN of the console token, and read access to that secret only', () => {
+    const variables = variablesOf('ConsoleAuthorizer');
+    expect(Object.keys(variables).filter((k) => k.startsWith('CARHOOK_'))).toEqual([
+      CARHOOK_ENV.consoleTokenSecretArn,
+    ]);
+    expect(variables).toMatchObject({ POWERTOOLS_SERVICE_NAME: 'carhook' });
+    const role = carhook.handlers.consoleAuthorizer.role;
+    if (!role) throw new Error('no role');
+    const statements = roleStatements(template, stack, role);
+    const actions = statements.flatMap((s) => s.Action);
+    expect(actions).toContain('secretsmanager:GetSecretValue');
+    expect(actions.filter((a) => /^(dynamodb|events|sqs):/.test(a))).toEqual([]);
+    // Secrets Manager actions on the console token only.
+    for (const s of statements.filter((x) => x.Action.some((a) => a.startsWith('secretsmanager:')))) {
+      expect(JSON.stringify(s.Resource)).toContain(
+        dataStack.getLogicalId(dataStack.data.consoleToken.node.defaultChild as CfnElement),
+      );
+    }
+  });
 
   it('sets exactly the Carhook variables each handler reads, and the Powertools ones', () => {
     for (const id of ids) {
@@ -623,10 +649,12 @@ describe('HTTP API', () => {
   });
 
   it('leaves OAuth and /health public and puts IAM on every management route', () => {
-    const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map((r) => ({
-      key: r.Properties.RouteKey as string,
-      auth: r.Properties.AuthorizationType as string,
-    }));
+    const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route'))
+      .map((r) => ({
+        key: r.Properties.RouteKey as string,
+        auth: r.Properties.AuthorizationType as string,
+      }))
+      .filter((r) => !r.key.includes(CONSOLE_API_PREFIX));
     expect(routes).toHaveLength(CARHOOK_HTTP_ROUTES.length);
     const publicRoutes = routes.filter((r) => r.auth === 'NONE').map((r) => r.key);
     expect(sorted(publicRoutes)).toEqual([
@@ -636,6 +664,7 @@ describe('HTTP API', () => {
       'GET /health',
       'GET /oauth/callback',
       'GET /oauth/{brand}/authorize',
+      'GET /openapi.json',
     ]);
     for (const r of routes.filter((x) => x.auth !== 'NONE')) {
       expect(r.key).toMatch(/^(GET|POST|PATCH|DELETE) \/(subscriptions|enrollments|events|metrics)(\/|$)/);
@@ -643,6 +672,46 @@ describe('HTTP API', () => {
     }
     // No catch-all: an unknown path never reaches the function.
     expect(routes.map((r) => r.key)).not.toContain('$default');
+  });
+
+  it('declares a console copy of every IAM route, authorized by the admin-token Lambda authorizer', () => {
+    // biome-ignore lint/suspicious/noExplicitAny: template JSON, read freely by the assertions.
+    type Json = any;
+    const resources = template.toJSON().Resources as Record<string, { Type: string; Properties: Json }>;
+    const authorizers = Object.entries(resources).filter(
+      ([, r]) => r.Type === 'AWS::ApiGatewayV2::Authorizer',
+    );
+    expect(authorizers).toHaveLength(1);
+    const [authorizerId, authorizer] = authorizers[0] as [string, { Properties: Json }];
+    expect(authorizer.Properties).toMatchObject({
+      AuthorizerType: 'REQUEST',
+      AuthorizerPayloadFormatVersion: '2.0',
+      EnableSimpleResponses: true,
+      IdentitySource: ['$request.header.Authorization'],
+      AuthorizerResultTtlInSeconds: 60,
+    });
+    expect(JSON.stringify(authorizer.Properties.AuthorizerUri)).toContain(
+      logicalId(carhook.handlers.consoleAuthorizer),
+    );
+    const consoleRoutes = Object.values(resources)
+      .filter((r) => r.Type === 'AWS::ApiGatewayV2::Route')
+      .map((r) => r.Properties)
+      .filter((p) => String(p.RouteKey).includes(CONSOLE_API_PREFIX));
+    const iamRoutes = CARHOOK_HTTP_ROUTES.filter((r) => r.access === 'iam');
+    expect(sorted(consoleRoutes.map((p) => p.RouteKey))).toEqual(
+      sorted(iamRoutes.map((r) => `${r.method} ${CONSOLE_API_PREFIX}${r.path}`)),
+    );
+    for (const route of consoleRoutes) {
+      expect(route.AuthorizationType, route.RouteKey).toBe('CUSTOM');
+      expect(route.AuthorizerId, route.RouteKey).toEqual({ Ref: authorizerId });
+    }
+    // API Gateway may invoke the authorizer from this API only.
+    const permission = Object.values(resources).find(
+      (r) =>
+        r.Type === 'AWS::Lambda::Permission' &&
+        JSON.stringify(r.Properties.FunctionName).includes(logicalId(carhook.handlers.consoleAuthorizer)),
+    );
+    expect(permission?.Properties).toMatchObject({ Principal: 'apigateway.amazonaws.com' });
   });
 
   it('integrates every route with the HTTP function (payload 2.0)', () => {
@@ -653,7 +722,12 @@ describe('HTTP API', () => {
       PayloadFormatVersion: '2.0',
     });
     // API Gateway may invoke the function only from this API.
-    for (const permission of Object.values(template.findResources('AWS::Lambda::Permission'))) {
+    const httpPermissions = Object.values(template.findResources('AWS::Lambda::Permission')).filter(
+      (p) =>
+        !JSON.stringify(p.Properties.FunctionName).includes(logicalId(carhook.handlers.consoleAuthorizer)),
+    );
+    expect(httpPermissions.length).toBeGreaterThan(0);
+    for (const permission of httpPermissions) {
       expect(permission.Properties).toMatchObject({
         Action: 'lambda:InvokeFunction',
         Principal: 'apigateway.amazonaws.com',
@@ -711,6 +785,7 @@ describe('lib/README.md architecture diagram', () => {
       FanOut: 'fanOut[Fan-out λ]',
       Delivery: 'delivery[Delivery λ]',
       HttpApi: 'httpFn[HTTP API λ]',
+      ConsoleAuthorizer: 'consoleAuth[Console authorizer λ]',
     };
     expect(sorted(Object.keys(nodes))).toEqual(sorted([...carhook.functions.keys()]));
     for (const node of Object.values(nodes)) expect(diagram).toContain(node);

@@ -1,0 +1,102 @@
+/**
+ * `carhook enroll …` and `carhook enrollments …`: fleet contracts (one, or a CSV with progress),
+ * and the enrollments' management routes (named as in the console).
+ */
+import { readFile } from 'node:fs/promises';
+import { type Command, Option } from 'commander';
+import { CliError } from './client';
+import { allPages, call, type Json, show, str, table } from './common';
+import { enrollmentCommands } from './manage';
+import { parseContractsCsv, progressBar } from './progress';
+
+export function addEnrollCommands(program: Command): void {
+  const enroll = program.command('enroll').description('enroll vehicles');
+  enroll
+    .command('contract')
+    .description('enroll fleet vehicles by VIN and contract number (v1 API): one, or many from a CSV file')
+    .option('--vin <vin>', 'the vehicle identification number (17 characters)')
+    .option('--contract <contract>', 'the v1 contract number')
+    .option('--brand <brand>', 'v1 brand code: C (Cielo) or P (Pavo) (spec 4.4)')
+    .option('--file <csv>', 'many at once: lines "vin,contract,brand" (a progress bar shows on a terminal)')
+    .action(
+      async (o: { vin?: string; contract?: string; brand?: string; file?: string }, command: Command) => {
+        if (o.file === undefined) {
+          if (!o.vin || !o.contract || !o.brand) {
+            throw new CliError('Usage', '--vin, --contract and --brand are required (or --file with many)');
+          }
+          const r = await call(command, 'POST', '/enrollments/contracts', {
+            body: { vin: o.vin, contract: o.contract, brand: o.brand },
+          });
+          const b = r.body as Json;
+          show(
+            command,
+            b,
+            () => `enrolled ${o.vin}: enrollment ${str(b.enrollmentId)}, vehicle ${str(b.vehicleId)}`,
+          );
+          return;
+        }
+        let text: string;
+        try {
+          text = await readFile(o.file, 'utf8');
+        } catch (error) {
+          throw new CliError(
+            'Usage',
+            `--file: cannot read ${o.file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+          );
+        }
+        const parsed = parseContractsCsv(text);
+        if (!parsed.ok) throw new CliError('Usage', `--file: ${parsed.message}`);
+        const bar = progressBar(parsed.rows.length, 'enrolling');
+        const results: Json[] = [];
+        for (const row of parsed.rows) {
+          try {
+            const r = await call(command, 'POST', '/enrollments/contracts', { body: row });
+            results.push({ vin: row.vin, ok: true, ...(r.body as Json) });
+          } catch (error) {
+            if (!(error instanceof CliError) || error.kind !== 'Http') throw error;
+            results.push({ vin: row.vin, ok: false, error: error.message });
+          }
+          bar.tick();
+        }
+        bar.done();
+        const failed = results.filter((r) => r.ok === false);
+        show(command, { results }, () =>
+          [
+            `enrolled ${results.length - failed.length} of ${results.length}`,
+            ...failed.map((f) => `  ${str(f.vin)}: ${str(f.error)}`),
+          ].join('\n'),
+        );
+        if (failed.length > 0) process.exitCode = 1;
+      },
+    );
+
+  const enrollments = program.command('enrollments').description('enrollments');
+  enrollments
+    .command('list')
+    .description('list enrollments')
+    .addOption(
+      new Option('--status <status>', 'only this status').choices([
+        'active',
+        'reauthorization_required',
+        'unenrolled',
+      ]),
+    )
+    .action(async (o: { status?: string }, command: Command) => {
+      const items = await allPages(command, '/enrollments', 'enrollments', { status: o.status });
+      show(command, { enrollments: items }, () =>
+        table([
+          ['ID', 'KIND', 'BRAND', 'STATUS', 'USER/VIN', 'CREATED'],
+          ...items.map((e) => [
+            str(e.id),
+            str(e.kind),
+            str(e.brand),
+            str(e.status),
+            str(e.userId ?? e.vin),
+            str(e.createdAt),
+          ]),
+        ]),
+      );
+    });
+
+  enrollmentCommands(enrollments);
+}

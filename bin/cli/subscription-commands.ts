@@ -1,0 +1,185 @@
+/**
+ * `carhook subscriptions …`: one command per subscription management route, named as in the
+ * console (add, list, get, edit, enable, disable, remove, test, rotate, deliveries, dead-letters,
+ * replay).
+ */
+import type { Command } from 'commander';
+import { parseDuration } from '../../functions/local/duration';
+import { CliError } from './client';
+import { allPages, call, globals, type Json, list, REPLAY_POLL_MS, show, str, table } from './common';
+import { subscriptionCommands } from './manage';
+import { progressBar } from './progress';
+import { attemptLines, waitForReplay } from './replay-wait';
+
+export function addSubscriptionCommands(program: Command): void {
+  const subs = program.command('subscriptions').description('webhook subscriptions');
+  subscriptionCommands(subs);
+  subs
+    .command('add')
+    .description('subscribe an endpoint; prints its signing secret (shown once)')
+    .requiredOption('--url <url>', 'the endpoint (https; http only for loopback locally)')
+    .option('--types <list>', 'event types, comma-separated (default: all)')
+    .option('--vehicles <list>', 'only these vehicle ids')
+    .option('--enrollments <list>', 'only these enrollment ids')
+    .option('--description <text>', 'a note')
+    .action(
+      async (
+        o: { url: string; types?: string; vehicles?: string; enrollments?: string; description?: string },
+        command: Command,
+      ) => {
+        const body = {
+          url: o.url,
+          ...(o.types ? { eventTypes: list(o.types) } : {}),
+          ...(o.vehicles ? { vehicleIds: list(o.vehicles) } : {}),
+          ...(o.enrollments ? { enrollmentIds: list(o.enrollments) } : {}),
+          ...(o.description ? { description: o.description } : {}),
+        };
+        // --url here is the endpoint; the API address is the root's --url or CARHOOK_URL.
+        const r = await call(command, 'POST', '/subscriptions', { body });
+        const b = r.body as Json;
+        show(
+          command,
+          b,
+          () =>
+            `subscription ${str(b.id)} → ${str(b.url)}\nsecret ${str(b.secret)}   (shown once: keep it to verify signatures)`,
+        );
+      },
+    );
+  subs
+    .command('list')
+    .description('list subscriptions')
+    .action(async (_o: unknown, command: Command) => {
+      const items = await allPages(command, '/subscriptions', 'items');
+      show(command, { items }, () =>
+        table([
+          ['ID', 'STATUS', 'URL', 'TYPES'],
+          ...items.map((s) => [
+            str(s.id),
+            str(s.status),
+            str(s.url),
+            s.eventTypes ? (s.eventTypes as string[]).join(',') : '*',
+          ]),
+        ]),
+      );
+    });
+  subs
+    .command('remove')
+    .description('delete a subscription')
+    .argument('<id>', 'subscription id')
+    .action(async (id: string, _o: unknown, command: Command) => {
+      await call(command, 'DELETE', `/subscriptions/${encodeURIComponent(id)}`);
+      show(command, { id, removed: true }, () => `removed ${id}`);
+    });
+  subs
+    .command('test')
+    .description('send a signed webhook.test event now and show the attempt')
+    .argument('<id>', 'subscription id')
+    .action(async (id: string, _o: unknown, command: Command) => {
+      const r = await call(command, 'POST', `/subscriptions/${encodeURIComponent(id)}/test`);
+      const attempt = ((r.body as Json).attempt ?? {}) as Json;
+      show(
+        command,
+        r.body,
+        () =>
+          `test delivery: ${str(attempt.outcome)}${attempt.statusCode !== undefined ? ` (HTTP ${str(attempt.statusCode)})` : ''}${attempt.error ? ` ${str(attempt.error)}` : ''}`,
+      );
+    });
+  subs
+    .command('rotate')
+    .description('rotate the signing secret (the previous one stays valid for 24 h)')
+    .argument('<id>', 'subscription id')
+    .action(async (id: string, _o: unknown, command: Command) => {
+      const r = await call(command, 'POST', `/subscriptions/${encodeURIComponent(id)}/rotate-secret`);
+      const b = r.body as Json;
+      show(
+        command,
+        b,
+        () => `new secret ${str(b.secret)}   (previous one valid until ${str(b.previousSecretExpiresAt)})`,
+      );
+    });
+  subs
+    .command('replay')
+    .description(
+      'deliver past events again to a subscription (same event ids), and follow the deliveries until each has an outcome',
+    )
+    .argument('<id>', 'subscription id')
+    .requiredOption('--since <time>', 'ISO 8601 start, or a duration ago such as 1h')
+    .option('--until <time>', 'ISO 8601 end (exclusive)')
+    .option('--types <list>', 'only these event types')
+    .option('--events <ids>', 'only these event ids, comma-separated (searched between --since and --until)')
+    .option('--no-wait', 'return once the replay is queued (deliveries go on in the background)')
+    .option('--timeout <duration>', 'stop waiting after this long, e.g. 30s, 10m (default 10m)', '10m')
+    .action(
+      async (
+        id: string,
+        o: { since: string; until?: string; types?: string; events?: string; wait: boolean; timeout: string },
+        command: Command,
+      ) => {
+        const ago = parseDuration('--since', o.since, { minMs: 1, maxMs: 400 * 86_400_000 });
+        const since = ago.ok ? new Date(Date.now() - ago.value).toISOString() : o.since;
+        const timeout = parseDuration('--timeout', o.timeout, { minMs: 1, maxMs: 7 * 86_400_000 });
+        if (!timeout.ok) throw new CliError('Usage', timeout.message);
+        const path = `/subscriptions/${encodeURIComponent(id)}`;
+        const r = await call(command, 'POST', `${path}/replay`, {
+          body: {
+            since,
+            ...(o.until ? { until: o.until } : {}),
+            ...(o.types ? { eventTypes: list(o.types) } : {}),
+            ...(o.events ? { eventIds: list(o.events) } : {}),
+          },
+        });
+        const b = r.body as Json;
+        const replayId = str(b.replayId);
+        if (!o.wait) {
+          show(
+            command,
+            b,
+            () => `replay ${replayId}: ${str(b.events)} event(s) queued for delivery (same event ids)`,
+          );
+          return;
+        }
+        const eventIds = Array.isArray(b.eventIds)
+          ? (b.eventIds as unknown[]).filter((e): e is string => typeof e === 'string')
+          : [];
+        const json = globals(command).json === true;
+        // --json: stdout carries only the summary, stderr stays quiet too (scripts read both).
+        const bar = progressBar(eventIds.length, 'delivering', json ? { write: () => true } : process.stderr);
+        let shown = 0;
+        const result = await waitForReplay({
+          subscriptionId: id,
+          replayId,
+          eventIds,
+          ...(r.serverTime !== undefined ? { acceptedAt: r.serverTime } : {}),
+          timeoutMs: timeout.value,
+          intervalMs: REPLAY_POLL_MS,
+          listAttempts: async (cursor) => {
+            const page = await call(command, 'GET', `${path}/deliveries`, {
+              query: { limit: '100', ...(cursor ? { cursor } : {}) },
+            });
+            return {
+              ...attemptLines(page.body),
+              ...(page.serverTime !== undefined ? { serverTime: page.serverTime } : {}),
+            };
+          },
+          onProgress: (settled) => {
+            bar.tick(settled - shown);
+            shown = settled;
+          },
+        });
+        bar.done();
+        show(command, { replayId, events: eventIds.length, eventIds, ...result }, () =>
+          [
+            `replay ${replayId}: delivered ${result.delivered.length}, failed ${result.failed.length}` +
+              (result.pending.length > 0
+                ? `, still pending ${result.pending.length} after ${o.timeout} (they keep being retried in the background)`
+                : ''),
+            ...result.failed.map(
+              (f) =>
+                `  ${f.eventId}: ${f.decision === 'disabled' ? 'subscription disabled' : 'dead-lettered'} after ${f.outcome}${f.statusCode !== undefined ? ` (HTTP ${f.statusCode})` : ''}${f.error ? ` ${f.error}` : ''}`,
+            ),
+          ].join('\n'),
+        );
+        if (result.failed.length > 0 || result.pending.length > 0) process.exitCode = 1;
+      },
+    );
+}

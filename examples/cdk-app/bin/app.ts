@@ -1,0 +1,23 @@
+#!/usr/bin/env -S npx tsx
+/**
+ * `npx cdk synth` in examples/cdk-app: Carhook plus an alerts queue, configured by context:
+ *   npx cdk synth -c apiBaseUrl=https://api.example.net -c authUrl=https://id.example.net -c brands=cielo
+ */
+import { App } from 'aws-cdk-lib';
+import { AlertsStack } from '../lib/alerts-stack';
+
+const app = new App();
+const context = (key: string, fallback: string): string => String(app.node.tryGetContext(key) ?? fallback);
+new AlertsStack(app, 'CarhookAlerts', {
+  // Carhook's table key is configured per region: the stack names its environment.
+  env: {
+    region: process.env.CDK_DEFAULT_REGION ?? context('region', 'eu-west-1'),
+    ...(process.env.CDK_DEFAULT_ACCOUNT ? { account: process.env.CDK_DEFAULT_ACCOUNT } : {}),
+  },
+  carhook: {
+    apiBaseUrl: context('apiBaseUrl', 'https://api.example.net'),
+    authUrl: context('authUrl', 'https://id.example.net'),
+    brands: context('brands', 'cielo').split(','),
+  },
+});
+app.synth();

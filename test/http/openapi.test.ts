@@ -1,0 +1,148 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import Ajv2020 from 'ajv/dist/2020';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { createMemorySubscriptionStores } from '../../functions/adapters/memory/subscriptions';
+import type { DeliveryJob } from '../../functions/core/delivery/engine';
+import { createHttpApp } from '../../functions/http/app';
+import { createWebhooks } from '../../functions/runtime/webhooks';
+import { CARHOOK_HTTP_ROUTES } from '../../lib/constructs/carhook-http-api';
+import { MemoryQueue } from '../polling/support';
+import { type SimRuntime, startSimRuntime } from '../runtime/support';
+import { loopbackAllowList } from '../webhooks/receiver';
+
+const TOKEN = 'admin-token-0123456789abcdef';
+const auth = { authorization: `Bearer ${TOKEN}` };
+
+// biome-ignore lint/suspicious/noExplicitAny: the document is JSON, read freely by the test.
+type Json = any;
+
+const sorted = (xs: readonly string[]) => [...xs].sort();
+
+describe('GET /openapi.json', () => {
+  let s: SimRuntime;
+  let app: ReturnType<typeof createHttpApp>;
+  let doc: Json;
+  let webhooks: Awaited<ReturnType<typeof createWebhooks>>;
+
+  beforeEach(async () => {
+    s = await startSimRuntime();
+    webhooks = await createWebhooks(s.runtime, {
+      ...createMemorySubscriptionStores(),
+      deliveryQueue: new MemoryQueue<DeliveryJob>(),
+      senderOptions: { allowInsecureLoopback: true, allowList: loopbackAllowList() },
+    });
+    app = createHttpApp(
+      { runtime: s.runtime, subscriptions: webhooks.service },
+      { auth: { kind: 'admin-token', token: TOKEN } },
+    );
+    const res = await app.request('/openapi.json');
+    expect(res.status).toBe(200);
+    doc = await res.json();
+  });
+  afterEach(() => s.close());
+
+  /** Every route the app serves, `GET /events` with `{id}` for `:id` (middleware excluded). */
+  const served = () => [
+    ...new Set(
+      app.routes
+        .filter((r) => r.method !== 'ALL')
+        .map((r) => `${r.method} ${r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`),
+    ),
+  ];
+  const documented = () =>
+    Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
+      Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+
+  it('is a valid OpenAPI 3.1 document, without authentication', async () => {
+    expect(doc.openapi).toBe('3.1.0');
+    const result = await new Validator().validate(doc);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('states every schema as valid JSON Schema 2020-12 (the OpenAPI 3.1 dialect)', () => {
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    let count = 0;
+    JSON.stringify(doc, (key, value) => {
+      if (key === 'schema') {
+        ajv.compile(value); // throws on a schema that is not valid 2020-12
+        count += 1;
+      }
+      return value;
+    });
+    expect(count).toBeGreaterThan(30);
+  });
+
+  it('documents exactly the routes the app serves, and the routes API Gateway declares', () => {
+    expect(sorted(documented())).toEqual(sorted(served()));
+    expect(served()).toContain('GET /openapi.json');
+    expect(served()).toContain('POST /subscriptions/{id}/replay');
+    expect(sorted(CARHOOK_HTTP_ROUTES.map((r) => `${r.method} ${r.path}`))).toEqual(sorted(documented()));
+  });
+
+  it('marks public routes public and every management route as needing credentials', () => {
+    for (const route of CARHOOK_HTTP_ROUTES) {
+      const op = doc.paths[route.path][route.method.toLowerCase()];
+      if (route.access === 'public') expect(op.security, route.path).toEqual([]);
+      else expect(op.security, route.path).toBeUndefined(); // the document's default: admin token or SigV4
+    }
+    expect(doc.security).toEqual([{ adminToken: [] }, { sigv4: [] }]);
+  });
+
+  it('states the request schemas the routes validate with', async () => {
+    const create = doc.paths['/subscriptions'].post.requestBody.content['application/json'].schema;
+    const { $schema: _d, ...expected } = z.toJSONSchema(webhooks.service.schemas.create, {
+      io: 'input',
+      unrepresentable: 'any',
+    }) as Json;
+    expect(create).toEqual(expected);
+    expect(create.additionalProperties).toBe(false);
+    expect(create.required).toEqual(['url']);
+
+    const events = doc.paths['/events'].get.parameters as Json[];
+    expect(events.map((p) => p.name)).toEqual(['limit', 'cursor', 'since', 'until', 'type', 'vehicleId']);
+    expect(events.every((p) => p.in === 'query' && p.required === false)).toBe(true);
+    // What the document says is refused, the route refuses, naming the same field.
+    const bad = await app.request('/events?limit=101', { headers: auth });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as Json).error.field).toBe('limit');
+    const byId = doc.paths['/enrollments/{id}'].get.parameters as Json[];
+    expect(byId).toEqual([expect.objectContaining({ name: 'id', in: 'path', required: true })]);
+  });
+
+  it('describes what the routes answer (responses checked against the documented schemas)', async () => {
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    const check = async (method: string, path: string, docPath: string, status: number, body?: unknown) => {
+      const res = await app.request(path, {
+        method,
+        headers: { ...auth, ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+      expect(res.status, `${method} ${path}`).toBe(status);
+      const json = await res.json();
+      const schema =
+        doc.paths[docPath][method.toLowerCase()].responses[String(status)].content['application/json'].schema;
+      const validate = ajv.compile(schema);
+      expect(validate(json) ? [] : validate.errors, `${method} ${path}`).toEqual([]);
+      return json as Json;
+    };
+    await check('GET', '/health', '/health', 200);
+    const enrolled = await check('POST', '/enrollments/contracts', '/enrollments/contracts', 201, {
+      vin: 'WDD2220561A000001',
+      contract: 'fleet-1',
+      brand: 'C',
+    });
+    await check('GET', '/enrollments', '/enrollments', 200);
+    await check('GET', `/enrollments/${enrolled.enrollmentId}`, '/enrollments/{id}', 200);
+    await check('GET', '/events', '/events', 200);
+    await check('GET', '/enrollments?limit=0', '/enrollments', 400);
+    const sub = await check('POST', '/subscriptions', '/subscriptions', 201, {
+      url: 'http://127.0.0.1:8999/h',
+    });
+    await check('GET', `/subscriptions/${sub.id}`, '/subscriptions/{id}', 200);
+    await check('POST', `/subscriptions/${sub.id}/disable`, '/subscriptions/{id}/disable', 200);
+    await check('GET', '/subscriptions/sub_nope', '/subscriptions/{id}', 404);
+  });
+});
