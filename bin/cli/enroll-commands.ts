@@ -4,13 +4,27 @@
  */
 import { readFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
-import { CliError } from './client';
-import { allPages, call, type Json, show, str, table } from './common';
+import { CliError, resolveTarget } from './client';
+import { allPages, call, globals, type Json, show, str, table } from './common';
 import { enrollmentCommands } from './manage';
 import { parseContractsCsv, progressBar } from './progress';
 
 export function addEnrollCommands(program: Command): void {
   const enroll = program.command('enroll').description('enroll vehicles');
+  enroll
+    .command('link')
+    .description("print the link that enrolls a user's vehicles through the brand's sign-in (OAuth)")
+    .requiredOption('--brand <brand>', 'the brand path segment of the API, e.g. cielo')
+    .action((o: { brand: string }, command: Command) => {
+      if (!/^[a-z0-9-]{1,32}$/.test(o.brand))
+        throw new CliError(
+          'Usage',
+          `--brand: lowercase letters, digits and '-', got "${o.brand.slice(0, 40)}"`,
+        );
+      const target = resolveTarget(globals(command));
+      const link = `${target.url}/oauth/${o.brand}/authorize`;
+      show(command, { link }, () => link);
+    });
   enroll
     .command('contract')
     .description('enroll fleet vehicles by VIN and contract number (v1 API): one, or many from a CSV file')

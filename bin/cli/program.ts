@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { Command, CommanderError } from 'commander';
 import { parseDuration } from '../../functions/local/duration';
 import { CliError } from './client';
-import { allPages, globals, type Json, out, show, str } from './common';
+import { allPages, call, globals, type Json, out, show, str, table } from './common';
 import { runDev } from './dev';
 import { addEnrollCommands } from './enroll-commands';
 import { addSubscriptionCommands } from './subscription-commands';
@@ -144,6 +144,39 @@ export function buildProgram(): Command {
         }
       },
     );
+
+  program
+    .command('metrics')
+    .description('quota use and detection lag, minute by minute (GET /metrics/recent; the local runtime)')
+    .action(async (_o: unknown, command: Command) => {
+      const r = await call(command, 'GET', '/metrics/recent');
+      const body = r.body as {
+        quota: { limit: number; windowSeconds: number };
+        minutes: {
+          minute: string;
+          apiRequests: number;
+          apiRateLimited: number;
+          eventsPublished: number;
+          deliveriesSucceeded: number;
+          deliveriesFailed: number;
+          lagMs: { count: number; p95?: number };
+        }[];
+      };
+      show(command, body, () => {
+        const rows = body.minutes.map((m) => [
+          m.minute.slice(11, 16),
+          String(m.apiRequests),
+          String(m.apiRateLimited),
+          String(m.eventsPublished),
+          `${m.deliveriesSucceeded}/${m.deliveriesFailed}`,
+          m.lagMs.p95 === undefined ? '-' : `${Math.round(m.lagMs.p95 / 1000)} s`,
+        ]);
+        return `quota ${body.quota.limit} requests per ${body.quota.windowSeconds} s\n${table([
+          ['minute', 'requests', '429', 'events', 'delivered/failed', 'lag p95'],
+          ...rows,
+        ])}`;
+      });
+    });
 
   program
     .command('receiver')

@@ -6,8 +6,10 @@ import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request, resolveTarget } from '../../bin/cli/client';
+import { buildProgram } from '../../bin/cli/program';
 import { sign } from '../../functions/core/webhooks/signing';
 import type { RunningReceiver } from '../../functions/local/receiver';
 import type { LocalRuntime } from '../../functions/local/runtime';
@@ -203,6 +205,77 @@ describe('carhook management commands against the local runtime', () => {
     expect(new Set(events.map((e: { type: string }) => e.type))).toEqual(
       new Set(['enrollment.vehicle.added']),
     );
+  });
+
+  it("metrics shows the quota and each minute's requests and detection lag", {
+    timeout: 30_000,
+  }, async () => {
+    const r = await cli(['metrics', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const body = jsonOf(r.stdout) as { quota: { limit: number }; minutes: { apiRequests: number }[] };
+    expect(body.quota.limit).toBeGreaterThan(0);
+    // The runtime polled the simulator since it started: requests were counted.
+    expect(body.minutes.reduce((a, m) => a + m.apiRequests, 0)).toBeGreaterThan(0);
+    const human = await cli(['metrics']);
+    expect(human.stdout).toMatch(/^quota \d+ requests per \d+ s\nminute\s+requests\s+429\s+events/);
+  });
+
+  it('enroll link prints the OAuth enrollment link, and names a bad --brand', {
+    timeout: 30_000,
+  }, async () => {
+    const r = await cli(['enroll', 'link', '--brand', 'cielo']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe(`${rt.apiUrl}/oauth/cielo/authorize`);
+    const bad = await cli(['enroll', 'link', '--brand', 'Cielo!']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('--brand');
+  });
+
+  it('has a command for every operation of the HTTP API a person or a script calls', {
+    timeout: 30_000,
+  }, async () => {
+    const doc = (await (await fetch(`${rt.apiUrl}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { operationId: string }>>;
+    };
+    const operations = Object.values(doc.paths).flatMap((p) => Object.values(p).map((o) => o.operationId));
+    // The browser's own routes: the console page and its assets, the OAuth callback, the document.
+    const browserOnly = [
+      'getConsole',
+      'getConsoleScript',
+      'getConsoleStylesheet',
+      'completeEnrollment',
+      'getOpenApiDocument',
+      'getHealth',
+    ];
+    const commandOf: Record<string, string[]> = {
+      authorizeEnrollment: ['enroll', 'link'],
+      enrollFleetContract: ['enroll', 'contract'],
+      listEnrollments: ['enrollments', 'list'],
+      getEnrollment: ['enrollments', 'get'],
+      unenroll: ['enrollments', 'remove'],
+      listEvents: ['events', 'tail'],
+      getRecentMetrics: ['metrics'],
+      createSubscription: ['subscriptions', 'add'],
+      listSubscriptions: ['subscriptions', 'list'],
+      getSubscription: ['subscriptions', 'get'],
+      updateSubscription: ['subscriptions', 'edit'],
+      deleteSubscription: ['subscriptions', 'remove'],
+      enableSubscription: ['subscriptions', 'enable'],
+      disableSubscription: ['subscriptions', 'disable'],
+      rotateSubscriptionSecret: ['subscriptions', 'rotate'],
+      sendTestEvent: ['subscriptions', 'test'],
+      listDeliveries: ['subscriptions', 'deliveries'],
+      listDeadLetters: ['subscriptions', 'dead-letters'],
+      replayEvents: ['subscriptions', 'replay'],
+    };
+    expect(operations.filter((o) => !browserOnly.includes(o)).sort()).toEqual(Object.keys(commandOf).sort());
+    // Each is a command of the CLI's own program (the one `carhook` runs).
+    const program = buildProgram();
+    for (const args of Object.values(commandOf)) {
+      let command: Command | undefined = program;
+      for (const name of args) command = command?.commands.find((c) => c.name() === name);
+      expect(command?.name(), args.join(' ')).toBe(args.at(-1));
+    }
   });
 
   it('a wrong admin token: one line with the hint, exit 1', { timeout: 30_000 }, async () => {
