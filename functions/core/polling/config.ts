@@ -17,7 +17,7 @@ const DAY = 24 * HOUR;
 export const pollStrategies = ['carhook', 'round-robin', 'naive'] as const;
 export type PollStrategy = (typeof pollStrategies)[number];
 
-/** What a v2 vehicle poll may read. */
+/** What a v2 vehicle poll may read, in the order it reads them (events first: they tell what else changed). */
 export const vehicleResources = [
   'events',
   'alerts',

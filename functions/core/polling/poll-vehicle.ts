@@ -32,7 +32,7 @@ import type { Stores } from '../store/ports';
 import type { OAuthUserEnrollment, VehicleRecord } from '../store/records';
 import type { TokenManager, TokenOutcome } from '../tokens/token-manager';
 import { applyObservations, detectionContext, type PublishTuning, publishCommitted } from './commit';
-import { DEFAULT_POLLING_CONFIG, type PollingConfig, type VehicleResource } from './config';
+import { DEFAULT_POLLING_CONFIG, type PollingConfig, type VehicleResource, vehicleResources } from './config';
 import type { PollVehicleJob } from './jobs';
 import {
   type ApiAccess,
@@ -281,15 +281,7 @@ export async function pollVehicle(deps: PollDeps, job: PollVehicleJob): Promise<
   const read = readers(metered.client, vehicle, vehicle.apiVehicleId, before.eventsSince, deps.now, config);
 
   const planned = new Set<VehicleResource>(job.resources);
-  const order: VehicleResource[] = [
-    'events',
-    'alerts',
-    'collisions',
-    'trips',
-    'maintenance',
-    'services',
-    'map',
-  ];
+  const order = vehicleResources;
   const observations: Observation[] = [];
   const failures: ResourceFailure[] = [];
   const done = new Set<string>();

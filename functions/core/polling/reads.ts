@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { VehicleRecord } from '../store/records';
-import type { PollingConfig, VehicleResource } from './config';
+import { type PollingConfig, type VehicleResource, vehicleResources } from './config';
 import type { PollFleetJob, PollMapJob, PollVehicleJob } from './jobs';
 
 /** Requests one fleet batch costs: active alerts, crash, maintenance and trip lists (v1). */
@@ -39,18 +39,10 @@ export const mapDue = (vehicle: VehicleRecord, now: number, config: PollingConfi
 export const isFleetVehicle = (vehicle: Pick<VehicleRecord, 'apiVehicleId'>): boolean =>
   vehicle.apiVehicleId === undefined;
 
-const RESOURCE_ORDER: readonly VehicleResource[] = [
-  'events',
-  'alerts',
-  'collisions',
-  'trips',
-  'maintenance',
-  'services',
-  'map',
-];
+/** The resources in the order a poll reads them (`vehicleResources`' order). */
 export const inResourceOrder = (rs: Iterable<VehicleResource>): VehicleResource[] => {
   const set = new Set(rs);
-  return RESOURCE_ORDER.filter((r) => set.has(r));
+  return vehicleResources.filter((r) => set.has(r));
 };
 
 /** A periodic read this late goes with the events, whatever the spare budget. */
