@@ -23,17 +23,17 @@ import {
 } from './validation';
 
 export interface CarhookProps {
-  /** `{base_url}` of the connected-car API (spec 4): every API address is relative to it. https only. */
+  /** `{base_url}` of the connected-car API: every API address is relative to it. https only. */
   readonly apiBaseUrl: string;
-  /** `{auth_url}` of the OAuth 2.0 endpoints (spec 5.2). https only. */
+  /** `{auth_url}` of the OAuth 2.0 authorize and token endpoints. https only. */
   readonly authUrl: string;
   /**
-   * `<brand_path_segment>`s of the OAuth addresses (spec 5.2) users can enroll with: one per brand
+   * `<brand_path_segment>`s of the OAuth addresses users can enroll with: one per brand
    * the API client is registered for. At least one.
    */
   readonly brands: readonly string[];
   /**
-   * Requests allowed per window for the API client, shared by every worker (spec 8).
+   * Requests allowed per window for the API client, shared by every worker.
    * @default 120 requests per 60 seconds
    */
   readonly quota?: { readonly requests: number; readonly window: Duration };
@@ -166,7 +166,7 @@ export function resolveCarhookConfig(props: CarhookProps): CarhookConfig {
   requireHttpsUrl('authUrl', props.authUrl);
 
   if (!Array.isArray(props.brands) || props.brands.length === 0) {
-    throw new CarhookConfigError('brands', 'must list at least one brand path segment (spec 5.2)');
+    throw new CarhookConfigError('brands', 'must list at least one OAuth brand path segment');
   }
   for (const [i, brand] of props.brands.entries()) {
     requirePattern(

@@ -9,7 +9,7 @@ import { CARHOOK_METRIC_NAMES } from '../functions/runtime/metric-names';
  * without opening each construct. Constructs read from here; nothing else hard-codes a figure.
  */
 export const CARHOOK_DEFAULTS = {
-  /** spec 8: 120 requests per 60 seconds per client unless a higher quota was granted. */
+  /** The API's rate limit: 120 requests per 60 seconds per client unless a higher quota was granted. */
   quota: { requests: 120, window: Duration.seconds(60) },
   /** The planner's cadence. EventBridge Scheduler's shortest rate is one minute (aws-facts). */
   pollInterval: Duration.minutes(1),

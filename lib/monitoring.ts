@@ -121,7 +121,7 @@ export class CarhookMonitoring extends Construct {
       metric: rateLimitedMetric,
       threshold: rateLimited,
       evaluationPeriods: 3,
-      description: `The API answered 429 (spec 7) at least ${rateLimited} time(s) per 5 minutes for 15 minutes: the shared token bucket is not holding (another consumer of the client_id, or a quota lower than configured).`,
+      description: `The API answered 429 (rate limited) at least ${rateLimited} time(s) per 5 minutes for 15 minutes: the shared token bucket is not holding (another consumer of the client_id, or a quota lower than configured).`,
     });
 
     const failed = this.metric(CARHOOK_METRICS.deliveriesFailed, 'Sum', FIVE_MINUTES);

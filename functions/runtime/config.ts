@@ -77,7 +77,7 @@ export interface RuntimeConfig {
   readonly tableName?: string;
   readonly eventBus?: { readonly name: string; readonly source: string };
   readonly api?: { readonly baseUrl: string; readonly authUrl: string; readonly brands: readonly string[] };
-  /** spec 8: requests per window per client_id. */
+  /** The API's rate limit: requests per window per client_id. */
   readonly quota: { readonly requests: number; readonly windowSeconds: number };
   readonly pollIntervalSeconds: number;
   readonly pollStrategy: PollStrategy;
@@ -142,7 +142,7 @@ const secretArn = z
 
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, schema.optional());
 
-// spec 5.2: `<brand_path_segment>` in the OAuth addresses.
+// The `<brand_path_segment>` of the OAuth authorize and token addresses.
 const BRAND = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
 const envSchema = z.object({

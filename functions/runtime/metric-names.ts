@@ -10,9 +10,9 @@ export const CARHOOK_METRIC_NAMES = {
   pollsCompleted: 'PollsCompleted',
   /** Count: requests sent to the connected-car API. */
   apiRequests: 'ApiRequests',
-  /** Count: 429 answers from the API (spec 7). */
+  /** Count: 429 answers (rate limited) from the API. */
   apiRateLimited: 'ApiRateLimited',
-  /** Count (gauge): `X-RateLimit-Remaining` as last seen (spec 8). */
+  /** Count (gauge): `X-RateLimit-Remaining` (the requests left in the window) as last seen. */
   quotaRemaining: 'QuotaRemaining',
   /** Milliseconds: from `occurredAt` of a change to its `detectedAt`. */
   detectionLagMs: 'DetectionLagMs',

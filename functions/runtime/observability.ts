@@ -48,8 +48,8 @@ export function powertoolsMetricSink(m: Metrics = metrics): MetricSink {
 
 /**
  * A `fetch` for the API client that passes the invocation's AbortSignal down (a slow upstream never
- * eats the Lambda timeout) and records `ApiRequests`, `ApiRateLimited` (429, spec 7) and
- * `QuotaRemaining` (`X-RateLimit-Remaining`, spec 8).
+ * eats the Lambda timeout) and records `ApiRequests`, `ApiRateLimited` (429, rate limited) and
+ * `QuotaRemaining` (`X-RateLimit-Remaining`, the requests left in the window).
  */
 export function observingFetch(
   sink: MetricSink,

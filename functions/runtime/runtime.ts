@@ -30,7 +30,7 @@ import { type MetricSink, meteredBus, noMetrics, observingFetch } from './observ
 
 export interface RuntimeSettings {
   readonly api: { readonly baseUrl: string; readonly authUrl: string; readonly brands: readonly string[] };
-  /** spec 8: the client's quota (default 120 per 60 s). */
+  /** The client's quota (the API's default: 120 requests per 60 s). */
   readonly quota: { readonly requests: number; readonly windowSeconds: number };
   /** The planner's cadence (one cycle). */
   readonly pollIntervalSeconds: number;

@@ -1,5 +1,5 @@
 /**
- * The webhook side of the composition root (issue 6): the delivery engine (fan-out, delivery
+ * The webhook side of the composition root: the delivery engine (fan-out, delivery
  * queue handler) and the subscription management service, over the webhook stores, the
  * `deliveries` queue and a sender. Subscription secrets are sealed with the token key ring, so no
  * further secret is needed. Shared by the Lambda handlers (fanout, delivery, http-api) and the local

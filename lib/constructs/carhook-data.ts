@@ -46,11 +46,11 @@ export const EVENT_SOURCE_PATTERN = /^(?!aws\.)[A-Za-z0-9][A-Za-z0-9._/-]{0,255}
 /** How to set a secret, shared by the descriptions and the README fragment. */
 export const SECRET_INSTRUCTIONS = {
   apiClientCredentials:
-    'Carhook connected-car API client (spec 5.1: the application\'s client_id and client_secret). Set it before enrolling anyone: aws secretsmanager put-secret-value --secret-id <this secret\'s ARN> --secret-string \'{"clientId":"...","clientSecret":"..."}\'. Until then Carhook refuses to poll and says which secret is empty.',
+    'Carhook connected-car API client (the application\'s client_id and client_secret). Set it before enrolling anyone: aws secretsmanager put-secret-value --secret-id <this secret\'s ARN> --secret-string \'{"clientId":"...","clientSecret":"..."}\'. Until then Carhook refuses to poll and says which secret is empty.',
   tokenKeyRing:
     'Carhook key ring for the OAuth tokens stored in DynamoDB (AES-256-GCM). Created with one random key: {"current":"k1","k1":"<43 random base64 characters = 32 bytes>"}. Nothing to set. To rotate: add an id with a new key (e.g. "k2": the output of `openssl rand -base64 32`), set "current" to it, and keep the old ids until every token has been re-encrypted (each ciphertext names its key id).',
   mapApiCredentials:
-    'Carhook map update API HTTP basic credentials (spec 5.3), only if you use map update events: aws secretsmanager put-secret-value --secret-id <this secret\'s ARN> --secret-string \'{"username":"...","password":"..."}\'. Leave empty otherwise: the map poll is skipped.',
+    'Carhook map update API HTTP basic credentials, only if you use map update events: aws secretsmanager put-secret-value --secret-id <this secret\'s ARN> --secret-string \'{"username":"...","password":"..."}\'. Leave empty otherwise: the map poll is skipped.',
   consoleToken:
     'Carhook console admin token: sign in to the console at the HTTP API\'s URL with it (read it with aws secretsmanager get-secret-value --secret-id <this secret\'s ARN> --query SecretString --output text). Generated at the first deploy. To rotate: aws secretsmanager put-secret-value --secret-id <ARN> --secret-string "$(openssl rand -hex 20)"; the previous token stops working within a minute.',
 } as const;
@@ -71,7 +71,7 @@ export class CarhookData extends Construct {
   /** Archive of Carhook's events on the bus, for replay. */
   readonly archive: Archive;
   readonly schemaRegistry: EventSchemaRegistry;
-  /** `{ clientId, clientSecret }` of the API client (spec 5.1). Empty until an operator sets it. */
+  /** `{ clientId, clientSecret }` of the API client. Empty until an operator sets it. */
   readonly apiClientCredentials: Secret;
   /**
    * `{ "current": "k1", "k1": "<43 base64 characters>" }`: key ids next to `current`, each a
@@ -79,7 +79,7 @@ export class CarhookData extends Construct {
    * top-level field, hence ids at the top level rather than under `keys`).
    */
   readonly tokenKeyRing: Secret;
-  /** `{ username, password }` for the map update API (spec 5.3). Empty until set. */
+  /** `{ username, password }` for the map update API (HTTP basic). Empty until set. */
   readonly mapApiCredentials: Secret;
   /**
    * The console's admin token on AWS (a bearer the console sends to `/console-api/…`, checked by
@@ -184,7 +184,7 @@ export class CarhookData extends Construct {
       Validations.of(secret).acknowledge({
         id: 'AwsSolutions-SMG4',
         reason:
-          'Issued by the connected-car API provider (developer portal, spec 5.1); there is no API to rotate them, so a rotation Lambda could not do anything. Operators rotate them at the provider and put the new value.',
+          'Issued by the connected-car API provider (developer portal); there is no API to rotate them, so a rotation Lambda could not do anything. Operators rotate them at the provider and put the new value.',
       });
     }
     Validations.of(this.tokenKeyRing).acknowledge({

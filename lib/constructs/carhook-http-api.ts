@@ -50,14 +50,14 @@ export const CARHOOK_HTTP_ROUTES: readonly CarhookRoute[] = [
     path: '/oauth/{brand}/authorize',
     access: 'public',
     whyPublic:
-      "the enrolling user's browser opens it without AWS credentials (spec 5.2); it only redirects to the provider's consent page with a signed, expiring state",
+      "the enrolling user's browser opens it without AWS credentials (OAuth authorization code flow); it only redirects to the provider's consent page with a signed, expiring state",
   },
   {
     method: 'GET',
     path: '/oauth/callback',
     access: 'public',
     whyPublic:
-      "the provider redirects the user's browser here (spec 5.2); a request without a valid signed, unexpired state is refused",
+      "the provider redirects the user's browser here with the authorization code; a request without a valid signed, unexpired state is refused",
   },
   {
     method: 'GET',

@@ -79,7 +79,7 @@ export function createDynamoStores(
   };
 }
 
-// Webhook subscriptions and deliveries (issue 6): same table, own key prefixes (README "Webhooks").
+// Webhook subscriptions and deliveries: same table, own key prefixes (README "Webhooks").
 export { createDynamoDeliveryStore, DELIVERY_DUE_SHARDS, deliveryKeys } from './deliveries';
 export { createDynamoSubscriptionStore, subscriptionKeys } from './subscriptions';
 

@@ -10,7 +10,7 @@ export interface ApiClientCredentials {
   readonly clientSecret: string;
 }
 
-/** HTTP basic credentials of the map update API (spec 5.3). */
+/** HTTP basic credentials of the map update API. */
 export interface MapApiCredentials {
   readonly username: string;
   readonly password: string;

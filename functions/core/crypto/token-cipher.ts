@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 /**
- * Encryption of user token sets at rest (issue 5 "Tokens and secrets"): AES-256-GCM, a random
+ * Encryption of user token sets at rest: AES-256-GCM, a random
  * 96-bit IV per encryption, the key id stored with the ciphertext so keys can be rotated, and the
  * enrollment id as additional authenticated data so a ciphertext copied onto another enrollment
  * does not decrypt.

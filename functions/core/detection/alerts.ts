@@ -34,7 +34,7 @@ export const fromV2Alert = (a: Alert): AlertRecord => ({
   updatedAt: a.updatedAt,
 });
 
-// spec 2.13: alertState 1 = active, 0 = ended; dates normalized to ISO by the client.
+// v1 alerts: alertState 1 = active, 0 = ended; dates normalized to ISO by the client.
 export const fromV1Alert = (a: V1Alert): AlertRecord => ({
   api: 'v1',
   id: a.idAlert,

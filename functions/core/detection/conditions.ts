@@ -4,7 +4,7 @@ import type { MaintenanceState } from './state';
 import type { EventSource, Work } from './work';
 
 // ---------------------------------------------------------------------------------------------
-// Maintenance countdown (spec 2.6: days and km left, negative = overdue).
+// Maintenance countdown (the API gives days and km left, negative = overdue).
 
 type Level = 'due' | 'overdue';
 
@@ -93,7 +93,7 @@ export const applyMaintenance = (
 };
 
 // ---------------------------------------------------------------------------------------------
-// Services eligibility (spec 2.12): the set of eligible codes.
+// Services eligibility (`code`, `eligible` per service): the set of eligible codes.
 
 export const applyServices = (
   w: Work,
@@ -133,7 +133,7 @@ export const applyServices = (
 };
 
 // ---------------------------------------------------------------------------------------------
-// Map update (area C, spec 4.3): a new available version that differs from the installed one.
+// Map update (area C): a new available version that differs from the installed one.
 
 const MAX_ANNOUNCED = 20;
 

@@ -60,9 +60,9 @@ export interface EnrollmentDiffResult {
 const MAX_REMOVED = 500;
 
 /**
- * Diffs the user's vehicle list (GET /vehicles, spec 2.3): `enrollment.vehicle.added` for a new
+ * Diffs the user's vehicle list (GET /vehicles): `enrollment.vehicle.added` for a new
  * vehicle, `enrollment.vehicle.removed` only when a COMPLETE list no longer has it (a 404 "user
- * has no vehicle declared", spec 7, arrives as a complete empty list and does remove). The first
+ * has no vehicle declared" arrives as a complete empty list and does remove). The first
  * list is baseline unless `initialPolicy` is `all`.
  */
 export const diffEnrollmentVehicles = (

@@ -19,7 +19,7 @@ import type {
  * An observation is what one poll of one source returned for one vehicle (STYLE.md vocabulary),
  * tagged with its source. The poller builds them from the API client's normalized results.
  *
- * - `complete: true` means the whole list was read (every page). A 404 "no such items" (spec 7)
+ * - `complete: true` means the whole list was read (every page). A 404 "no such items"
  *   arrives as `items: [], complete: true`. `complete: false` = some pages or the call failed:
  *   such an observation may reveal (raise) things, never fix or remove anything.
  * - `window` is the filter the list was read with (`since`/`until`): absence from a windowed list

@@ -47,7 +47,7 @@ const emitCollisionOnce = (
   w.emit('vehicle.collision.detected', key, 'detected', time, { ...source, recordId: key }, data());
 };
 
-/** Whether a v1 crash series holds any positive value (values under second keys, spec 2.13). */
+/** Whether a v1 crash series holds any positive value (values under second keys). */
 const positive = (v: unknown): boolean => {
   if (typeof v === 'number') return v > 0;
   if (typeof v === 'string') return Number(v) > 0;
@@ -56,7 +56,7 @@ const positive = (v: unknown): boolean => {
 };
 
 /**
- * v1 crash data has no id and no levels, only per-side indicator series (spec 2.13): the level of a
+ * v1 crash data has no id and no levels, only per-side indicator series: the level of a
  * side is the highest indicator with a positive value; a record with none is not a collision.
  * Its key is its `lastUpdate` (one crash record per update).
  */
@@ -200,7 +200,7 @@ export const releaseTrips = (w: Work, eco: ReadonlyMap<string, EcoDriving>, only
   });
 };
 
-/** v1 trips (spec 2.13): emitted at once (v1 eco-driving is not a source); refuel/siphoning flags. */
+/** v1 trips: emitted at once (v1 eco-driving is not a source); refuel/siphoning flags. */
 export const applyV1Trip = (w: Work, t: V1Trip, obs: Observation, source: EventSource): void => {
   const id = `v1trip:${t.tripId}`;
   const begin = t.dateTripBegin;
@@ -299,9 +299,10 @@ const pickString = (r: Readonly<Record<string, unknown>> | undefined, keys: read
 };
 
 /**
- * One vehicle event (spec 2.7, 6): it reveals the record it embeds. The kind is read from the
- * embedded record when there is one, else from `type` (upper-case in the samples; only COLLISION
- * is documented, so the comparison is case-insensitive and unknown kinds are ignored).
+ * One vehicle event (last trip, alert, collision, refuel or fuel stolen): it reveals the record it
+ * embeds. The kind is read from the embedded record when there is one, else from `type`
+ * (upper-case in the samples; only COLLISION is documented, so the comparison is case-insensitive
+ * and unknown kinds are ignored).
  */
 export const applyVehicleEvent = (
   w: Work,

@@ -76,7 +76,7 @@ export async function syncVehicleList(
   if (!listed.ok) return { kind: 'ListFailed', errorKind: listed.error.kind, message: listed.error.message };
   const observation: ObservationOf<'v2.vehicles'> = {
     source: 'v2.vehicles',
-    // spec 7: 404 "user has no vehicle declared" arrives from the client as a complete empty list.
+    // A 404 "user has no vehicle declared" arrives from the client as a complete empty list.
     items: listed.value.items,
     complete: true,
     fetchedAt: new Date(deps.now()).toISOString(),

@@ -1,5 +1,5 @@
 /**
- * Fleet contracts (v1, spec 4.4): enrolling one VIN under a contract and a brand group. Input comes
+ * Fleet contracts (v1 API): enrolling one VIN under a contract and a brand group. Input comes
  * from the management API, so every field is checked here with an error naming it; a VIN is
  * enrolled at most once (the store's uniqueness item: `DuplicateFleetVin`).
  */
@@ -24,7 +24,7 @@ export type EnrollFleetResult =
       readonly message: string;
     };
 
-// spec 8: VINs are 17 characters [A-Z0-9].
+// The API's VIN pattern: 17 characters [A-Z0-9].
 const VIN = /^[A-Z0-9]{17}$/;
 // The client sends contracts as given (letters, digits, - or _): refuse anything else up front.
 const CONTRACT = /^[A-Za-z0-9_-]{1,64}$/;
@@ -34,9 +34,9 @@ const CONTRACT = /^[A-Za-z0-9_-]{1,64}$/;
  * by name, so a typo such as `contractId` is not silently ignored).
  */
 export const fleetContractSchema = z.strictObject({
-  vin: z.string().regex(VIN, 'must be 17 characters A-Z or 0-9 (spec 8)'),
+  vin: z.string().regex(VIN, 'must be 17 characters A-Z or 0-9'),
   contract: z.string().regex(CONTRACT, 'must be 1-64 letters, digits, - or _ (the v1 contract number)'),
-  brand: z.enum(['C', 'P'], "must be 'C' or 'P' (spec 4.4)"),
+  brand: z.enum(['C', 'P'], "must be 'C' or 'P' (the v1 brand group)"),
 });
 
 export function validateFleetInput(
@@ -58,7 +58,7 @@ export function validateFleetInput(
   }
   const { vin, contract, brand } = input as Record<string, unknown>;
   if (typeof vin !== 'string' || !VIN.test(vin)) {
-    return { ok: false, field: 'vin', message: 'vin: must be 17 characters A-Z or 0-9 (spec 8)' };
+    return { ok: false, field: 'vin', message: 'vin: must be 17 characters A-Z or 0-9' };
   }
   if (typeof contract !== 'string' || !CONTRACT.test(contract)) {
     return {
@@ -68,7 +68,7 @@ export function validateFleetInput(
     };
   }
   if (brand !== 'C' && brand !== 'P') {
-    return { ok: false, field: 'brand', message: "brand: must be 'C' or 'P' (spec 4.4)" };
+    return { ok: false, field: 'brand', message: "brand: must be 'C' or 'P' (the v1 brand group)" };
   }
   return { ok: true, value: { vin, contract, brand } };
 }

@@ -1,5 +1,5 @@
 /**
- * The OAuth `state` of the enrollment flow (spec 5.2; RFC 6749 10.12 CSRF protection): a signed,
+ * The OAuth `state` of the enrollment's authorization code flow (RFC 6749 10.12 CSRF protection): a signed,
  * expiring value, so the callback needs no server-side session.
  *
  * `state` = base64url(JSON payload) "." base64url(HMAC-SHA256(key, that first part)); the payload is

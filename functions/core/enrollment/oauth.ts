@@ -1,5 +1,5 @@
 /**
- * Enrolling an API user through the authorization code flow (spec 5.2), with PKCE S256 and a
+ * Enrolling an API user through the OAuth 2.0 authorization code flow, with PKCE S256 and a
  * signed, expiring, single-use `state` (./oauth-state.ts).
  *
  * `startAuthorization` builds the brand's authorize URL. `completeAuthorization` (the callback)
@@ -181,7 +181,7 @@ export async function completeAuthorization(
   if (!user.ok) return { kind: 'UserLookupFailed', error: user.error };
   const userId = user.value.id;
 
-  // Only what a refresh needs is stored: scope (`public`) and type (`bearer`) are fixed by spec 5.2.
+  // Only what a refresh needs is stored: the API always answers scope `public` and type `bearer`.
   const tokens = createTokenSet({
     accessToken: t.accessToken,
     ...(t.refreshToken ? { refreshToken: t.refreshToken } : {}),

@@ -2,7 +2,7 @@ import { unenroll } from '../store/lifecycle';
 import type { Stores } from '../store/ports';
 
 /**
- * Unenroll (issue 5): stops polling (vehicles paused `unenrolled`), deletes the tokens and frees a
+ * Unenroll: stops polling (vehicles paused `unenrolled`), deletes the tokens and frees a
  * fleet VIN; the event log is kept until its retention ends. Idempotent: a second call repairs a
  * first one that died between its steps.
  */

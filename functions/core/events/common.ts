@@ -44,10 +44,10 @@ export const ecoScore = z.object({
 
 export const ecoDriving = z
   .object({
-    global: z.record(z.string(), ecoScore).describe('trend, style, road (spec 2.10)'),
+    global: z.record(z.string(), ecoScore).describe('global scores: trend, style, road'),
     detailed: z
       .record(z.string(), ecoScore)
-      .describe('acceleration, braking, engineSpeed, stopAndStart, speed, slope, coldTrips (spec 2.10)'),
+      .describe('detailed scores: acceleration, braking, engineSpeed, stopAndStart, speed, slope, coldTrips'),
   })
   .describe('eco-driving evaluation of the trip');
 

@@ -2,7 +2,7 @@ import type * as z from 'zod';
 import { type EventType, envelopeSchemaFor, isEventType } from './catalogue';
 
 /**
- * The check every event passes "before it leaves" (issue 4), against the zod schema of its type in
+ * The check every event passes before it leaves Carhook, against the zod schema of its type in
  * the catalogue: the very schema its published Draft 4 JSON Schema (events-schemas/) is generated
  * from. Two differences between a zod parse and a JSON Schema check are closed here so that what
  * passes this check also passes the published file (test/events/validate.test.ts checks both with
@@ -11,7 +11,7 @@ import { type EventType, envelopeSchemaFor, isEventType } from './catalogue';
  *   `additionalProperties: false`: a property the parse dropped is reported as an issue;
  * - nothing transforms or defaults a value in the catalogue, so parsed output and input differ only
  *   by the dropped properties.
- * (Validating with ajv at runtime would put ~120 KB of validator in every publishing Lambda: issue 7.)
+ * (Validating with ajv at runtime would put ~120 KB of validator in every publishing Lambda.)
  * Schemas are built lazily, once per type per process.
  */
 export type EventValidationIssue = { readonly path: string; readonly message: string };

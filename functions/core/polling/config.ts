@@ -89,7 +89,7 @@ export const pollingConfigSchema = z.object({
   initialEventsLookbackMs: z.number().int().positive().default(HOUR),
   /** Collision and trip lists are read over this window. */
   listWindowMs: z.number().int().positive().default(DAY),
-  /** Page size of v2 lists (the simulator allows up to 100; spec 8 does not show a maximum). */
+  /** Page size of v2 lists (the simulator allows up to 100; the API states no maximum). */
   pageLimit: z.number().int().min(1).max(1000).default(100),
   /** Maintenance is due when days left ≤ `days` OR km left ≤ `mileageKm` (passed to the diff engine). */
   maintenanceDue: z
@@ -97,13 +97,13 @@ export const pollingConfigSchema = z.object({
     .default({ days: 30, mileageKm: 1000 }),
   /**
    * VINs per v1 bulk POST; a batch the server refuses with 400 is split in halves. 100 is the
-   * simulator's maximum (spec 8 does not show one): one 4-request job covers 100 vehicles, so one
+   * simulator's maximum (the API states none): one 4-request job covers 100 vehicles, so one
    * cycle refreshes about 2,500 fleet vehicles under the default quota (BENCHMARKS.md, fleet). A
    * larger value than the server accepts still works, at the cost of the refused request and two
    * halves per list, every cycle.
    */
   fleetBatchSize: z.number().int().min(1).max(10_000).default(100),
-  /** VINs per map bulk request (POST /mapway/bulk, spec 4.3); a refused batch is split in halves. */
+  /** VINs per map bulk request (POST /mapway/bulk); a refused batch is split in halves. */
   mapBatchSize: z.number().int().min(1).max(10_000).default(50),
   /** v1 `locale` parameter. */
   fleetLocale: z.string().default('en_GB'),

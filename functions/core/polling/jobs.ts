@@ -28,14 +28,14 @@ export const pollVehicleJobSchema = z.object({
 
 export const pollFleetJobSchema = z.object({
   kind: z.literal('poll-fleet'),
-  /** v1 brand group of every vehicle of the batch (spec 4.4). */
+  /** v1 brand group (`C` or `P`) of every vehicle of the batch. */
   brand: z.enum(['C', 'P']),
   vehicleIds: z.array(z.string().min(1).max(256)).min(1),
   rotate: z.boolean().default(false),
   plannedAt: isoDate,
 });
 
-/** Map update information of many vehicles in one bulk read (spec 4.3), daily. */
+/** Map update information of many vehicles in one bulk read (POST /mapway/bulk), daily. */
 export const pollMapJobSchema = z.object({
   kind: z.literal('poll-map'),
   vehicleIds: z.array(z.string().min(1).max(256)).min(1),

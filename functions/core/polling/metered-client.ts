@@ -1,8 +1,8 @@
 /**
  * An API client whose every HTTP request is drawn from the shared rate budget of the client_id
- * (issue 5 "Quota-aware scheduling"), and whose every response corrects that budget: the client's
+ * and whose every response corrects that budget: the client's
  * `RateObserver` feeds `X-RateLimit-Remaining` to `budget.observe` and a 429's `X-RateLimit-Reset`
- * to `budget.freezeUntil` (spec 8).
+ * (the seconds to wait until the counter resets) to `budget.freezeUntil`.
  *
  * The draw sits in the `fetch` the client uses, so retries, pages and the replay after a 401 are
  * each counted: the quota is never exceeded whatever the client does internally. A request the
@@ -39,7 +39,7 @@ export interface MeteredClient {
 }
 
 export interface MeteredClientOptions {
-  /** `<brand_path_segment>` (spec 5.2) for v2; any non-empty value for v1/map-only use. */
+  /** `<brand_path_segment>` of the OAuth addresses for v2; any non-empty value for v1/map-only use. */
   readonly brand: string;
   readonly tokenProvider?: TokenProvider;
   /** Absent: requests are not drawn (only for tools; every worker passes one). */
@@ -72,7 +72,7 @@ export function createMeteredClient(access: ApiAccess, options: MeteredClientOpt
       pending = pending.then(async () => {
         try {
           if (sample.status === 429) {
-            // spec 8: nothing before X-RateLimit-Reset; without it, wait one window to be safe.
+            // No request before X-RateLimit-Reset; without it, wait one window to be safe.
             const resetAt = sample.resetAt?.getTime() ?? now() + 60_000;
             await budget.freezeUntil(clientId, resetAt);
           }

@@ -1,9 +1,9 @@
 /**
- * Fleet contracts (v1, spec 4.4): one batch of vehicles is polled through the bulk POST lists —
+ * Fleet contracts (v1 API): one batch of vehicles is polled through the bulk POST lists —
  * active alerts, crash, maintenance and trips — one request each for the whole batch, then split
  * into per-vehicle observations and diffed/committed per vehicle like a v2 poll (./commit.ts).
  *
- * The maximum number of VINs per list body is not shown (spec 8): the batch size is configurable,
+ * The API states no maximum number of VINs per list body: the batch size is configurable,
  * and a batch the server refuses with 400 is split in halves until it is accepted (a single VIN
  * refused gets no observation, so nothing is fixed or removed for it).
  */
@@ -139,7 +139,7 @@ export async function pollFleet(deps: FleetDeps, job: PollFleetJob): Promise<Fle
     return { items: r.items, answered: r.answered, fetchedAt: iso(deps.now()) };
   };
 
-  // spec 4.4: `active` 1 lists the active alerts; an alert missing from it (complete) is fixed.
+  // `active` 1 lists the active alerts; an alert missing from it (complete) is fixed.
   const alerts = await read<V1Alert>('alerts', (t) =>
     client.v1.alertList({ targets: t, active: true, locale, brand }),
   );

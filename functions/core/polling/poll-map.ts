@@ -1,7 +1,7 @@
 /**
- * Map update information (area C, spec 4.3) for a batch of vehicles in one `POST /mapway/bulk`,
+ * Map update information (area C) for a batch of vehicles in one `POST /mapway/bulk`,
  * daily. Each vehicle gets a `map` observation with its own entry (none: nothing available for
- * it), diffed and committed like any poll (./commit.ts). The bulk limit is not shown (spec 8): a
+ * it), diffed and committed like any poll (./commit.ts). The API states no bulk limit: a
  * batch refused with 400 is split in halves.
  */
 
@@ -57,7 +57,7 @@ export async function pollMap(deps: FleetDeps, job: PollMapJob): Promise<MapPoll
   };
   if (members.length === 0) return summary;
 
-  // Area C authenticates with HTTP basic + client_id (spec 4.3): no user token.
+  // Area C authenticates with HTTP basic + client_id: no user token.
   const metered = (deps.clientFactory ?? createMeteredClient)(deps.access, {
     brand: 'map',
     budget: deps.budget,

@@ -4,11 +4,11 @@
  * through ./commit.ts.
  *
  * Observations (detection/observations.ts): a list read in full is `complete: true` (a 404 "no
- * such items", spec 7, already arrives from the client as an empty complete list); a failed call
+ * such items" already arrives from the client as an empty complete list); a failed call
  * gives no observation, so it can never fix or remove anything.
  *
  * Errors: `InvalidGrant` (the token manager marked the enrollment, paused its vehicles, wrote the
- * event) stops the poll at once; `AccessDenied` (403, spec 7: the user has no access to the car)
+ * event) stops the poll at once; `AccessDenied` (403: the user has no access to the car)
  * pauses the vehicle; a `NotFound` vehicle is NOT guessed removed (only a complete vehicle list
  * removes a vehicle, see enrollment/discovery.ts); `RateLimited` and a refused budget stop the poll.
  */
@@ -143,7 +143,7 @@ function singleObservation<T>(
 ): { observation?: Observation; error?: ApiError } {
   if (r.ok)
     return { observation: { source, items: [r.value], complete: true, fetchedAt } as unknown as Observation };
-  // spec 7: 404 on maintenance means "no such items" for the vehicle.
+  // A 404 on maintenance means "no such items" for the vehicle.
   if (r.error.kind === 'NotFound') {
     return { observation: { source, items: [], complete: true, fetchedAt } as unknown as Observation };
   }
@@ -339,7 +339,7 @@ export async function pollVehicle(deps: PollDeps, job: PollVehicleJob): Promise<
             },
           };
         }
-        // spec 7: 404 = no evaluation (yet); the engine stops waiting after ecoDrivingWaitMs.
+        // 404 = no evaluation (yet); the engine stops waiting after ecoDrivingWaitMs.
         return r.error.kind === 'NotFound' ? {} : { error: r.error };
       });
     }
@@ -367,7 +367,7 @@ export async function pollVehicle(deps: PollDeps, job: PollVehicleJob): Promise<
     };
   }
   if (stop === 'access_denied') {
-    // spec 7: 403 = the user has no access to this car any more. Discovery resumes it if the
+    // 403 = the user has no access to this car any more. Discovery resumes it if the
     // user's complete vehicle list still has it.
     await stores.vehicles.pause(vehicle.id, 'access_denied', deps.now());
   }

@@ -47,7 +47,7 @@ export interface EventLogMarker {
 
 /**
  * Where the next run finds what is still unpublished (events are committed unpublished together
- * with the state, issue 5 "Publishing"). `fromStoreEventLog` in ./publisher adapts the store's
+ * with the state). `fromStoreEventLog` in ./publisher adapts the store's
  * `EventLog` to it.
  */
 export interface UnpublishedEventSource {

@@ -44,7 +44,7 @@ export interface PublishOutcome {
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * Publishes committed events (issue 5 "Publishing"): PutEvents-sized batches (≤ 10 entries, within
+ * Publishes committed events: PutEvents-sized batches (≤ 10 entries, within
  * the byte limits of PUBLISH_LIMITS), retries only the entries the bus says are retryable, with
  * exponential backoff and jitter, a bounded number of times; marks what was accepted. Never throws
  * for a bus or marker failure: the events stay unpublished in the log for the next run.

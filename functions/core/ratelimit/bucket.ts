@@ -1,6 +1,6 @@
 /**
- * The shared request budget of one client_id (issue 5 "Quota-aware scheduling"; spec 8: 120
- * requests per 60 s per client by default, `X-RateLimit-Remaining` on every response,
+ * The shared request budget of one client_id (the API allows 120
+ * requests per 60 s per client by default and sends `X-RateLimit-Remaining` on every response,
  * `X-RateLimit-Reset` on a 429).
  *
  * Fixed windows, not a continuously refilling bucket: the API counts requests in a window and
@@ -14,9 +14,9 @@
  */
 
 export interface RateBudgetConfig {
-  /** Requests per window the API allows (spec 8: 120). */
+  /** Requests per window the API allows (120 by default). */
   readonly limit: number;
-  /** Window length (spec 8: 60 s). */
+  /** Window length (60 s by default). */
   readonly windowMs: number;
   /** Fraction of `limit` never granted (default 0.1): headroom for misaligned windows and clock skew. */
   readonly safetyMargin: number;

@@ -26,7 +26,7 @@ async function pauseAll(
 }
 
 /**
- * `invalid_grant` (issue 5): the enrollment needs re-authorization. `transitioned` is true for the
+ * `invalid_grant`: the enrollment needs re-authorization. `transitioned` is true for the
  * one call that made the transition; `event` (`enrollment.reauthorization_required`) is logged in
  * the same write, so it is emitted once. Vehicles are paused on every call.
  */
@@ -54,7 +54,7 @@ export async function resumeAfterReauthorization(
   return resumed;
 }
 
-/** Unenroll (issue 5): stops polling, deletes tokens, keeps the event log until its retention ends. */
+/** Unenroll: stops polling, deletes tokens, keeps the event log until its retention ends. */
 export async function unenroll(
   stores: LifecycleStores,
   enrollmentId: string,

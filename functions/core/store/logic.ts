@@ -15,7 +15,7 @@ import {
  * validate and compute the same way).
  */
 
-/** Event log retention (issue 5: default 30 days). */
+/** Event log retention (default 30 days). */
 export const DEFAULT_EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
 /**
@@ -29,7 +29,7 @@ export const MAX_EVENT_BYTES = 350 * 1024;
 export const MAX_PAGE_LIMIT = 1000;
 export const DEFAULT_PAGE_LIMIT = 100;
 
-// spec 8: VIN pattern (map API) is 17 characters [A-Z0-9]; we use it for every fleet VIN.
+// The map API's VIN pattern is 17 characters [A-Z0-9]; we use it for every fleet VIN.
 const VIN_PATTERN = /^[A-Z0-9]{17}$/;
 // One canonical form (what Date#toISOString gives) so dates compare as strings in sort keys.
 const ISO_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -84,7 +84,7 @@ export function isValidVin(vin: string): boolean {
 
 export function requireVin(field: string, value: unknown): string {
   if (typeof value !== 'string' || !isValidVin(value)) {
-    throw invalidInput(field, 'must be a VIN: 17 characters A-Z or 0-9 (spec 8)');
+    throw invalidInput(field, 'must be a VIN: 17 characters A-Z or 0-9');
   }
   return value;
 }

@@ -40,8 +40,8 @@ export type Enrollment = OAuthUserEnrollment | FleetContractEnrollment;
 
 /** Why a vehicle is not polled. `manual`: an operator paused it; the others follow its enrollment. */
 /**
- * `access_denied`: the API answered 403 for this car (spec 7); discovery resumes it when the
- * user's complete vehicle list still has it.
+ * `access_denied`: the API answered 403 for this car (the user has no access to it); discovery
+ * resumes it when the user's complete vehicle list still has it.
  */
 export const pauseReasons = [
   'manual',

@@ -1,8 +1,8 @@
 import type { ScheduleUpdate, VehicleRecord } from './records';
 
 /**
- * Keeping the steady state write-free (issue 5: "nothing is written when a poll finds no change,
- * scheduling data aside, keep it minimal"; bench target ≤ 0.05 writes per steady-state poll).
+ * Keeping the steady state write-free (nothing is written when a poll finds no change,
+ * scheduling data aside, and that is kept minimal; bench target ≤ 0.05 writes per steady-state poll).
  *
  * A vehicle polled every cycle does not need its `nextPollAt` moved after every poll: the planner
  * polls vehicles whose `nextPollAt <= now`, so a `nextPollAt` left in the past keeps it due every

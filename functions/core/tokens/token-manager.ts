@@ -1,5 +1,5 @@
 /**
- * User tokens of oauth-user enrollments (issue 5 "Tokens and secrets"): a `TokenProvider` for the
+ * User tokens of oauth-user enrollments: a `TokenProvider` for the
  * API client backed by the EnrollmentStore and the TokenCipher.
  *
  * - Tokens live encrypted in the enrollment; they are decrypted only in memory and never logged
@@ -13,7 +13,7 @@
  *   vehicles, and surfaces as a typed `InvalidGrant` error so the poll stops at once.
  * - A worker killed after the token endpoint answered a refresh and before the new tokens were
  *   stored took the only copy of the rotated refresh token with it; the next refresh presents the
- *   spent one and gets `invalid_grant`. No client can close that window (spec 5.2 does not show the
+ *   spent one and gets `invalid_grant`. No client can close that window (the API documents no
  *   refresh flow, so a server-side reuse grace period cannot be assumed). What the manager does is
  *   say so: before spending a refresh token it records the attempt (a lease named after a hash of
  *   the token, cleared once the answer is stored), and an `invalid_grant` for a token whose attempt
@@ -61,7 +61,7 @@ export interface TokenManagerDeps {
   readonly vehicles: VehicleStore;
   readonly leases: LeaseStore;
   readonly cipher: TokenCipher;
-  /** The token endpoint of an enrollment's brand (`<brand_path_segment>`, spec 5.2). */
+  /** The token endpoint of an enrollment's brand (`<brand_path_segment>` of its OAuth addresses). */
   readonly endpointFor: (brand: string) => TokenEndpoint;
   /** Epoch ms (world clock in tests). */
   readonly now: () => number;
@@ -279,7 +279,7 @@ export function createTokenManager(deps: TokenManagerDeps): TokenManager {
                 // The record stays: the request may have reached the server and spent the token.
                 throw new CarhookApiError(r.error);
               }
-              // Scope and token type are not stored (fixed by spec 5.2; keeps the ciphertext small).
+              // Scope and token type are not stored (always `public`, `bearer`; keeps the ciphertext small).
               const next = createTokenSet({
                 accessToken: r.value.accessToken,
                 // RFC 6749 6: the server may keep the refresh token (no rotation).

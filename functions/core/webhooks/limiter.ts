@@ -2,7 +2,7 @@
  * Keyed concurrency limiter: at most `perKey` tasks in flight per key (subscription) and at most
  * `global` overall. Waiting tasks are queued per key and started round-robin across keys, and a
  * key at its own limit never holds up the global queue, so a hung endpoint occupies at most
- * `perKey` slots and every other subscription keeps flowing (issue 6).
+ * `perKey` slots and every other subscription keeps flowing.
  */
 export interface LimiterOptions {
   readonly perKey: number;

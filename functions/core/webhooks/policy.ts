@@ -1,7 +1,7 @@
 import type { DeliveryAttempt } from './sender';
 
 /**
- * Delivery policy (pure). Issue 6: retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, each
+ * Delivery policy (pure): retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, each
  * with ±20 % jitter, then the delivery is dead-lettered: 8 attempts over about 27.6 h. A
  * subscription failing for 5 days without a single success is disabled.
  */

@@ -12,7 +12,7 @@ export const SECRET_PREFIX = 'whsec_';
 export const SECRET_MIN_BYTES = 24;
 export const SECRET_MAX_BYTES = 64;
 export const DEFAULT_SECRET_BYTES = 32;
-/** After a rotation the previous secret still signs for this long (issue 6: 24 h). */
+/** After a rotation the previous secret still signs for this long (24 h). */
 export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 

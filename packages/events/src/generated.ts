@@ -1195,7 +1195,7 @@ collectedAt?: string
  */
 ecoDriving?: {
 /**
- * trend, style, road (spec 2.10)
+ * global scores: trend, style, road
  */
 global: {
 [k: string]: {
@@ -1207,7 +1207,7 @@ label?: string
 } | undefined
 }
 /**
- * acceleration, braking, engineSpeed, stopAndStart, speed, slope, coldTrips (spec 2.10)
+ * detailed scores: acceleration, braking, engineSpeed, stopAndStart, speed, slope, coldTrips
  */
 detailed: {
 [k: string]: {
