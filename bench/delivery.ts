@@ -1,5 +1,5 @@
 /**
- * Webhook delivery benchmark, end to end (issue 6): the real path LocalBus → `fanOutSubscriber(engine)`
+ * Webhook delivery benchmark, end to end: the real path LocalBus → `fanOutSubscriber(engine)`
  * → sender → a local receiver, with the in-memory subscription stores and with the DynamoDB stores on
  * DynamoDB Local, side by side in one run. Every figure is compared with a bare `http.request` to the
  * same receiver measured in the same phase, so "Carhook overhead" = Carhook − bare.
@@ -8,7 +8,7 @@
  * the receiver has read the whole request body. Phases, per store:
  *
  *   idle        one at a time, Carhook and bare interleaved
- *   fixed rate  open loop at `offeredRate` per second (the issue-6 target, 500/s) for `fixedSeconds`;
+ *   fixed rate  open loop at `offeredRate` per second (the throughput target, 500/s) for `fixedSeconds`;
  *               the offer pauses while `backlogCap` deliveries are outstanding, so a store that cannot
  *               keep up is offered less (the achieved offered rate is reported) and the run stays bounded
  *   saturation  closed loop: as fast as possible with at most `window` deliveries outstanding
@@ -58,7 +58,7 @@ export interface DeliveryBenchOptions {
   readonly stores?: readonly DeliveryStoreKind[];
   /** One-at-a-time samples per client in the idle phase (default 300). */
   readonly idleSamples?: number;
-  /** Offered deliveries per second in the fixed-rate phase (default 500: the issue-6 target). */
+  /** Offered deliveries per second in the fixed-rate phase (default 500: the throughput target). */
   readonly offeredRate?: number;
   readonly fixedSeconds?: number;
   /** Outstanding deliveries at which the fixed-rate offer pauses (default 500: one second's worth). */
@@ -736,7 +736,7 @@ export function toMarkdown(r: DeliveryBenchResult): string {
   }
   for (const s of r.stores) {
     lines.push(
-      `Targets (issue 6), ${STORE_NAMES[s.store]}: ≥ ${n(r.target.deliveriesPerSecond)} deliveries/s: ${met(meetsThroughput(s))} (saturation ${n(s.saturation.carhook.deliveredPerSecond)}/s; ${n(s.fixed.carhook.delivered)} of ${n(s.fixed.carhook.offered)} delivered at ${n(s.fixed.carhook.offeredPerSecond)}/s offered); p99 overhead < ${r.target.addedP99Ms} ms under ${n(r.offeredRate)}/s: ${met(meetsLatency(s))} (${s.fixed.addedP99Ms} ms; idle ${s.idle.addedP99Ms} ms).${s.firstProblem ? ` First problem: ${s.firstProblem}` : ''}`,
+      `Targets, ${STORE_NAMES[s.store]}: ≥ ${n(r.target.deliveriesPerSecond)} deliveries/s: ${met(meetsThroughput(s))} (saturation ${n(s.saturation.carhook.deliveredPerSecond)}/s; ${n(s.fixed.carhook.delivered)} of ${n(s.fixed.carhook.offered)} delivered at ${n(s.fixed.carhook.offeredPerSecond)}/s offered); p99 overhead < ${r.target.addedP99Ms} ms under ${n(r.offeredRate)}/s: ${met(meetsLatency(s))} (${s.fixed.addedP99Ms} ms; idle ${s.idle.addedP99Ms} ms).${s.firstProblem ? ` First problem: ${s.firstProblem}` : ''}`,
     );
   }
   const c = r.dynamoCeiling;

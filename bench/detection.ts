@@ -1,6 +1,6 @@
 /**
  * Micro-benchmark of the diff engine: diffs per second for a typical vehicle on this machine, one
- * core (issue 4 target: ≥ 50,000/s in steady state, so the engine is never the bottleneck).
+ * core (target: ≥ 50,000/s in steady state, so the engine is never the bottleneck).
  *
  * Steady state = the common poll: the events list (`since` with overlap) returns a few events
  * already seen, the alert list returns the two alerts known active; nothing changed.

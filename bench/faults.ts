@@ -1,5 +1,5 @@
 /**
- * The fault-injection suite (issue 9): a scripted scenario of N changes over M vehicles while the
+ * The fault-injection suite: a scripted scenario of N changes over M vehicles while the
  * simulator injects 5xx, 429 storms, hung and slow responses, malformed bodies, 404-for-empty and
  * shape drift; workers (poll, fan-out, delivery) are killed at random steps; the subscriber's
  * endpoint is down for a stretch then recovers; one user revokes Carhook's access.
@@ -10,7 +10,7 @@
  * delivery engine and HTTP sender, a real HTTP receiver checking every signature with the
  * `standardwebhooks` package. Stores: DynamoDB Local when `dynamo` is given, memory otherwise.
  *
- * Then it checks what the issue asks and returns the violations with a summary table:
+ * Then it checks the guarantees below and returns the violations with a summary table:
  *   - every change arrives as exactly one event id, on the bus and at the receiver (redeliveries
  *     only with the same `webhook-id`), and no event arrives without a change;
  *   - every signature verifies; the quota is never exceeded (the simulator's own counters);

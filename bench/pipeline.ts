@@ -1,5 +1,5 @@
 /**
- * Poll pipeline benchmark (issue 5 bench bullet, issue 9): everything on the simulator's MANUAL
+ * Poll pipeline benchmark: everything on the simulator's MANUAL
  * clock, so simulated minutes run in seconds and request counts do not depend on machine load.
  *
  * - API efficiency: requests per vehicle per cycle in a steady world, Carhook vs naive, same world
@@ -75,7 +75,7 @@ export const FRESHNESS_VARIANTS: readonly Variant[] = [
 export interface PipelineBenchOptions {
   /** Smaller sizes (fleets 25, 50, 100; fewer cycles). */
   readonly quick?: boolean;
-  /** Fleet sizes of the freshness runs (default 25, 50, 75, 100, 200, 400: the issue's, plus 75 where the all-changes bound lies). */
+  /** Fleet sizes of the freshness runs (default 25, 50, 75, 100, 200, 400: the target sizes, plus 75 where the all-changes bound lies). */
   readonly fleets?: readonly number[];
   /** Vehicles of the steady world (default 20). */
   readonly steadyVehicles?: number;
@@ -672,13 +672,14 @@ export function toMarkdown(r: PipelineBenchResult): string {
   const list = (m: Readonly<Record<string, number>>) =>
     f.variants.map((v) => `${v.name} **${m[v.name] ?? 0}**`).join(', ');
   // Seeing every change within a minute costs, each minute, one events read per vehicle and one
-  // alerts read per vehicle with an active alert (a fix shows nowhere else, spec 4.1 and 6).
+  // alerts read per vehicle with an active alert (a fix shows nowhere else: the events feed and the
+  // `since` filter list only records created, and a fixed alert is an old record updated).
   const capacity = Math.floor(DEFAULT_RATE_BUDGET.limit * (1 - DEFAULT_RATE_BUDGET.safetyMargin));
   const shares = f.rows.map((row) => row.activeAlertShare);
   const share = shares.length > 0 ? round(shares.reduce((a, b) => a + b, 0) / shares.length, 2) : 0;
   out.push(
     '',
-    `The bound for all changes, whatever the strategy: a fix shows only in a re-read of the alerts (the events feed lists records created, spec 4.1; an alert fixed is an old record updated), so every change within 60 s needs N × (1 + a) requests a minute for N vehicles of which a share a has an active alert. With ${capacity} requests a minute and a = ${share} in this seeded world (average over the runs), N ≤ ${Math.floor(capacity / (1 + share))}. Changes the events feed reveals need N requests a minute: N ≤ ${capacity}, the quota's own limit, met at 100.`,
+    `The bound for all changes, whatever the strategy: a fix shows only in a re-read of the alerts (the events feed lists only records created since the last read; an alert fixed is an old record updated), so every change within 60 s needs N × (1 + a) requests a minute for N vehicles of which a share a has an active alert. With ${capacity} requests a minute and a = ${share} in this seeded world (average over the runs), N ≤ ${Math.floor(capacity / (1 + share))}. Changes the events feed reveals need N requests a minute: N ≤ ${capacity}, the quota's own limit, met at 100.`,
   );
   out.push(
     '',

@@ -1,5 +1,5 @@
 /**
- * The benchmark suite (issue 9): `npm run bench` runs every area in ONE process, side by side on
+ * The benchmark suite: `npm run bench` runs every area in ONE process, side by side on
  * the same machine state, prints progress on stderr and writes BENCHMARKS.md (machine, command,
  * date, one section per area with its ratios and targets marked met / not met).
  *
@@ -229,7 +229,7 @@ function simSection(r: SimResult): string {
   return [
     sim.toMarkdown(r),
     '',
-    `Target (issue 2): start-up under 1 s for 20 vehicles: ${met(r.startup20Ms < 1000)} (${r.startup20Ms} ms); 1,000 vehicles served with no error: ${met(r.errors === 0)}.`,
+    `Target: start-up under 1 s for 20 vehicles: ${met(r.startup20Ms < 1000)} (${r.startup20Ms} ms); 1,000 vehicles served with no error: ${met(r.errors === 0)}.`,
   ].join('\n');
 }
 
@@ -242,7 +242,7 @@ function detectionSection(r: DetectionResult): string {
     row(r.steady),
     row(r.news),
     '',
-    `Steady state vs target: ${(r.steady.diffsPerSecond / r.target).toFixed(1)}× the ${n(r.target)} diffs/s target (issue 4): ${met(r.meetsTarget)}.`,
+    `Steady state vs target: ${(r.steady.diffsPerSecond / r.target).toFixed(1)}× the ${n(r.target)} diffs/s target: ${met(r.meetsTarget)}.`,
   ].join('\n');
 }
 
@@ -259,20 +259,20 @@ function webhooksSection(r: WebhooksResult): string {
     `| latency p99 | ${l.senderP99Ms} ms | ${l.bareP99Ms} ms | ${l.ratioP99} |`,
     '',
     `Succeeded: ${n(t.succeeded)} / ${n(t.deliveries)}. Added by Carhook (sender − bare): p50 ${l.addedP50Ms} ms, p99 ${l.addedP99Ms} ms.`,
-    `Targets (issue 6): ≥ 500 deliveries/s: ${met(t.deliveriesPerSecond >= 500)}; p99 added latency < 50 ms: ${met(l.addedP99Ms < 50)}.`,
+    `Targets: ≥ 500 deliveries/s: ${met(t.deliveriesPerSecond >= 500)}; p99 added latency < 50 ms: ${met(l.addedP99Ms < 50)}.`,
   ].join('\n');
 }
 
 const TITLES: Record<Area, string> = {
-  sim: 'Simulator (issue 2)',
-  detection: 'Detection engine (issue 4)',
-  webhooks: 'Webhook sender (issue 6)',
-  delivery: 'Webhook delivery, bus → receiver (issue 6)',
+  sim: 'Simulator',
+  detection: 'Detection engine',
+  webhooks: 'Webhook sender',
+  delivery: 'Webhook delivery, bus → receiver',
   bundles: 'Lambda bundles',
-  pipeline: 'Poll pipeline (issues 5 and 9)',
-  fleet: 'Fleet contracts, v1 bulk lists (issue 9)',
-  throughput: 'Throughput with the quota lifted (issue 9)',
-  faults: 'Fault-injection suite, long run (issue 9)',
+  pipeline: 'Poll pipeline',
+  fleet: 'Fleet contracts, v1 bulk lists',
+  throughput: 'Throughput with the quota lifted',
+  faults: 'Fault-injection suite, long run',
   freshness: 'Freshness at scale: carhook, round-robin, naive',
 };
 
@@ -282,7 +282,7 @@ function faultsSection(r: FaultsResult): string {
     '',
     r.table,
     '',
-    `Assertions (issue 9): every change exactly one event id, no event without a change, every signature verifies, the quota never exceeded, the revoked user one reauthorization event and no further request: ${met(r.violations.length === 0)}.`,
+    `Assertions: every change exactly one event id, no event without a change, every signature verifies, the quota never exceeded, the revoked user one reauthorization event and no further request: ${met(r.violations.length === 0)}.`,
   ].join('\n');
 }
 

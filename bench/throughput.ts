@@ -1,5 +1,5 @@
 /**
- * Throughput with the quota lifted (issue 9): vehicle polls, API requests, events and deliveries
+ * Throughput with the quota lifted: vehicle polls, API requests, events and deliveries
  * per second on this machine against DynamoDB Local, for growing fleets, and the memory peak of the
  * process running Carhook.
  *

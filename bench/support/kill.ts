@@ -1,5 +1,5 @@
 /**
- * A worker process that can be killed at any step (issue 9, fault suite). Every call the worker
+ * A worker process that can be killed at any step (for the fault suite). Every call the worker
  * makes through a port — a store method, the rate budget, the bus, the delivery queue, a request
  * over the network — is one step. Killed at step k, the worker does nothing more: the k-th call
  * (mode `before`: never made; mode `after`: made, its result lost) and every later call throw
@@ -98,7 +98,7 @@ export function killable<T extends object>(target: T, life: WorkerLife, depth = 
 /**
  * A `fetch` whose every request is a step of `life`. One window is never killed in: from a refresh
  * request to the token endpoint until the new tokens are written (`saveTokens`). With a rotating
- * refresh token (the simulator rotates; spec 5.2 does not show the refresh flow), a process that dies
+ * refresh token (the simulator rotates; the API does not document its refresh flow), a process that dies
  * there has lost the only valid refresh token, and no client can recover without the user: Carhook
  * reports it as one `enrollment.reauthorization_required` naming the lost answer
  * (functions/core/tokens, test/polling/kill.test.ts). A kill drawn in the window happens right after.

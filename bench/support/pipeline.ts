@@ -155,7 +155,7 @@ export interface PollPipeline<B extends EventBus> {
   /** Moves the simulator's clock `ms` forward (nothing for ms ≤ 0). */
   advance(ms: number): Promise<void>;
   stats(): Promise<SimStats>;
-  /** Browser steps of spec 5.2 against the simulator: returns the callback's `code` and `state`. */
+  /** Browser steps of the OAuth authorization-code flow against the simulator: returns the callback's `code` and `state`. */
   authorizeInBrowser(user: SimUser): Promise<{ code: string; state: string }>;
   enroll(user: SimUser): Promise<CompleteAuthorizationResult>;
   /** Enrolls every user of the world, pacing the vehicle-list reads within the budget. */

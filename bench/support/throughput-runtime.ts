@@ -343,7 +343,7 @@ async function seed(
   const failures: string[] = [];
   await pool(users, concurrency, async (user) => {
     const res = await fetch(`${config.simUrl}/_sim/users/${user.id}/tokens`, { method: 'POST' });
-    // parsing boundary: the simulator's token response (spec 5.2 shape)
+    // parsing boundary: the simulator's OAuth token response (`access_token`, `refresh_token`, `expires_in`)
     const t = (await res.json()) as { access_token?: string; refresh_token?: string; expires_in?: number };
     if (res.status !== 201 || !t.access_token) {
       failures.push(`${user.id}: token answered ${res.status}`);

@@ -30,7 +30,7 @@ export function addEnrollCommands(program: Command): void {
     .description('enroll fleet vehicles by VIN and contract number (v1 API): one, or many from a CSV file')
     .option('--vin <vin>', 'the vehicle identification number (17 characters)')
     .option('--contract <contract>', 'the v1 contract number')
-    .option('--brand <brand>', 'v1 brand code: C (Cielo) or P (Pavo) (spec 4.4)')
+    .option('--brand <brand>', 'v1 brand code: C (Cielo) or P (Pavo)')
     .option('--file <csv>', 'many at once: lines "vin,contract,brand" (a progress bar shows on a terminal)')
     .action(
       async (o: { vin?: string; contract?: string; brand?: string; file?: string }, command: Command) => {

@@ -176,7 +176,7 @@ describe('token endpoint (oauth4webapi)', () => {
     expect(requests).toHaveLength(2);
   });
 
-  it('builds the authorize URL of spec 5.2', () => {
+  it('builds the authorize URL of the authorization-code flow', () => {
     const { ep } = endpoint(() => json({}));
     const url = new URL(ep.authorizeUrl({ redirectUri: 'http://127.0.0.1/cb', state: 's1' }));
     expect(url.pathname).toBe('/auth/accounts/signin/v1/brand-c/oauth2/authorize');

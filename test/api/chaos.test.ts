@@ -252,7 +252,7 @@ describe('chaos: shape drift and contradictions', () => {
   });
 });
 
-describe('access and grants (spec 7, 5.2)', () => {
+describe("access and grants (another user's vehicle, access revoked by the user)", () => {
   it("answers AccessDenied for another user's vehicle", async () => {
     const other = sim.world.vehicles().find((v) => v.userId !== user.id);
     if (!other) throw new Error('no vehicle of another user');

@@ -11,7 +11,7 @@ const alertDeclared = {
   extraField: { anything: 1 },
 };
 
-describe('spec 7: 404 and 403', () => {
+describe('404 (no such items) and 403 (no access to the vehicle)', () => {
   it.each([
     ['alerts', (c: ReturnType<typeof testClient>['client']) => c.v2.alerts({ vehicleId: 'v1' })],
     ['collisions', (c: ReturnType<typeof testClient>['client']) => c.v2.collisions({ vehicleId: 'v1' })],
@@ -63,7 +63,7 @@ describe('spec 7: 404 and 403', () => {
 });
 
 describe('shape drift', () => {
-  it('maps both alert shapes of spec 2.4 to the same Alert', async () => {
+  it("maps both alert shapes (the declared fields and the sample's v1-style item) to the same Alert", async () => {
     const item = {
       idAlert: 'a2',
       alert: 'alertCoolantTemp',

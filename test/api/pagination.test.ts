@@ -23,7 +23,7 @@ describe('HAL lists', () => {
     expect(whole.ok && whole.value.items).toHaveLength(15);
   });
 
-  it('iterates offsets 0, 5, 10 until total (spec 2.1 example)', async () => {
+  it('iterates offsets 0, 5, 10 until total (15 items, limit 5)', async () => {
     const { client, requests } = testClient(pagingServer(alerts));
     const offsets: number[] = [];
     for await (const page of client.v2.alerts.pages({ vehicleId: 'v1', limit: 5 })) {
@@ -141,7 +141,7 @@ describe('HAL lists', () => {
     });
   });
 
-  it('uses the default limit of 60 for telemetry (spec 4.1)', async () => {
+  it('uses the default limit of 60 for telemetry', async () => {
     const { client, requests } = testClient(() => json(hal('telemetries', [])));
     await client.v2.telemetry.all({ vehicleId: 'v1' });
     expect(requests[0]?.url.searchParams.get('limit')).toBe('60');

@@ -14,7 +14,7 @@ import type { SimUser } from '../../sim/world/types';
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 
 /**
- * Walks spec 5.2 against the simulator: GET the authorize page (HTML listing users), POST the
+ * Walks the OAuth authorization-code flow against the simulator: GET the authorize page (HTML listing users), POST the
  * chosen user with the original query, read the code from the 302, exchange it (with PKCE).
  */
 export async function authorize(user: SimUser, client: CarClient) {

@@ -81,7 +81,7 @@ export function testClient(handler: Handler, overrides: Partial<CarClientOptions
   return { client, requests: ff.requests, time };
 }
 
-/** A HAL list body (spec 2.1). */
+/** A HAL list body: `_links`, `total` and the items under `_embedded.<name>`. */
 export function hal(name: string, items: unknown[], total = items.length): Record<string, unknown> {
   return { total, _links: { self: { href: '/x' } }, _embedded: { [name]: items } };
 }

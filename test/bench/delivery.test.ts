@@ -47,7 +47,7 @@ describe('delivery bench with tiny sizes', () => {
     const md = toMarkdown(r);
     expect(md).toContain('| memory stores |');
     expect(md).toContain('| DynamoDB stores on DynamoDB Local |');
-    expect(md).toMatch(/Targets \(issue 6\), memory stores: ≥ 500 deliveries\/s: \*\*(met|not met)\*\*/);
+    expect(md).toMatch(/Targets, memory stores: ≥ 500 deliveries\/s: \*\*(met|not met)\*\*/);
     expect(md).toContain('What limits the DynamoDB Local figure');
     expect(md).toMatch(/\*\*[\d.]+ write requests per delivery\*\*/);
 
@@ -59,7 +59,7 @@ describe('delivery bench with tiny sizes', () => {
       peakRssMiB: 1,
       outcomes: [{ area: 'delivery', ok: true, seconds: 1, result: r }],
     });
-    expect(report).toContain('## Webhook delivery, bus → receiver (issue 6)');
+    expect(report).toContain('## Webhook delivery, bus → receiver');
     expect(report).toContain('npm run bench -- --quick --only delivery');
   }, 120_000);
 

@@ -8,7 +8,7 @@ const T0 = Date.parse('2026-01-15T06:00:00.000Z');
 const HOUR = 3_600_000;
 
 describe('freshness bench', () => {
-  it('takes the issue command line, and names a bad flag', () => {
+  it('takes the freshness command line, and names a bad flag', () => {
     const argv = [
       '--only',
       'freshness',

@@ -1,6 +1,6 @@
 /**
- * Issue 8: "a missing Java, a busy port or a bad flag gets one clear line saying what to do, not a
- * stack trace" — checked on the real command (`node bin/carhook.mjs dev …`).
+ * A missing Java, a busy port or a bad flag gets one clear line saying what to do, not a
+ * stack trace — checked on the real command (`node bin/carhook.mjs dev …`).
  */
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -118,7 +118,7 @@ export const committedValidator = (type: string, version: number): ValidateFunct
   return v;
 };
 
-/** Every event must validate against its own committed schema file (issue 4). */
+/** Every event must validate against its own committed schema file. */
 export const expectValidEvents = (events: readonly { type: string; schemaVersion: number }[]): void => {
   for (const e of events) {
     const validate = committedValidator(e.type, e.schemaVersion);

@@ -1,5 +1,5 @@
 /**
- * Issue 8 "Done when": `carhook dev` started as a user would, a receiver subscribed through the
+ * `carhook dev` end to end: started as a user would, a receiver subscribed through the
  * HTTP API, the simulator driven through its control API; each expected event arrives once, signed,
  * and nothing else; after Ctrl-C and a restart on the same data dir, a delivery that was pending
  * arrives with its original id and nothing already delivered is sent again.

@@ -24,7 +24,7 @@ async function nothingStored(p: Pipeline): Promise<void> {
   expect(p.bus.received).toEqual([]);
 }
 
-describe('OAuth enrollment (spec 5.2)', () => {
+describe('OAuth enrollment (authorization-code flow)', () => {
   let p: Pipeline;
   let user: SimUser;
 

@@ -1,6 +1,6 @@
 /**
  * `validateEvent` checks events with the catalogue's zod schemas (no JSON Schema validator in the
- * Lambda bundles, issue 7); subscribers check them with the published Draft 4 files. These tests
+ * Lambda bundles); subscribers check them with the published Draft 4 files. These tests
  * hold the two together with ajv-draft-04 on the committed files: generated valid events pass both,
  * mutated ones fail both, and whatever the runtime check accepts the published schema accepts.
  */

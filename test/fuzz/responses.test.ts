@@ -1,5 +1,5 @@
 /**
- * Issue 9: random mutations of every response shape, fed to the API client and, for what the poll
+ * Random mutations of every response shape, fed to the API client and, for what the poll
  * workers read, through the observations they build and the diff engine. Nothing may throw or hang:
  * a call gives an Ok value of its declared type or an error value with a known kind (a Malformed
  * one with a short excerpt showing no secret); `diff` gives events valid against the catalogue and

@@ -1,5 +1,5 @@
 /**
- * Support of the response fuzzing (issue 9): one realistic body per operation of operations.json,
+ * Support of the response fuzzing: one realistic body per operation of operations.json,
  * recorded from the simulator through the real client; the declared result type of every operation
  * as a strict zod schema (what an `Ok` value must satisfy); mutations of those bodies (fast-check);
  * a client answering every request with a mutated body; and the observations the poll workers build
@@ -623,7 +623,7 @@ function recorded(operation: string, status: number, contentType: string, body: 
 /**
  * Starts the simulator in-process (port 0, manual clock), gives one vehicle alerts (active and
  * fixed), a collision, trips with refuels, maintenance due soon, a new map version and a reference
- * trip, authorizes its user through spec 5.2, then calls every operation once through the real
+ * trip, authorizes its user through the authorization-code flow, then calls every operation once through the real
  * client and keeps the last raw response of each call.
  */
 export async function recordFromSimulator(): Promise<Recording> {
@@ -692,7 +692,7 @@ export async function recordFromSimulator(): Promise<Recording> {
       bodies.set(operation, recorded(operation, last.status, last.contentType, last.body));
     };
 
-    // spec 5.2 in a browser: the authorize page, the user's choice, the 302 to the callback.
+    // The authorization-code flow in a browser: the authorize page, the user's choice, the 302 to the callback.
     const bootstrap = createCarClient(base);
     const verifier = pkce.verifier();
     const url = bootstrap.auth.authorizeUrl({
@@ -1361,7 +1361,7 @@ export function observationsOf(
       : undefined;
   const single = (source: 'v2.maintenance' | 'map'): Observation[] | undefined => {
     if (r.ok) return [{ source, items: [r.value], complete: true, fetchedAt: at } as unknown as Observation];
-    // spec 7: 404 = no such items.
+    // The API answers 404 when there are no such items.
     if (r.error.kind === 'NotFound')
       return [{ source, items: [], complete: true, fetchedAt: at } as Observation];
     return undefined;

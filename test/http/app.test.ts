@@ -53,7 +53,7 @@ describe('HTTP API', () => {
     return { status: res.status, body: (text ? JSON.parse(text) : undefined) as Json };
   };
 
-  /** Browser steps of spec 5.2: our authorize route, the simulator's login page, its redirect back. */
+  /** Browser steps of the authorization-code flow: our authorize route, the simulator's login page, its redirect back. */
   async function authorize(user: SimUser): Promise<{ code: string; state: string }> {
     const brand = BRANDS[user.brand].authSegment;
     const start = await app.request(`/oauth/${brand}/authorize?redirect=${encodeURIComponent(CALLBACK)}`);

@@ -1,6 +1,6 @@
 /**
- * Kill points for the poll worker (issue 5: "a worker killed between any two steps loses
- * nothing"). A step is one call a worker makes through a port: a Stores method, a RateBudget
+ * Kill points for the poll worker (a worker killed between any two steps must lose
+ * nothing). A step is one call a worker makes through a port: a Stores method, a RateBudget
  * method, `EventBus.publish`, a lease or token write, or one HTTP request (API or token endpoint,
  * through the injected `fetch`). A `StepRecorder` numbers the steps of one worker; with a kill point
  * it makes call k throw `WorkerKilled` (before the call, or after it completed with its result

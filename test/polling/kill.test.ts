@@ -1,5 +1,5 @@
 /**
- * Issue 5: "a worker killed between any two steps loses nothing", on DynamoDB Local (the real
+ * A worker killed between any two steps loses nothing, on DynamoDB Local (the real
  * conditional writes and transactions). For each scenario the job runs once cleanly to count its
  * N steps (port calls, see ./kill-support.ts) and to record the expected outcome; then, for every
  * k in 1..N and both kill moments (call k never happens / call k happened but its result was never
@@ -458,8 +458,8 @@ describe.concurrent('a worker killed at any step, then the job redelivered and t
 });
 
 /**
- * The hazard of rotating refresh tokens (sim/auth/tokens.ts invalidates a used one; spec 5.2 does
- * not show the refresh flow, so no reuse grace period can be assumed): a worker killed after the
+ * The hazard of rotating refresh tokens (sim/auth/tokens.ts invalidates a used one; the API does
+ * not document its refresh flow, so no reuse grace period can be assumed): a worker killed after the
  * token endpoint answered a refresh and before the new tokens were stored took the only copy of
  * the new refresh token with it. No client can close that window (the answer exists only in the
  * dead process's memory); what it can do is fail cleanly, which this test pins down.

@@ -179,7 +179,7 @@ describe('poll pipeline against the simulator', () => {
   it('pauses a vehicle the user has no access to (403) and polls it no more', async () => {
     const r = await p.enroll(user);
     if (r.kind !== 'Enrolled') throw new Error(r.kind);
-    // A vehicle of another user: the API answers 403 (spec 7).
+    // A vehicle of another user: the API answers 403 (no access to the car).
     const other = p.sim.world.vehicles().find((v) => v.userId !== user.id);
     if (!other) throw new Error('no other vehicle');
     const id = `${r.enrollmentId}:${other.id}`;

@@ -22,7 +22,7 @@ const issuesOf = (
 };
 
 describe('runtime configuration from the environment', () => {
-  it('applies the documented defaults (spec 8 quota, 1 min cycle, 30 days retention)', () => {
+  it('applies the documented defaults (quota 120 requests per 60 s, 1 min cycle, 30 days retention)', () => {
     const config = loadRuntimeConfig(base, ['table', 'api']);
     expect(config).toMatchObject({
       tableName: 'carhook-table',

@@ -156,7 +156,7 @@ describe('chaos modes (PUT /_sim/chaos)', () => {
     expect(odd._embedded.trips[0]).toMatchObject({ duration: '600', distance: 7.3 });
   });
 
-  it('alertItemShape switches alert items to the alternative shape of the sample (spec 2.4)', async () => {
+  it('alertItemShape switches alert items to the alternative (v1-style) shape of the sample', async () => {
     const raised = await t.control('POST', `/vehicles/${car.id}/alerts`, { code: 'riskOfIce' });
     await chaos({ alertItemShape: 1 });
     const res = (await (await t.v2(`/vehicles/${car.id}/alerts`, token, { limit: '1' })).json()) as {

@@ -7,7 +7,7 @@ import { BRANDS } from '../../sim/world/catalog';
 import type { SimTrip, SimUser, SimVehicle } from '../../sim/world/types';
 import { basicAuth, startTestSim, type TestSim } from './support';
 
-/** Field names of spec section 2 that each response must carry. */
+/** Field names of the v2 resources that each response must carry. */
 const V2_FIELDS: Record<string, readonly string[]> = {
   User: ['id', 'email', 'firstName', 'lastName', 'createdAt', 'updatedAt', '_links'],
   Vehicle: [
@@ -53,7 +53,7 @@ const V2_FIELDS: Record<string, readonly string[]> = {
   Map: ['vin', 'installedVersion', 'availableVersion', 'updateAvailable', 'releaseDate'],
 };
 
-/** Field names of the v1 records (spec 2.13), by the `response` text of operations.json. */
+/** Field names of the v1 records, by the `response` text of operations.json. */
 const V1_FIELDS: Record<string, readonly string[]> = {
   Crash: ['vin', 'contract', 'totMileage', 'flipVeh', 'highFrontCrashInfo', 'pedestCrashInfo1_41'],
   EcoEvaluation: ['vin', 'contract', 'globalEvaluation', 'detailedEvaluation'],
@@ -132,7 +132,7 @@ describe('every operation of operations.json answers with the spec shapes', () =
     });
     expect(created.status).toBe(201);
     trip = world.trip(created.body.trip.id) as SimTrip;
-    // A reference trip (spec 2.9), for the v1 reference-trip read.
+    // A reference (favourite) trip, for the v1 reference-trip read.
     world.setReferenceTrip(trip.id, true);
     token = await t.tokenFor(user.id);
   });
@@ -267,7 +267,7 @@ describe('every operation of operations.json answers with the spec shapes', () =
         op.accept === 'application/geo+json' ? /^application\/geo\+json/ : /^application\/hal\+json/,
       );
     else expect(type).toMatch(/^application\/json/);
-    // Every API response carries the rate limit headers (spec 8).
+    // Every API response carries the rate limit headers.
     expect(res.headers.get('x-ratelimit-limit')).toBe('120');
     expect(res.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
 
@@ -353,7 +353,7 @@ describe('every operation of operations.json answers with the spec shapes', () =
         expect(Array.isArray(json)).toBe(true);
         return expectFields((json as unknown[])[0], F.Map as string[], 'map item');
     }
-    // Area D: the records of spec 2.13.
+    // Area D: the version 1 records.
     const rec = v1Record(op.response);
     if (!rec) return; // "200, body not shown"
     const fields = V1_FIELDS[rec.name] as readonly string[];

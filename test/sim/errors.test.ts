@@ -109,7 +109,7 @@ describe('authentication, access and parameter errors per area', () => {
       }
     });
 
-    it("answers 403 for another user's vehicle and 404 for an unknown one (spec 7)", async () => {
+    it("answers 403 for another user's vehicle and 404 for an unknown one", async () => {
       const forbidden = await t.v2(`/vehicles/${bobCar.id}`, token);
       expect(forbidden.status).toBe(403);
       expect((await errorOf(forbidden)).code).toBe('forbidden');
@@ -308,7 +308,7 @@ describe('authentication, access and parameter errors per area', () => {
   });
 });
 
-describe('rate limit (spec 8) in every area', () => {
+describe('rate limit (429 with X-RateLimit-Reset once the quota is spent) in every area', () => {
   const cases: readonly [string, (t: TestSim, token: string, car: SimVehicle) => Promise<Response>][] = [
     ['A', (t, token) => t.v2('/user', token)],
     ['B', (t, _token, car) => t.fetch(`/connectedcar/v2/services/vehicles/${car.vin}?client_id=carhook-sim`)],

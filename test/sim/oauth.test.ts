@@ -6,7 +6,7 @@ import { basicAuth, startTestSim, type TestSim } from './support';
 
 const REDIRECT = 'http://127.0.0.1:8765/callback';
 
-describe('OAuth 2.0 authorization-code flow (spec 5.2)', () => {
+describe('OAuth 2.0 authorization-code flow', () => {
   let t: TestSim;
   let user: SimUser;
   let segment: string;

@@ -14,7 +14,7 @@ interface HalList {
   _embedded: { events: Item[]; trips: Item[]; telemetries: Item[] };
 }
 
-describe('v2 query semantics (spec 4.1, 4.2)', () => {
+describe('v2 query semantics', () => {
   let t: TestSim;
   let user: SimUser;
   let car: SimVehicle;
@@ -223,7 +223,7 @@ describe('command line', () => {
   });
 });
 
-describe('cross-origin resource sharing (spec 1)', () => {
+describe('cross-origin resource sharing', () => {
   it('answers preflights and exposes the rate limit headers', async () => {
     const t = await startTestSim({ vehicles: 1 });
     try {

@@ -219,7 +219,7 @@ interface Case {
   check: (body: any) => void;
 }
 
-/** One valid call per v1 operation id of operations.json, with the spec 2.13 field names it must answer. */
+/** One valid call per v1 operation id of operations.json, with the v1 record field names it must answer. */
 const CASES: Record<string, Case> = {
   'v1.crash.list': {
     method: 'POST',
@@ -612,7 +612,7 @@ describe('v1 development API: every operation of operations.json', () => {
   });
 
   for (const op of areaD) {
-    it(`${op.id} answers 200 JSON with the spec 2.13 fields`, async () => {
+    it(`${op.id} answers 200 JSON with the v1 record fields`, async () => {
       const { call } = setup();
       const c = CASES[op.id] as Case;
       const r = await call(c.method, c.path, c.body);
