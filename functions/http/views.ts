@@ -3,6 +3,7 @@
  * and path schemas its routes validate with, and the response shapes its OpenAPI document states.
  */
 import * as z from 'zod';
+import { envelopeSchema } from '../core/events/envelope';
 import {
   type Enrollment,
   enrollmentStatuses,
@@ -153,16 +154,9 @@ export const vehicleSchema = z
   })
   .meta({ description: 'A vehicle Carhook polls.' });
 
-export const eventSchema = z
-  .looseObject({
-    id: z.string(),
-    type: z.string(),
-    time: iso,
-    vehicleId: z.string().optional(),
-    data: z.unknown(),
-    published: z.boolean(),
-    publishedAt: iso.optional(),
-  })
+export const eventSchema = envelopeSchema
+  .extend({ published: z.boolean(), publishedAt: iso.optional() })
+  .loose()
   .meta({ description: 'The event envelope as published, and whether it reached the bus.' });
 
 export const subscriptionSchema = z

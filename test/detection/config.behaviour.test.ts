@@ -19,6 +19,8 @@ describe('diff configuration: the defaults, and each field refused by name', () 
       eventsOverlapMs: 10 * MINUTE,
       alertsReconcileMs: 6 * HOUR,
       dailyMs: DAY,
+      servicesMs: DAY,
+      mapMs: DAY,
     });
   });
 

@@ -129,10 +129,18 @@ describe('GET /openapi.json', () => {
       return json as Json;
     };
     await check('GET', '/health', '/health', 200);
+    // A fleet vehicle the API knows (the contract is checked with it before anything is stored).
+    const car = s.sim.world.vehicles()[0];
+    if (!car) throw new Error('the simulator has vehicles');
     const enrolled = await check('POST', '/enrollments/contracts', '/enrollments/contracts', 201, {
+      vin: car.vin,
+      contract: car.contract,
+      brand: car.brand,
+    });
+    await check('POST', '/enrollments/contracts', '/enrollments/contracts', 404, {
       vin: 'WDD2220561A000001',
-      contract: 'fleet-1',
-      brand: 'C',
+      contract: car.contract,
+      brand: car.brand,
     });
     await check('GET', '/enrollments', '/enrollments', 200);
     await check('GET', `/enrollments/${enrolled.enrollmentId}`, '/enrollments/{id}', 200);
