@@ -1,6 +1,7 @@
 /** What every management command shares: the target API, calling it, and printing the answer. */
+import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { request, resolveTarget, type TargetOptions } from './client';
+import { CliError, request, resolveTarget, type TargetOptions } from './client';
 
 export interface GlobalOptions extends TargetOptions {
   readonly json?: boolean;
@@ -77,4 +78,16 @@ export async function allPages(
     cursor = typeof body.cursor === 'string' ? body.cursor : undefined;
   } while (cursor);
   return items;
+}
+
+/** The text of a file named by a flag; a file that cannot be read is a usage error naming the flag. */
+export async function readFileOption(flag: string, path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    throw new CliError(
+      'Usage',
+      `${flag}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
 }

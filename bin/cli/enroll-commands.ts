@@ -2,10 +2,9 @@
  * `carhook enroll …` and `carhook enrollments …`: fleet contracts (one, or a CSV with progress),
  * and the enrollments' management routes (named as in the console).
  */
-import { readFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import { CliError, resolveTarget } from './client';
-import { allPages, call, globals, type Json, show, str, table } from './common';
+import { allPages, call, globals, type Json, readFileOption, show, str, table } from './common';
 import { enrollmentCommands } from './manage';
 import { parseContractsCsv, progressBar } from './progress';
 
@@ -49,15 +48,7 @@ export function addEnrollCommands(program: Command): void {
           );
           return;
         }
-        let text: string;
-        try {
-          text = await readFile(o.file, 'utf8');
-        } catch (error) {
-          throw new CliError(
-            'Usage',
-            `--file: cannot read ${o.file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-          );
-        }
+        const text = await readFileOption('--file', o.file);
         const parsed = parseContractsCsv(text);
         if (!parsed.ok) throw new CliError('Usage', `--file: ${parsed.message}`);
         const bar = progressBar(parsed.rows.length, 'enrolling');

@@ -3,11 +3,10 @@
  * the admin token, or to a deployed stack's API with SigV4 (./client.ts). `--json` prints the API's
  * JSON for scripts; errors are one line on stderr and a non-zero exit code.
  */
-import { readFile } from 'node:fs/promises';
 import { Command, CommanderError } from 'commander';
 import { parseDuration } from '../../functions/local/duration';
 import { CliError } from './client';
-import { allPages, call, globals, type Json, out, show, str, table } from './common';
+import { allPages, call, globals, type Json, out, readFileOption, show, str, table } from './common';
 import { runDev } from './dev';
 import { addEnrollCommands } from './enroll-commands';
 import { addSubscriptionCommands } from './subscription-commands';
@@ -209,15 +208,7 @@ export function buildProgram(): Command {
     )
     .option('--ignore-timestamp', 'accept an old timestamp (a saved request is usually older than 5 minutes)')
     .action(async (o: { secret: string; file: string; ignoreTimestamp?: boolean }, command: Command) => {
-      let text: string;
-      try {
-        text = await readFile(o.file, 'utf8');
-      } catch (error) {
-        throw new CliError(
-          'Usage',
-          `--file: cannot read ${o.file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-        );
-      }
+      const text = await readFileOption('--file', o.file);
       const saved = parseSavedRequest(text);
       if (!saved.ok) throw new CliError('Usage', `--file: ${saved.message}`);
       const r = verifySaved(saved.value, o.secret, o.ignoreTimestamp === true);

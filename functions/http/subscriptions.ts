@@ -3,7 +3,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 // The smallest router preset (same API): the HttpApi bundle stays under its size target.
 import { Hono } from 'hono/tiny';
 import * as z from 'zod';
-import type { ServiceError, SubscriptionService } from '../core/delivery/management';
+import type { ServiceError, SubscriptionService } from '../core/subscriptions/service';
 import type { Result } from '../core/webhooks/result';
 import { bodyPolicy } from './body';
 import { type CursorCodec, createCursorCodec } from './cursor';

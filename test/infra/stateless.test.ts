@@ -5,7 +5,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { subscriptionSchemas } from '../../functions/core/webhooks/subscription';
+import { subscriptionSchemas } from '../../functions/core/subscriptions/schemas';
 import { createHttpApp } from '../../functions/http/app';
 import { type ConfigNeed, parseRuntimeConfig, RUNTIME_ENV } from '../../functions/runtime/config';
 import { buildCarhookApp, readAppSettings } from '../../lib/app';

@@ -14,9 +14,9 @@ import { buildEvent } from '../events/catalogue';
 import type { EventEnvelope } from '../events/envelope';
 import { eventId } from '../events/ids';
 import type { DeliveryRecord, SubscriptionRecord } from '../subscriptions/records';
+import { BUS_ONLY_PREFIX, matches, type SubscriptionFilter, typeMatches } from '../subscriptions/schemas';
 import type { NextStep } from '../webhooks/policy';
 import type { DeliveryAttempt } from '../webhooks/sender';
-import { BUS_ONLY_PREFIX, matches, type SubscriptionFilter, typeMatches } from '../webhooks/subscription';
 
 /** The prefix of operational event types. */
 export const OPERATIONAL_PREFIX = BUS_ONLY_PREFIX;

@@ -1,2 +1,0 @@
-/** The subscription service moved to functions/core/subscriptions/service.ts, the subscriptions' one home. */
-export * from '../subscriptions/service';
