@@ -54,6 +54,7 @@ import {
   type VehicleRecord,
   type VehicleStateRecord,
 } from '../../core/store/records';
+import { applySchedule } from '../../core/store/schedule';
 
 /**
  * In-memory implementation of every store port, for unit tests of use cases. It follows the same
@@ -405,16 +406,4 @@ export function createMemoryStores(options: MemoryStoreOptions = {}): Stores {
   };
 
   return { enrollments, vehicles, states, events, leases };
-}
-
-export function applySchedule(vehicle: VehicleRecord, update: ScheduleUpdate, now: number): VehicleRecord {
-  return {
-    ...vehicle,
-    nextPollAt: update.nextPollAt,
-    ...(update.lastPolledAt !== undefined ? { lastPolledAt: update.lastPolledAt } : {}),
-    ...(update.lastChangeAt !== undefined ? { lastChangeAt: update.lastChangeAt } : {}),
-    hints: { ...vehicle.hints, ...update.hints },
-    resourcePolledAt: { ...vehicle.resourcePolledAt, ...update.resourcePolledAt },
-    updatedAt: iso(now),
-  };
 }

@@ -1,3 +1,4 @@
+import { iso } from './logic';
 import type { ScheduleUpdate, VehicleRecord } from './records';
 
 /**
@@ -39,4 +40,17 @@ export function scheduleNeedsWrite(
     if (vehicle.resourcePolledAt[resource] !== at) return true;
   }
   return false;
+}
+
+/** The vehicle record after a schedule update (what a store writes for it). */
+export function applySchedule(vehicle: VehicleRecord, update: ScheduleUpdate, now: number): VehicleRecord {
+  return {
+    ...vehicle,
+    nextPollAt: update.nextPollAt,
+    ...(update.lastPolledAt !== undefined ? { lastPolledAt: update.lastPolledAt } : {}),
+    ...(update.lastChangeAt !== undefined ? { lastChangeAt: update.lastChangeAt } : {}),
+    hints: { ...vehicle.hints, ...update.hints },
+    resourcePolledAt: { ...vehicle.resourcePolledAt, ...update.resourcePolledAt },
+    updatedAt: iso(now),
+  };
 }
