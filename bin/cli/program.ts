@@ -4,7 +4,18 @@
  * JSON for scripts; errors are one line on stderr and a non-zero exit code.
  */
 import { Command, CommanderError } from 'commander';
-import { parseDuration } from '../../functions/local/duration';
+import { formatDuration, parseDuration } from '../../functions/local/duration';
+import {
+  DEFAULT_POLL_CONCURRENCY,
+  DEFAULT_POLL_INTERVAL_MS,
+  DEFAULT_PORT,
+  DEFAULT_SEED,
+  DEFAULT_SIM_PORT,
+  DEFAULT_SIMULATOR_QUOTA,
+  DEFAULT_VEHICLES,
+  DEFAULT_WEBHOOK_ALLOW_HOSTS,
+} from '../../functions/local/options';
+import { DEFAULT_SETTINGS, INTEGER_SETTINGS } from '../../functions/runtime/settings';
 import { CliError } from './client';
 import { allPages, call, globals, type Json, out, readFileOption, show, str, table } from './common';
 import { runDev } from './dev';
@@ -34,26 +45,35 @@ export function buildProgram(): Command {
     .description(
       'run Carhook on this machine: DynamoDB Local, the simulator, pollers, webhooks and the HTTP API',
     )
-    .option('--port <port>', 'HTTP API port (default 8080; 0 = any free port)')
-    .option('--sim-port <port>', 'simulator port, its control API is /_sim (default 4010)')
-    .option('--vehicles <n>', 'simulated vehicles (default 10)')
-    .option('--seed <n>', 'simulator world seed (default 1)')
-    .option('--poll-interval <duration>', 'planner cadence, e.g. 2s, 500ms, 1m (default 5s)')
+    .option('--port <port>', `HTTP API port (default ${DEFAULT_PORT}; 0 = any free port)`)
+    .option('--sim-port <port>', `simulator port, its control API is /_sim (default ${DEFAULT_SIM_PORT})`)
+    .option('--vehicles <n>', `simulated vehicles (default ${DEFAULT_VEHICLES})`)
+    .option('--seed <n>', `simulator world seed (default ${DEFAULT_SEED})`)
+    .option(
+      '--poll-interval <duration>',
+      `planner cadence, e.g. 2s, 500ms, 1m (default ${formatDuration(DEFAULT_POLL_INTERVAL_MS)})`,
+    )
     .option('--data-dir <dir>', 'persist data, keys and events here (default: in memory)')
-    .option('--quota <n>', 'API requests per 60 s (default 600 with the simulator, 120 with a real API)')
-    .option('--poll-concurrency <n>', 'poll jobs run at once, 1 to 64 (default 4)')
-    .option('--poll-strategy <name>', 'carhook, round-robin or naive (default carhook)')
+    .option(
+      '--quota <n>',
+      `API requests per 60 s (default ${DEFAULT_SIMULATOR_QUOTA} with the simulator, ${DEFAULT_SETTINGS.quotaRequests} with a real API)`,
+    )
+    .option('--poll-concurrency <n>', `poll jobs run at once, 1 to 64 (default ${DEFAULT_POLL_CONCURRENCY})`)
+    .option(
+      '--poll-strategy <name>',
+      `carhook, round-robin or naive (default ${DEFAULT_SETTINGS.pollStrategy})`,
+    )
     .option(
       '--services-interval <duration>',
-      'how often vehicle services are read, e.g. 30s, 10m (default 24h; env CARHOOK_SERVICES_INTERVAL_SECONDS)',
+      `how often vehicle services are read, e.g. 30s, 10m (default ${formatDuration(DEFAULT_SETTINGS.servicesIntervalSeconds * 1000)}; env ${INTEGER_SETTINGS.servicesIntervalSeconds.names.env})`,
     )
     .option(
       '--map-interval <duration>',
-      'how often map updates are read, in bulk (default 24h; env CARHOOK_MAP_INTERVAL_SECONDS)',
+      `how often map updates are read, in bulk (default ${formatDuration(DEFAULT_SETTINGS.mapIntervalSeconds * 1000)}; env ${INTEGER_SETTINGS.mapIntervalSeconds.names.env})`,
     )
     .option(
       '--retry-schedule <name>',
-      'webhook retries: standard (about 27.6 h, disable after 5 days failing) or fast (about 40 s, disable after 2 min failing); env CARHOOK_RETRY_SCHEDULE',
+      `webhook retries: standard (about 27.6 h, disable after 5 days failing) or fast (about 40 s, disable after 2 min failing); default ${DEFAULT_SETTINGS.retrySchedule}; env CARHOOK_RETRY_SCHEDULE`,
     )
     .option(
       '--demo',
@@ -77,7 +97,7 @@ export function buildProgram(): Command {
     .option('--jsonl <file>', 'append events here (default <data-dir>/events.jsonl or a temp file)')
     .option(
       '--allow-webhook-host <host>',
-      'where webhooks may go besides the public internet: IP, CIDR, hostname or *.suffix; repeat it (default: localhost, 127.0.0.0/8, ::1; env CARHOOK_WEBHOOK_ALLOW_HOSTS, comma-separated). Carhook’s own ports are always refused',
+      `where webhooks may go besides the public internet: IP, CIDR, hostname or *.suffix; repeat it (default: ${DEFAULT_WEBHOOK_ALLOW_HOSTS.join(', ')}; env CARHOOK_WEBHOOK_ALLOW_HOSTS, comma-separated). Carhook’s own ports are always refused`,
       (value: string, previous: string[] = []) => [...previous, value],
     )
     .action(async (flags) => {

@@ -1,6 +1,8 @@
 /**
- * The options of the local runtime (`carhook dev`) and what a running one exposes. Defaults are
- * applied once, in runtime.ts.
+ * The options of the local runtime (`carhook dev`) and what a running one exposes. The defaults of
+ * the local mode are here (applied once, in runtime.ts); the settings it shares with a deployment
+ * (quota against a real API, cadences, retry schedule) default as the deployment's do
+ * (functions/runtime/settings.ts).
  */
 
 import type { LocalBus } from '../adapters/local/bus';
@@ -15,6 +17,14 @@ export const QUEUE_TABLE_NAME = 'carhook-queues';
 export const DEFAULT_PORT = 8080;
 export const DEFAULT_SIM_PORT = 4010;
 export const DEFAULT_VEHICLES = 10;
+export const DEFAULT_SEED = 1;
+export const DEFAULT_HOST = '127.0.0.1';
+/** The planner's cadence locally: short, so a change made in the simulator shows within seconds. */
+export const DEFAULT_POLL_INTERVAL_MS = 5000;
+/** Requests per 60 s against the simulator (which is given the same quota). */
+export const DEFAULT_SIMULATOR_QUOTA = 600;
+export const DEFAULT_POLL_CONCURRENCY = 4;
+export const LOCAL_VERSION = '0.1.0-local';
 /** Loopback receivers (the demo's, a developer's): allowed unless `--allow-webhook-host` says otherwise. */
 export const DEFAULT_WEBHOOK_ALLOW_HOSTS: readonly string[] = ['localhost', '127.0.0.0/8', '::1'];
 

@@ -29,14 +29,21 @@ import { compileAllowList, parseAllowEntries, type ReservedPort } from '../core/
 import { createHttpApp } from '../http/app';
 import { createMetricsWindow } from '../runtime/metrics-window';
 import { createRuntime } from '../runtime/runtime';
+import { DEFAULT_SETTINGS } from '../runtime/settings';
 import { createWebhooks } from '../runtime/webhooks';
 import { lockDataDir } from './data-dir';
 import { LocalRuntimeError } from './errors';
 import {
+  DEFAULT_HOST,
+  DEFAULT_POLL_CONCURRENCY,
+  DEFAULT_POLL_INTERVAL_MS,
   DEFAULT_PORT,
+  DEFAULT_SEED,
   DEFAULT_SIM_PORT,
+  DEFAULT_SIMULATOR_QUOTA,
   DEFAULT_VEHICLES,
   DEFAULT_WEBHOOK_ALLOW_HOSTS,
+  LOCAL_VERSION,
   type LocalRuntime,
   type LocalRuntimeOptions,
   QUEUE_TABLE_NAME,
@@ -71,12 +78,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   const env = options.env ?? process.env;
   const out: Writer | null = options.out === undefined ? process.stdout : options.out;
   const err: Writer | null = options.err === undefined ? process.stderr : options.err;
-  const host = options.host ?? '127.0.0.1';
+  const host = options.host ?? DEFAULT_HOST;
   const port = options.port ?? DEFAULT_PORT;
   const simPort = options.simPort ?? DEFAULT_SIM_PORT;
-  const pollIntervalMs = options.pollIntervalMs ?? 5000;
-  const quota = options.quota ?? (options.api ? 120 : 600);
-  const pollConcurrency = options.pollConcurrency ?? 4;
+  const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+  const quota = options.quota ?? (options.api ? DEFAULT_SETTINGS.quotaRequests : DEFAULT_SIMULATOR_QUOTA);
+  const pollConcurrency = options.pollConcurrency ?? DEFAULT_POLL_CONCURRENCY;
   if (!Number.isInteger(pollConcurrency) || pollConcurrency < 1 || pollConcurrency > 64) {
     throw new LocalRuntimeError(
       'InvalidOption',
@@ -95,7 +102,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
 
   const simWorld = options.api
     ? undefined
-    : { seed: options.seed ?? 1, vehicles: options.vehicles ?? DEFAULT_VEHICLES };
+    : { seed: options.seed ?? DEFAULT_SEED, vehicles: options.vehicles ?? DEFAULT_VEHICLES };
   // One runtime per data directory (two DynamoDB Local JVMs on one file would corrupt it); taken
   // before anything in it is read or written, released last.
   const lock = options.dataDir ? await lockDataDir(options.dataDir) : undefined;
@@ -195,7 +202,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
           ...options.polling,
         },
         stateKey: Buffer.from(state.stateKey, 'base64'),
-        version: options.version ?? '0.1.0-local',
+        version: options.version ?? LOCAL_VERSION,
         ...(port !== 0 ? { publicUrl: `http://${host.includes(':') ? `[${host}]` : host}:${port}` } : {}),
       },
       { stores, rateBudget, bus, secrets, pollQueue, metrics: recent.sink },
@@ -285,7 +292,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       bus,
       pollIntervalMs,
       quota,
-      retrySchedule: options.retrySchedule?.name ?? 'standard',
+      retrySchedule: options.retrySchedule?.name ?? DEFAULT_SETTINGS.retrySchedule,
       mapApi: sim
         ? "the simulator's (its client credentials)"
         : describeMapSource(mapCredentialsSource(options.api as NonNullable<typeof options.api>, env)),
