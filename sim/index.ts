@@ -26,6 +26,8 @@ export interface RunningSimulator {
   readonly world: World;
   readonly clientId: string;
   readonly clientSecret: string;
+  /** See `SimulatorApp.onClockAdvance`. */
+  onClockAdvance(listener: (ms: number) => Promise<void>): () => void;
   close(): Promise<void>;
 }
 
@@ -76,6 +78,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     world: sim.world,
     clientId: client?.clientId ?? '',
     clientSecret: client?.clientSecret ?? '',
+    onClockAdvance: (listener) => sim.onClockAdvance(listener),
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         // Hung and slow requests answer 503 first, then idle keep-alive sockets are dropped.

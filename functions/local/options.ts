@@ -87,6 +87,13 @@ export interface LocalRuntimeOptions {
   readonly webhookAllowHosts?: readonly string[];
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly version?: string;
+  /**
+   * `wall` (default): the planner and the sweeper run on timers, workers wait for their queues.
+   * `simulated` (with the simulator only): the simulator's manual clock is the runtime's clock and
+   * nothing runs by itself; `advance(ms)` moves the clock and runs everything that is due, so tests
+   * advance time instead of waiting for it.
+   */
+  readonly clock?: 'wall' | 'simulated';
 }
 
 export interface LocalRuntime {
@@ -110,6 +117,13 @@ export interface LocalRuntime {
   readonly mapApi: string;
   /** Enrollment ids created or refreshed at start (simulator users). */
   readonly enrolled: readonly { userId: string; enrollmentId: string }[];
+  readonly clock: 'wall' | 'simulated';
+  /**
+   * On the simulated clock: moves the simulator's clock by `ms`, then runs one planner cycle and
+   * the sweeper and handles every poll job, fan-out and delivery that is due, until nothing is
+   * left; resolves when all of it has settled. Refused on the wall clock.
+   */
+  advance(ms: number): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -56,11 +56,12 @@ import {
   enrollSimulatorUsers,
   type RunningSimulator,
   SIMULATOR_BRAND_SEGMENTS,
+  simulatorClock,
   startLocalSimulator,
 } from './simulator';
 import { loadOrCreateState } from './state';
 import { createTimers } from './timers';
-import { startLocalWorkers, subscribeFanOut } from './workers';
+import { drainLocalQueues, startLocalWorkers, subscribeFanOut } from './workers';
 
 export { banner } from './banner';
 export * from './options';
@@ -91,6 +92,18 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       'pollConcurrency',
     );
   }
+  const simulated = options.clock === 'simulated';
+  if (simulated && options.api) {
+    throw new LocalRuntimeError(
+      'InvalidOption',
+      "the simulated clock is the simulator's: it cannot be used with a real API",
+      'clock',
+    );
+  }
+  // Every part of the runtime reads time through this; on the simulated clock it becomes the
+  // simulator's once that is started.
+  let clockNow: () => number = Date.now;
+  const now = () => clockNow();
   const cleanups: (() => Promise<void>)[] = [];
   const unwind = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
@@ -155,7 +168,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       rateBudget: rateBudgetConfig,
     });
     const queue = <T>(queueName: string) =>
-      new LocalQueue<T>({ client, tableName: QUEUE_TABLE_NAME, queueName });
+      new LocalQueue<T>({ client, tableName: QUEUE_TABLE_NAME, queueName, now });
     const pollQueue = queue<PollJob>(QUEUE_NAMES.pollJobs);
     const deliveryQueue = queue<DeliveryJob>(QUEUE_NAMES.deliveries);
     const jsonlPath =
@@ -165,11 +178,19 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     let sim: RunningSimulator | undefined;
     if (simWorld) {
       const started = await startLocalSimulator(
-        { port: simPort, host, startTime: state.simStartTime, ...simWorld, quota },
+        {
+          port: simPort,
+          host,
+          startTime: state.simStartTime,
+          ...simWorld,
+          quota,
+          clock: simulated ? 'manual' : 'real',
+        },
         Date.now(),
       );
       sim = started;
       cleanups.push(() => started.close());
+      if (simulated) clockNow = simulatorClock(started).now;
     }
 
     const secrets = localSecrets(
@@ -183,7 +204,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       : (options.api as NonNullable<typeof options.api>);
     // Every request, poll and delivery of this runtime happens in this process: the console's
     // quota and lag page reads them from here.
-    const recent = createMetricsWindow({ now: () => Date.now(), quota: { limit: quota, windowSeconds: 60 } });
+    const recent = createMetricsWindow({ now, quota: { limit: quota, windowSeconds: 60 } });
     const runtime = createRuntime(
       {
         api: { baseUrl: api.baseUrl, authUrl: api.authUrl, brands: api.brands },
@@ -205,7 +226,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
         version: options.version ?? LOCAL_VERSION,
         ...(port !== 0 ? { publicUrl: `http://${host.includes(':') ? `[${host}]` : host}:${port}` } : {}),
       },
-      { stores, rateBudget, bus, secrets, pollQueue, metrics: recent.sink },
+      { stores, rateBudget, bus, secrets, pollQueue, metrics: recent.sink, now },
     );
     // Carhook's own servers are never a webhook target: a subscription could otherwise call the
     // simulator's control routes, DynamoDB Local or this API and read the answers in its delivery
@@ -257,15 +278,59 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     // Enrolled before any worker runs: a job left from a previous run then uses the fresh tokens.
     const enrolled = sim ? await enrollSimulatorUsers(apiUrl, sim, err) : [];
 
-    const workers = startLocalWorkers({ runtime, webhooks, pollQueue, deliveryQueue, pollConcurrency, err });
-    const timers = createTimers(err);
-    timers.every(pollIntervalMs, 'planner', async () => runPlanner(await runtime.plannerDeps()));
+    const workerOptions = { runtime, webhooks, pollQueue, deliveryQueue, pollConcurrency, err, now };
+    const plan = async () => {
+      await runPlanner(await runtime.plannerDeps());
+    };
     // The sweeper: events committed but not published (crash between commit and publish) and
     // deliveries whose queue message was lost go out again, with the same ids.
-    timers.every(Math.max(10_000, pollIntervalMs), 'sweeper', async () => {
+    const sweep = async () => {
       await republishPending(runtime.republishDeps());
       await webhooks.engine.sweep();
-    });
+    };
+    // On the simulated clock nothing runs by itself: `advance` runs what is due.
+    const workers = simulated ? { stop: async () => {} } : startLocalWorkers(workerOptions);
+    const timers = createTimers(err);
+    if (!simulated) {
+      timers.every(pollIntervalMs, 'planner', plan);
+      timers.every(Math.max(10_000, pollIntervalMs), 'sweeper', sweep);
+    }
+    // On the simulated clock, every advance of the simulator's clock (this runtime's `advance`, or
+    // anyone's POST /_sim/clock/advance) runs one step before the simulator answers: a planner
+    // cycle, the sweeper, then every job, fan-out and delivery due, until nothing is left.
+    let stepping: Promise<void> = Promise.resolve();
+    let stepError: unknown;
+    const step = (): Promise<void> => {
+      stepping = stepping.then(async () => {
+        try {
+          await plan();
+          await sweep();
+          // Handling a message may publish events (fan-out: first attempts) or queue more work.
+          for (let pass = 0; pass < 1000; pass++) {
+            const received = await drainLocalQueues(workerOptions);
+            const attempts = await fanOut.drain();
+            if (received === 0 && attempts === 0) return;
+          }
+          throw new Error('the queues did not settle after 1000 passes');
+        } catch (error) {
+          stepError = error;
+          err?.write(`carhook: simulated clock step failed: ${(error as Error)?.message ?? String(error)}\n`);
+        }
+      });
+      return stepping;
+    };
+    if (simulated && sim) {
+      const stopListening = sim.onClockAdvance(step);
+      cleanups.push(async () => stopListening());
+    }
+    const advance = async (ms: number): Promise<void> => {
+      if (!simulated || !sim) {
+        throw new LocalRuntimeError('InvalidOption', 'advance() needs the simulated clock', 'clock');
+      }
+      stepError = undefined;
+      await simulatorClock(sim).advance(ms);
+      if (stepError !== undefined) throw stepError;
+    };
 
     let closing: Promise<void> | undefined;
     const close = () => {
@@ -297,6 +362,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
         ? "the simulator's (its client credentials)"
         : describeMapSource(mapCredentialsSource(options.api as NonNullable<typeof options.api>, env)),
       enrolled,
+      clock: simulated ? 'simulated' : 'wall',
+      advance,
       close,
     };
   } catch (error) {

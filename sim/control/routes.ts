@@ -20,7 +20,14 @@ export { recordJson, tripJson } from './body';
  * The control API (`/_sim`): JSON in and out, no authentication, never rate limited nor chaotic.
  * Creating calls answer 201 with the created records (ids included) so tests can correlate.
  */
-export function createControlRoutes(svc: SimServices, hooks: { reset(): void }): Hono {
+export function createControlRoutes(
+  svc: SimServices,
+  hooks: {
+    reset(): void;
+    /** Runs after each advance of the clock; the answer waits for it (see `onClockAdvance`). */
+    afterAdvance(ms: number): Promise<void>;
+  },
+): Hono {
   const app = new Hono({ strict: false });
   const world = svc.world;
 
@@ -41,8 +48,9 @@ export function createControlRoutes(svc: SimServices, hooks: { reset(): void }):
           return new BodyError('seconds', 'give ms or seconds, not both');
         return Math.round(ms ?? (seconds as number) * 1000);
       },
-      (ms) => {
+      async (ms) => {
         world.advance(ms);
+        await hooks.afterAdvance(ms);
         return c.json({ now: new Date(world.now()).toISOString(), advancedMs: ms });
       },
     ),
