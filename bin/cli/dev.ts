@@ -39,6 +39,8 @@ export interface DevFlags {
   readonly jsonl?: string;
   /** `--allow-webhook-host`, repeatable. */
   readonly allowWebhookHost?: readonly string[];
+  /** `wall` (default) or `simulated`. */
+  readonly clock?: string;
 }
 
 export interface DevSettings {
@@ -144,6 +146,12 @@ export function devSettings(flags: DevFlags, env: Readonly<Record<string, string
       ...(flags.mapCredentials ? { mapCredentialsFile: flags.mapCredentials } : {}),
     };
   }
+  if (flags.clock !== undefined && flags.clock !== 'wall' && flags.clock !== 'simulated')
+    bad(`--clock: must be wall or simulated, got '${flags.clock}'`, '--clock');
+  if (flags.clock === 'simulated' && api)
+    bad("--clock simulated runs on the simulator's clock: it cannot be used with --api-base-url", '--clock');
+  if (flags.clock === 'simulated' && flags.demo)
+    bad('--demo paces itself on the wall clock: it cannot be used with --clock simulated', '--demo');
   if (flags.dataDir !== undefined && flags.dataDir.trim() === '')
     bad('--data-dir: must not be empty', '--data-dir');
   const adminToken = env.CARHOOK_ADMIN_TOKEN?.trim() || undefined;
@@ -189,6 +197,7 @@ export function devSettings(flags: DevFlags, env: Readonly<Record<string, string
       ...(flags.jsonl !== undefined ? { jsonlPath: flags.jsonl } : {}),
       ...(api ? { api } : {}),
       ...(adminToken ? { adminToken } : {}),
+      ...(flags.clock === 'simulated' ? { clock: 'simulated' as const } : {}),
       env,
     },
     demo: flags.demo === true,

@@ -79,6 +79,10 @@ export function buildProgram(): Command {
       '--demo',
       'also start a verifying receiver subscribed to everything, and make the simulator raise and fix alerts',
     )
+    .option(
+      '--clock <clock>',
+      "wall (default) or simulated: the simulator's clock, moved only by POST /_sim/clock/advance, each advance running a poll cycle and every job and delivery due before it answers (for tests and demos)",
+    )
     .option('--demo-every <duration>', 'pace of the demo script (default 10s)')
     .option(
       '--api-base-url <url>',
