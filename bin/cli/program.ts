@@ -5,16 +5,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { formatDuration, parseDuration } from '../../functions/local/duration';
-import {
-  DEFAULT_POLL_CONCURRENCY,
-  DEFAULT_POLL_INTERVAL_MS,
-  DEFAULT_PORT,
-  DEFAULT_SEED,
-  DEFAULT_SIM_PORT,
-  DEFAULT_SIMULATOR_QUOTA,
-  DEFAULT_VEHICLES,
-  DEFAULT_WEBHOOK_ALLOW_HOSTS,
-} from '../../functions/local/options';
+import { DEFAULT_WEBHOOK_ALLOW_HOSTS, LOCAL_DEFAULTS } from '../../functions/local/options';
 import { DEFAULT_SETTINGS, INTEGER_SETTINGS } from '../../functions/runtime/settings';
 import { CliError } from './client';
 import { allPages, call, globals, type Json, out, readFileOption, show, str, table } from './common';
@@ -45,20 +36,26 @@ export function buildProgram(): Command {
     .description(
       'run Carhook on this machine: DynamoDB Local, the simulator, pollers, webhooks and the HTTP API',
     )
-    .option('--port <port>', `HTTP API port (default ${DEFAULT_PORT}; 0 = any free port)`)
-    .option('--sim-port <port>', `simulator port, its control API is /_sim (default ${DEFAULT_SIM_PORT})`)
-    .option('--vehicles <n>', `simulated vehicles (default ${DEFAULT_VEHICLES})`)
-    .option('--seed <n>', `simulator world seed (default ${DEFAULT_SEED})`)
+    .option('--port <port>', `HTTP API port (default ${LOCAL_DEFAULTS.port}; 0 = any free port)`)
+    .option(
+      '--sim-port <port>',
+      `simulator port, its control API is /_sim (default ${LOCAL_DEFAULTS.simPort})`,
+    )
+    .option('--vehicles <n>', `simulated vehicles (default ${LOCAL_DEFAULTS.vehicles})`)
+    .option('--seed <n>', `simulator world seed (default ${LOCAL_DEFAULTS.seed})`)
     .option(
       '--poll-interval <duration>',
-      `planner cadence, e.g. 2s, 500ms, 1m (default ${formatDuration(DEFAULT_POLL_INTERVAL_MS)})`,
+      `planner cadence, e.g. 2s, 500ms, 1m (default ${formatDuration(LOCAL_DEFAULTS.pollIntervalMs)})`,
     )
     .option('--data-dir <dir>', 'persist data, keys and events here (default: in memory)')
     .option(
       '--quota <n>',
-      `API requests per 60 s (default ${DEFAULT_SIMULATOR_QUOTA} with the simulator, ${DEFAULT_SETTINGS.quotaRequests} with a real API)`,
+      `API requests per 60 s (default ${LOCAL_DEFAULTS.simulatorQuota} with the simulator, ${DEFAULT_SETTINGS.quotaRequests} with a real API)`,
     )
-    .option('--poll-concurrency <n>', `poll jobs run at once, 1 to 64 (default ${DEFAULT_POLL_CONCURRENCY})`)
+    .option(
+      '--poll-concurrency <n>',
+      `poll jobs run at once, 1 to 64 (default ${LOCAL_DEFAULTS.pollConcurrency})`,
+    )
     .option(
       '--poll-strategy <name>',
       `carhook, round-robin or naive (default ${DEFAULT_SETTINGS.pollStrategy})`,

@@ -14,17 +14,20 @@ import type { RunningSimulator } from './simulator';
 
 export const TABLE_NAME = 'carhook';
 export const QUEUE_TABLE_NAME = 'carhook-queues';
-export const DEFAULT_PORT = 8080;
-export const DEFAULT_SIM_PORT = 4010;
-export const DEFAULT_VEHICLES = 10;
-export const DEFAULT_SEED = 1;
-export const DEFAULT_HOST = '127.0.0.1';
-/** The planner's cadence locally: short, so a change made in the simulator shows within seconds. */
-export const DEFAULT_POLL_INTERVAL_MS = 5000;
-/** Requests per 60 s against the simulator (which is given the same quota). */
-export const DEFAULT_SIMULATOR_QUOTA = 600;
-export const DEFAULT_POLL_CONCURRENCY = 4;
-export const LOCAL_VERSION = '0.1.0-local';
+/** The local mode's own defaults (the settings it shares with a deployment: ../runtime/settings.ts). */
+export const LOCAL_DEFAULTS = {
+  port: 8080,
+  simPort: 4010,
+  vehicles: 10,
+  seed: 1,
+  host: '127.0.0.1',
+  /** The planner's cadence locally: short, so a change made in the simulator shows within seconds. */
+  pollIntervalMs: 5000,
+  /** Requests per 60 s against the simulator (which is given the same quota). */
+  simulatorQuota: 600,
+  pollConcurrency: 4,
+  version: '0.1.0-local',
+} as const;
 /** Loopback receivers (the demo's, a developer's): allowed unless `--allow-webhook-host` says otherwise. */
 export const DEFAULT_WEBHOOK_ALLOW_HOSTS: readonly string[] = ['localhost', '127.0.0.0/8', '::1'];
 

@@ -34,16 +34,8 @@ import { createWebhooks } from '../runtime/webhooks';
 import { lockDataDir } from './data-dir';
 import { LocalRuntimeError } from './errors';
 import {
-  DEFAULT_HOST,
-  DEFAULT_POLL_CONCURRENCY,
-  DEFAULT_POLL_INTERVAL_MS,
-  DEFAULT_PORT,
-  DEFAULT_SEED,
-  DEFAULT_SIM_PORT,
-  DEFAULT_SIMULATOR_QUOTA,
-  DEFAULT_VEHICLES,
   DEFAULT_WEBHOOK_ALLOW_HOSTS,
-  LOCAL_VERSION,
+  LOCAL_DEFAULTS,
   type LocalRuntime,
   type LocalRuntimeOptions,
   QUEUE_TABLE_NAME,
@@ -79,12 +71,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   const env = options.env ?? process.env;
   const out: Writer | null = options.out === undefined ? process.stdout : options.out;
   const err: Writer | null = options.err === undefined ? process.stderr : options.err;
-  const host = options.host ?? DEFAULT_HOST;
-  const port = options.port ?? DEFAULT_PORT;
-  const simPort = options.simPort ?? DEFAULT_SIM_PORT;
-  const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
-  const quota = options.quota ?? (options.api ? DEFAULT_SETTINGS.quotaRequests : DEFAULT_SIMULATOR_QUOTA);
-  const pollConcurrency = options.pollConcurrency ?? DEFAULT_POLL_CONCURRENCY;
+  const host = options.host ?? LOCAL_DEFAULTS.host;
+  const port = options.port ?? LOCAL_DEFAULTS.port;
+  const simPort = options.simPort ?? LOCAL_DEFAULTS.simPort;
+  const pollIntervalMs = options.pollIntervalMs ?? LOCAL_DEFAULTS.pollIntervalMs;
+  const quota =
+    options.quota ?? (options.api ? DEFAULT_SETTINGS.quotaRequests : LOCAL_DEFAULTS.simulatorQuota);
+  const pollConcurrency = options.pollConcurrency ?? LOCAL_DEFAULTS.pollConcurrency;
   if (!Number.isInteger(pollConcurrency) || pollConcurrency < 1 || pollConcurrency > 64) {
     throw new LocalRuntimeError(
       'InvalidOption',
@@ -115,7 +108,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
 
   const simWorld = options.api
     ? undefined
-    : { seed: options.seed ?? DEFAULT_SEED, vehicles: options.vehicles ?? DEFAULT_VEHICLES };
+    : { seed: options.seed ?? LOCAL_DEFAULTS.seed, vehicles: options.vehicles ?? LOCAL_DEFAULTS.vehicles };
   // One runtime per data directory (two DynamoDB Local JVMs on one file would corrupt it); taken
   // before anything in it is read or written, released last.
   const lock = options.dataDir ? await lockDataDir(options.dataDir) : undefined;
@@ -223,7 +216,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
           ...options.polling,
         },
         stateKey: Buffer.from(state.stateKey, 'base64'),
-        version: options.version ?? LOCAL_VERSION,
+        version: options.version ?? LOCAL_DEFAULTS.version,
         ...(port !== 0 ? { publicUrl: `http://${host.includes(':') ? `[${host}]` : host}:${port}` } : {}),
       },
       { stores, rateBudget, bus, secrets, pollQueue, metrics: recent.sink, now },
