@@ -142,8 +142,8 @@ export function devSettings(flags: DevFlags, env: Readonly<Record<string, string
       baseUrl: urlFlag('--api-base-url', flags.apiBaseUrl),
       authUrl: urlFlag('--auth-base-url', flags.authBaseUrl),
       brands,
-      ...(flags.apiCredentials ? { credentialsFile: flags.apiCredentials } : {}),
-      ...(flags.mapCredentials ? { mapCredentialsFile: flags.mapCredentials } : {}),
+      credentialsFile: flags.apiCredentials || undefined,
+      mapCredentialsFile: flags.mapCredentials || undefined,
     };
   }
   if (flags.clock !== undefined && flags.clock !== 'wall' && flags.clock !== 'simulated')
@@ -179,25 +179,26 @@ export function devSettings(flags: DevFlags, env: Readonly<Record<string, string
       allowHostsFlag,
     );
   }
+  // Unset options stay undefined: the runtime applies its defaults to each (`??`).
   return {
     runtime: {
-      ...(port !== undefined ? { port } : {}),
-      ...(allowHosts ? { webhookAllowHosts: allowHosts.map((h) => h.trim()).filter((h) => h !== '') } : {}),
-      ...(simPort !== undefined ? { simPort } : {}),
-      ...(vehicles !== undefined ? { vehicles } : {}),
-      ...(seed !== undefined ? { seed } : {}),
-      ...(quota !== undefined ? { quota } : {}),
-      ...(pollConcurrency !== undefined ? { pollConcurrency } : {}),
-      ...(pollStrategy !== undefined ? { pollStrategy: pollStrategy as PollStrategy } : {}),
-      ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}),
-      ...(servicesIntervalMs !== undefined ? { servicesIntervalMs } : {}),
-      ...(mapIntervalMs !== undefined ? { mapIntervalMs } : {}),
+      port,
+      simPort,
+      vehicles,
+      seed,
+      quota,
+      pollConcurrency,
+      pollStrategy: pollStrategy as PollStrategy | undefined,
+      pollIntervalMs,
+      servicesIntervalMs,
+      mapIntervalMs,
       retrySchedule: schedule.value,
-      ...(flags.dataDir !== undefined ? { dataDir: flags.dataDir } : {}),
-      ...(flags.jsonl !== undefined ? { jsonlPath: flags.jsonl } : {}),
-      ...(api ? { api } : {}),
-      ...(adminToken ? { adminToken } : {}),
-      ...(flags.clock === 'simulated' ? { clock: 'simulated' as const } : {}),
+      webhookAllowHosts: allowHosts?.map((h) => h.trim()).filter((h) => h !== ''),
+      dataDir: flags.dataDir,
+      jsonlPath: flags.jsonl,
+      api,
+      adminToken,
+      clock: flags.clock === 'simulated' ? 'simulated' : undefined,
       env,
     },
     demo: flags.demo === true,

@@ -138,8 +138,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   try {
     if (options.dataDir) await mkdir(join(options.dataDir, 'dynamodb'), { recursive: true, mode: 0o700 });
     dynamo = await startDynamoDbLocal({
-      ...(options.dynamoPort !== undefined ? { port: options.dynamoPort } : {}),
-      ...(options.dataDir ? { dataDir: join(options.dataDir, 'dynamodb') } : {}),
+      port: options.dynamoPort,
+      dataDir: options.dataDir ? join(options.dataDir, 'dynamodb') : undefined,
     });
   } catch (error) {
     await unwind();
@@ -203,7 +203,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
         api: { baseUrl: api.baseUrl, authUrl: api.authUrl, brands: api.brands },
         quota: { requests: quota, windowSeconds: 60 },
         pollIntervalSeconds: pollIntervalMs / 1000,
-        ...(options.pollStrategy ? { pollStrategy: options.pollStrategy } : {}),
+        pollStrategy: options.pollStrategy,
         // Locally the cadence is the point: alerts known active are followed every cycle, so a fix
         // shows within seconds (the quota still bounds it).
         polling: {
@@ -217,7 +217,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
         },
         stateKey: Buffer.from(state.stateKey, 'base64'),
         version: options.version ?? LOCAL_DEFAULTS.version,
-        ...(port !== 0 ? { publicUrl: `http://${host.includes(':') ? `[${host}]` : host}:${port}` } : {}),
+        publicUrl: port !== 0 ? `http://${host.includes(':') ? `[${host}]` : host}:${port}` : undefined,
       },
       { stores, rateBudget, bus, secrets, pollQueue, metrics: recent.sink, now },
     );
@@ -246,7 +246,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       deliveryQueue,
       senderOptions: { allowInsecureLoopback: true, allowList: allowList.value },
       onProblem: (problem) => err?.write(`carhook: webhook ${problem.kind}: ${problem.message}\n`),
-      ...(options.retrySchedule ? { retrySchedule: options.retrySchedule } : {}),
+      retrySchedule: options.retrySchedule,
     });
     const fanOut = subscribeFanOut(bus, webhooks);
     cleanups.push(async () => fanOut.unsubscribe());
@@ -343,8 +343,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       dynamoEndpoint: dynamo.endpoint,
       jsonlPath,
       pollConcurrency,
-      ...(options.dataDir ? { dataDir: options.dataDir } : {}),
-      ...(sim ? { sim } : {}),
+      dataDir: options.dataDir || undefined,
+      sim,
       runtime,
       webhooks,
       bus,

@@ -184,17 +184,17 @@ export function createAwsRuntime(options: AwsRuntimeOptions): AwsRuntime {
         mapIntervalMs: config.mapIntervalSeconds * 1000,
       },
       version: config.version,
-      ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+      publicUrl: config.publicUrl,
     },
     {
       stores,
       rateBudget,
       bus,
       secrets,
-      ...(pollQueue ? { pollQueue } : {}),
+      pollQueue,
       metrics: options.metrics ?? powertoolsMetricSink(),
-      ...(options.now ? { now: options.now } : {}),
-      ...(options.fetch ? { fetch: options.fetch } : {}),
+      now: options.now,
+      fetch: options.fetch,
     },
   );
   const deliveriesUrl = config.queues.deliveries;

@@ -250,12 +250,13 @@ export function parseRuntimeConfig(
   const brands = e[RUNTIME_ENV.brands];
   const busName = e[RUNTIME_ENV.eventBusName];
   const version = e[RUNTIME_ENV.version];
+  // An unset variable is an undefined property: each consumer reads its own.
   const config: RuntimeConfig = {
-    ...(e[RUNTIME_ENV.tableName] ? { tableName: e[RUNTIME_ENV.tableName] } : {}),
-    ...(busName
-      ? { eventBus: { name: busName, source: e[RUNTIME_ENV.eventSource] ?? DEFAULT_EVENT_SOURCE } }
-      : {}),
-    ...(baseUrl && authUrl && brands ? { api: { baseUrl, authUrl, brands } } : {}),
+    tableName: e[RUNTIME_ENV.tableName],
+    eventBus: busName
+      ? { name: busName, source: e[RUNTIME_ENV.eventSource] ?? DEFAULT_EVENT_SOURCE }
+      : undefined,
+    api: baseUrl && authUrl && brands ? { baseUrl, authUrl, brands } : undefined,
     quota: { requests: e[RUNTIME_ENV.quotaRequests], windowSeconds: e[RUNTIME_ENV.quotaWindowSeconds] },
     pollIntervalSeconds: e[RUNTIME_ENV.pollIntervalSeconds],
     pollStrategy: e[RUNTIME_ENV.pollStrategy],
@@ -265,22 +266,18 @@ export function parseRuntimeConfig(
     maintenanceDue: { days: e[RUNTIME_ENV.maintenanceDueDays], distanceKm: e[RUNTIME_ENV.maintenanceDueKm] },
     eventLogRetentionDays: e[RUNTIME_ENV.eventLogRetentionDays],
     secrets: {
-      ...(e[RUNTIME_ENV.apiClientSecretArn] ? { apiClientArn: e[RUNTIME_ENV.apiClientSecretArn] } : {}),
-      ...(e[RUNTIME_ENV.tokenKeyRingSecretArn]
-        ? { tokenKeyRingArn: e[RUNTIME_ENV.tokenKeyRingSecretArn] }
-        : {}),
-      ...(e[RUNTIME_ENV.mapApiSecretArn] ? { mapApiArn: e[RUNTIME_ENV.mapApiSecretArn] } : {}),
-      ...(e[RUNTIME_ENV.consoleTokenSecretArn]
-        ? { consoleTokenArn: e[RUNTIME_ENV.consoleTokenSecretArn] }
-        : {}),
+      apiClientArn: e[RUNTIME_ENV.apiClientSecretArn],
+      tokenKeyRingArn: e[RUNTIME_ENV.tokenKeyRingSecretArn],
+      mapApiArn: e[RUNTIME_ENV.mapApiSecretArn],
+      consoleTokenArn: e[RUNTIME_ENV.consoleTokenSecretArn],
     },
     queues: {
-      ...(e[RUNTIME_ENV.pollQueueUrl] ? { pollJobs: e[RUNTIME_ENV.pollQueueUrl] } : {}),
-      ...(e[RUNTIME_ENV.fanOutQueueUrl] ? { fanOut: e[RUNTIME_ENV.fanOutQueueUrl] } : {}),
-      ...(e[RUNTIME_ENV.deliveryQueueUrl] ? { deliveries: e[RUNTIME_ENV.deliveryQueueUrl] } : {}),
+      pollJobs: e[RUNTIME_ENV.pollQueueUrl],
+      fanOut: e[RUNTIME_ENV.fanOutQueueUrl],
+      deliveries: e[RUNTIME_ENV.deliveryQueueUrl],
     },
     version: version ?? '0.1.0',
-    ...(e[RUNTIME_ENV.publicUrl] ? { publicUrl: e[RUNTIME_ENV.publicUrl] } : {}),
+    publicUrl: e[RUNTIME_ENV.publicUrl],
     webhookAllowHosts: e[RUNTIME_ENV.webhookAllowHosts],
     oauthRedirectOrigins: e[RUNTIME_ENV.oauthRedirectOrigins],
   };

@@ -72,8 +72,8 @@ export async function createWebhooks(
     sender,
     secrets,
     now,
-    ...(ports.onProblem ? { onProblem: ports.onProblem } : {}),
-    ...(ports.retrySchedule ? { retrySchedule: ports.retrySchedule } : {}),
+    onProblem: ports.onProblem,
+    retrySchedule: ports.retrySchedule,
   });
   const { allowInsecureLoopback, allowList, extraPorts, resolve } = senderOptions ?? {};
   const service = createSubscriptionService({
@@ -84,9 +84,9 @@ export async function createWebhooks(
     secrets,
     now,
     urlPolicy: {
-      ...(allowInsecureLoopback !== undefined ? { allowInsecureLoopback } : {}),
-      ...(allowList ? { allowList } : {}),
-      ...(extraPorts ? { extraPorts } : {}),
+      allowInsecureLoopback,
+      allowList,
+      extraPorts,
       resolve: resolve ?? systemResolver,
     },
   });
