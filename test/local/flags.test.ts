@@ -4,6 +4,16 @@ import { formatDuration, parseDuration, parseInteger } from '../../functions/loc
 import { LocalRuntimeError } from '../../functions/local/errors';
 import { startLocalRuntime } from '../../functions/local/runtime';
 
+/** The field a bad flag or variable is reported on; undefined when it was accepted. */
+const fieldOf = (run: () => unknown): string | undefined => {
+  try {
+    run();
+    return undefined;
+  } catch (error) {
+    return (error as LocalRuntimeError).field;
+  }
+};
+
 const limits = { minMs: 200, maxMs: 86_400_000 };
 
 describe('durations on the command line', () => {
@@ -188,15 +198,6 @@ describe('--allow-webhook-host', () => {
 });
 
 describe('--services-interval, --map-interval, --retry-schedule', () => {
-  const fieldOf = (run: () => unknown): string | undefined => {
-    try {
-      run();
-      return undefined;
-    } catch (error) {
-      return (error as LocalRuntimeError).field;
-    }
-  };
-
   it('pass the cadences and the schedule to the runtime, a flag winning over its variable', () => {
     const s = devSettings({ servicesInterval: '30s', mapInterval: '2m', retrySchedule: 'fast' }, {});
     expect(s.runtime).toMatchObject({ servicesIntervalMs: 30_000, mapIntervalMs: 120_000 });
@@ -234,14 +235,6 @@ describe('--services-interval, --map-interval, --retry-schedule', () => {
 });
 
 describe('--clock', () => {
-  const fieldOf = (run: () => unknown): string | undefined => {
-    try {
-      run();
-      return undefined;
-    } catch (error) {
-      return (error as LocalRuntimeError).field;
-    }
-  };
   const realApi = {
     apiBaseUrl: 'https://api.example.net',
     authBaseUrl: 'https://id.example.net',
