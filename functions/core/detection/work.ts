@@ -90,11 +90,16 @@ export class Work {
     this.config = ctx.config === undefined ? DEFAULT_CONFIG : { ...DEFAULT_CONFIG, ...ctx.config };
     this.nowMs = ctx.now.getTime();
     this.nowIso = ctx.now.toISOString();
-    this.firstPoll = prev === undefined;
+    // A state an enrollment event created (it holds only the sequence) has not been polled yet.
+    this.firstPoll = prev === undefined || prev.unpolled === true;
     const base = prev ?? initialState(ctx.identity ?? ctx.vehicle.id, this.nowIso);
     this.s = { ...base };
+    if (prev?.unpolled === true) {
+      delete this.s.unpolled;
+      this.s.createdAt = this.nowIso;
+    }
     this.prevEventsSince = base.cursors.eventsSince;
-    if (prev === undefined) this.dirty = true;
+    if (this.firstPoll) this.dirty = true;
   }
 
   /** History = baseline, not events (README "First poll"). */
