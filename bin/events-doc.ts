@@ -115,9 +115,10 @@ export const NOTES: Readonly<Record<EventType, Note>> = {
   },
   'enrollment.vehicle.removed': {
     trigger:
-      "A vehicle leaves an enrolled user's complete vehicle list, or its enrollment is deleted (`DELETE /enrollments/{id}`: one per vehicle, a fleet contract's too).",
-    reads: "the user's vehicle list (v2 `GET /vehicles`); none for a deletion",
-    delay: `a deletion: immediate; a vehicle leaving the list: ${span(config.discoveryIntervalMs)} (vehicle discovery)`,
+      "A vehicle leaves an enrolled user's complete vehicle list, its enrollment is deleted (`DELETE /enrollments/{id}`: one per vehicle, a fleet contract's too), or the v1 API no longer knows a fleet vehicle (its contract no longer covers it): polling stops, its alerts are not fixed by absence.",
+    reads:
+      "the user's vehicle list (v2 `GET /vehicles`); a fleet vehicle: the bulk lists omitting it or answering 404 / 403, confirmed by one v1 `GET /vehicle/information/{vin}` (404 / 403); none for a deletion",
+    delay: `a deletion: immediate; a vehicle leaving the list: ${span(config.discoveryIntervalMs)} (vehicle discovery); a fleet vehicle: its next fleet poll (${guarantee})`,
   },
   'enrollment.reauthorization_required': {
     trigger:

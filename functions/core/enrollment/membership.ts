@@ -46,6 +46,8 @@ export function membershipEvent(
     readonly transition: string;
     readonly at: number;
     readonly operation: string;
+    /** The API whose answer revealed it (default `carhook`: a management call). */
+    readonly api?: 'v1' | 'v2' | 'carhook';
   },
 ): CarhookEvent {
   const { enrollment, vehicle } = input;
@@ -61,7 +63,7 @@ export function membershipEvent(
         ? { id: vehicle.id, vin: vehicle.vin }
         : { id: vehicle.id, vin: vehicle.vin, brand },
     enrollment: { id: enrollment.id, kind: enrollment.kind },
-    source: { api: 'carhook', operation: input.operation, recordId: vehicle.id },
+    source: { api: input.api ?? 'carhook', operation: input.operation, recordId: vehicle.id },
     data: {
       vehicleId: vehicle.id,
       vin: vehicle.vin,
