@@ -35,6 +35,12 @@ export interface DiffContext {
   readonly enrollment: EnrollmentRef;
   /** Every active enrollment of the vehicle, when it has more than one: copied to each event. */
   readonly enrollments?: readonly EnrollmentRef[];
+  /**
+   * Alert message text → the API's code for it, from the API's own alert referential
+   * (`alertCodeBook`, ./alert-codes.ts): an alert whose message is localized text gets its
+   * `messageCode` from here. Never guessed: a text absent from the book gets none.
+   */
+  readonly alertCodes?: ReadonlyMap<string, string>;
   /** The only clock the engine reads. */
   readonly now: Date;
   /** Overrides of DEFAULT_CONFIG; validate user input with `parseDiffConfig`. */
@@ -58,6 +64,15 @@ const dropUndefined = <T extends object>(o: T): T => {
     out[k] = v !== null && typeof v === 'object' && !Array.isArray(v) ? dropUndefined(v) : v;
   }
   return out as T;
+};
+
+/** An alert's `messageCode` from the referential when its message is text the API coded there. */
+const withAlertCode = <D>(data: D, codes: ReadonlyMap<string, string> | undefined): D => {
+  if (codes === undefined || codes.size === 0) return data;
+  const d = data as { message?: unknown; messageCode?: unknown };
+  if (typeof d.message !== 'string' || d.messageCode !== undefined) return data;
+  const code = codes.get(d.message);
+  return code === undefined ? data : { ...data, messageCode: code };
 };
 
 export const maxIso = (a: IsoDate | undefined, b: IsoDate | undefined): IsoDate | undefined =>
@@ -344,7 +359,7 @@ export class Work {
           ? { enrollments: enrollments.map((e) => ({ id: e.id, kind: e.kind })) }
           : {}),
         source: dropUndefined({ ...source }),
-        data: dropUndefined(data),
+        data: dropUndefined(withAlertCode(data, this.ctx.alertCodes)),
       }) as CarhookEvent,
     );
   }

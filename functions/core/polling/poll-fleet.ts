@@ -19,6 +19,7 @@ import type {
   VehicleRecord,
   VehicleStateRecord as VehicleState,
 } from '../store/records';
+import { alertCodesFor } from './alert-codes';
 import { applyObservations } from './commit';
 import { DEFAULT_POLLING_CONFIG, type PollingConfig } from './config';
 import type { PollFleetJob } from './jobs';
@@ -164,6 +165,13 @@ export async function pollFleet(deps: FleetDeps, job: PollFleetJob): Promise<Fle
     return r.ok ? { ...r, value: r.value.trips } : r;
   });
   const publish = deps.publish ? { publish: deps.publish } : {};
+  // v1 alert texts are localized: their codes come from the API's alert referential (one read a
+  // day, only when there are alerts to tell and budget left after the lists).
+  const alertCodes =
+    alerts !== undefined && alerts.items.length > 0
+      ? await alertCodesFor(deps.access, client, { locale, brand }, deps.now(), !metered.exhausted())
+      : undefined;
+  await metered.settle();
   const reads = [alerts, crash, maintenance, trips];
   /** Left out of the maintenance list, or refused alone with 404 / 403 by a list. */
   const mayBeUnknown = (vin: string): boolean =>
@@ -216,6 +224,7 @@ export async function pollFleet(deps: FleetDeps, job: PollFleetJob): Promise<Fle
         stored: m.state,
         observations,
         rotate: job.rotate,
+        ...(alertCodes !== undefined ? { alertCodes } : {}),
       },
     );
     if (applied.kind === 'Applied') {

@@ -266,7 +266,7 @@ occurrence: string
  */
 message: string
 /**
- * the message when it is a code (e.g. alertOilPressure)
+ * the API's code of the alert (e.g. alertOilPressure): the message when it is a code, else the code the API's alert referential lists for the message text; absent when the API gives none
  */
 messageCode?: string
 /**
@@ -383,7 +383,7 @@ occurrence: string
  */
 message: string
 /**
- * the message when it is a code (e.g. alertOilPressure)
+ * the API's code of the alert (e.g. alertOilPressure): the message when it is a code, else the code the API's alert referential lists for the message text; absent when the API gives none
  */
 messageCode?: string
 /**
