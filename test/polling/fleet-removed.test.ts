@@ -83,6 +83,34 @@ describe('a fleet vehicle the v1 API no longer knows', () => {
     expect(about(car.vin).slice(before)).toHaveLength(1);
   });
 
+  it('a VIN also enrolled by its OAuth user: once the contract lost it, the OAuth enrollment polls it again, on the same stream', async () => {
+    const owner = p.sim.world.user(car.userId);
+    if (!owner) throw new Error('no owner');
+    const oauth = await p.enroll(owner);
+    if (oauth.kind !== 'Enrolled') throw new Error(oauth.kind);
+    const oauthVehicleId = `${oauth.enrollmentId}:${car.id}`;
+    await cycles(3);
+    expect((await p.control('DELETE', `/v1/vehicles/${car.vin}`)).status).toBe(200);
+    await cycles(2);
+    const removed = about(car.vin).filter((e) => e.type === 'enrollment.vehicle.removed');
+    expect(removed.map((e) => e.enrollment?.id)).toEqual([ids.enrollmentId]);
+    // The OAuth vehicle sends requests again (v2), and tells a new change on the VIN's one stream.
+    await p.control('POST', `/vehicles/${car.id}/collisions`, { front: 'high' });
+    const results = await cycles(3);
+    expect(
+      results.some(
+        (r) => r.kind === 'poll-vehicle' && r.summary.vehicleId === oauthVehicleId && r.summary.requests > 0,
+      ),
+    ).toBe(true);
+    const collision = about(car.vin).find((e) => e.type === 'vehicle.collision.detected');
+    expect(collision?.source.api).toBe('v2');
+    expect(collision?.enrollment?.id).toBe(oauth.enrollmentId);
+    const sequences = about(car.vin)
+      .map((e) => e.sequence)
+      .sort((a, b) => a - b);
+    expect(sequences).toEqual(sequences.map((_, i) => i + 1));
+  });
+
   it('a VIN taken off and known again before the next poll is polled as usual', async () => {
     await cycles(2);
     await p.control('DELETE', `/v1/vehicles/${car.vin}`);
