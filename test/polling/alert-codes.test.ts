@@ -95,7 +95,7 @@ describe('the alert referential cache', () => {
   const q = { locale: 'en_GB', brand: 'C' as const };
 
   it('a failed read gives no code and is retried after an hour; a good one is kept a day', async () => {
-    const owner = {};
+    const owner = { baseUrl: 'http://127.0.0.1:1', clientId: 'cache-test' };
     const c = client([false, true]);
     const api = c as unknown as Parameters<typeof alertCodesFor>[1];
     expect(await alertCodesFor(owner, api, q, 0, true)).toBeUndefined();
@@ -106,7 +106,7 @@ describe('the alert referential cache', () => {
     expect(c.calls()).toBe(2);
     // Without budget nothing is read: the book kept (even stale) or none.
     expect(await alertCodesFor(owner, api, q, HOUR + 25 * HOUR, false)).toBeDefined();
-    expect(await alertCodesFor({}, api, q, 0, false)).toBeUndefined();
+    expect(await alertCodesFor({ ...owner, clientId: 'other' }, api, q, 0, false)).toBeUndefined();
     expect(c.calls()).toBe(2);
   });
 });
