@@ -66,6 +66,20 @@ export function createControlRoutes(
     fromOutcome(c, world.setVehicleListed(c.req.param('id'), c.req.param('vehicleId'), true), recordJson),
   );
 
+  // The v1 API stops knowing a VIN (404 on its single reads, omitted from the bulk lists), as when
+  // the vehicle leaves its fleet contract; PUT makes it known again.
+  for (const [method, known] of [
+    ['delete', false],
+    ['put', true],
+  ] as const) {
+    app[method]('/v1/vehicles/:vin', (c) => {
+      const vin = c.req.param('vin');
+      if (!world.setV1Known(vin, known))
+        return simError(c, 404, 'not_found', `no vehicle with VIN ${vin}`, 'vin');
+      return c.json({ vin, v1Known: known });
+    });
+  }
+
   app.post('/users/:id/revoke', (c) => fromOutcome(c, world.revokeUser(c.req.param('id')), recordJson));
 
   /** Shortcut for scripts and tests: tokens for a user without the browser step. */

@@ -118,11 +118,15 @@ describe('every catalogue type, end to end in the local runtime', { timeout: 60_
    * Advances the simulated clock a step at a time until `probe` finds what it looks for; fails
    * naming `what` after MAX_STEPS steps.
    */
-  async function stepUntil<T>(what: string, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
+  async function stepUntil<T>(
+    what: string,
+    probe: () => Promise<T | undefined> | T | undefined,
+    maxSteps = MAX_STEPS,
+  ): Promise<T> {
     for (let step = 0; ; step++) {
       const found = await probe();
       if (found !== undefined) return found;
-      if (step >= MAX_STEPS) throw new Error(`${what}: not there after ${MAX_STEPS} simulated seconds`);
+      if (step >= maxSteps) throw new Error(`${what}: not there after ${maxSteps} simulated seconds`);
       await rt.advance(STEP_MS);
     }
   }
@@ -140,9 +144,12 @@ describe('every catalogue type, end to end in the local runtime', { timeout: 60_
     path: string,
     type: string,
     match: (e: EventEnvelope) => boolean = () => true,
+    maxSteps = MAX_STEPS,
   ): Promise<EventEnvelope> {
-    const got = await stepUntil(`${type} at ${path}`, () =>
-      rx.received.find((r) => r.path === path && r.envelope.type === type && match(r.envelope)),
+    const got = await stepUntil(
+      `${type} at ${path}`,
+      () => rx.received.find((r) => r.path === path && r.envelope.type === type && match(r.envelope)),
+      maxSteps,
     );
     const payload = new Webhook(secrets.get(path) as string).verify(got.body, got.headers) as {
       type: string;
@@ -300,6 +307,26 @@ describe('every catalogue type, end to end in the local runtime', { timeout: 60_
       (e) => e.enrollment?.id === enrolled.body.enrollmentId,
     );
   });
+
+  it('enrollment.vehicle.removed: a fleet vehicle the v1 API no longer knows', async () => {
+    const world = (rt.sim as NonNullable<LocalRuntime['sim']>).world;
+    const gone = world.vehicles().at(-2) as SimVehicle;
+    const enrolled = await api('POST', '/enrollments/contracts', {
+      vin: gone.vin,
+      contract: gone.contract,
+      brand: gone.brand,
+    });
+    expect(enrolled.status, JSON.stringify(enrolled.body)).toBe(201);
+    const mine = (e: EventEnvelope) => e.enrollment?.id === enrolled.body.enrollmentId;
+    const added = await expectWebhook('/all', 'enrollment.vehicle.added', mine);
+    // The simulator's v1 API stops knowing the VIN (single reads 404, bulk lists omit it).
+    expect((await control('DELETE', `/v1/vehicles/${gone.vin}`)).status).toBe(200);
+    // Told at the VIN's next fleet poll, whenever the planner books it (the other cars keep it busy).
+    const removed = await expectWebhook('/all', 'enrollment.vehicle.removed', mine, 600);
+    expect(removed.source).toMatchObject({ api: 'v1', operation: 'v1.vehicle.information' });
+    expect(removed.data).toMatchObject({ vehicleId: enrolled.body.vehicleId, vin: gone.vin });
+    expect(removed.sequence).toBeGreaterThan(added.sequence);
+  }, 120_000);
 
   it("enrollment.vehicle.removed: a vehicle leaves the user's list", async () => {
     const world = (rt.sim as NonNullable<LocalRuntime['sim']>).world;
