@@ -33,19 +33,18 @@ import { parseArgs } from 'node:util';
 import {
   createPlannerMemory,
   type PollStrategy,
-  plan,
   pollStrategies,
   runPlanner,
   runPollJob,
 } from '../functions/core/polling';
 import { guaranteeMs } from '../functions/core/polling/selection';
 import { capacityOf, DEFAULT_RATE_BUDGET } from '../functions/core/ratelimit/bucket';
-import type { VehicleRecord } from '../functions/core/store/records';
 import {
   type FreshnessResult,
   type FreshnessSweep,
   fileBody,
   type KindFigures,
+  kindFigures,
   type RunFigures,
   toMarkdown,
   type UndetectedChange,
@@ -57,29 +56,18 @@ import {
   type FreshnessKind,
   freshnessKinds,
   generateScript,
-  type MadeFreshnessChange,
   type World,
   WorldDriver,
   worlds,
 } from './support/freshness-world';
 import { BenchError, type BenchPipeline, startBenchPipeline } from './support/pipeline';
+import { planTiming } from './support/plan-timing';
 import { percentile, round } from './support/stats';
 
 const MINUTE = 60_000;
 
 export const transports = ['in-process', 'socket'] as const;
 export type Transport = (typeof transports)[number];
-
-/**
- * CPU milliseconds `fn` took (user + system of this process): the machine is shared, so wall time
- * would measure the neighbours; the planner is synchronous, so its CPU time is its cost on one core.
- */
-function cpuMs(fn: () => void): number {
-  const before = process.cpuUsage();
-  fn();
-  const d = process.cpuUsage(before);
-  return (d.user + d.system) / 1000;
-}
 
 export interface FreshnessOptions {
   readonly worlds: readonly World[];
@@ -130,20 +118,6 @@ export function knownRatesBound(
   const bound = expected.reduce((a, e) => a + e / (2 * x(lo, e)), 0) / total;
   const fairInterval = Math.max(1, n / readsPerMinute);
   return { boundMeanSeconds: round(bound * 60, 1), fairMeanSeconds: round((fairInterval / 2) * 60, 1) };
-}
-
-function kindFigures(changes: readonly MadeFreshnessChange[]): KindFigures {
-  const lags = changes
-    .map((c) => (c.detectedAt === undefined ? Number.POSITIVE_INFINITY : (c.detectedAt - c.changedAt) / 1000))
-    .sort((a, b) => a - b);
-  const seen = lags.filter(Number.isFinite);
-  return {
-    made: changes.length,
-    detected: seen.length,
-    mean: round(seen.reduce((a, b) => a + b, 0) / Math.max(1, seen.length), 1),
-    p95: round(percentile(lags, 95), 1),
-    max: round(lags.at(-1) ?? Number.NaN, 1),
-  };
 }
 
 async function oneRun(
@@ -266,63 +240,6 @@ async function oneRun(
   } finally {
     await p.close();
   }
-}
-
-/** p99 of `plan()` over a synthetic fleet of `n` vehicles with learned rates (CPU ms). */
-export function planTiming(n: number, cycles: number): number {
-  const now = Date.UTC(2026, 0, 5, 12);
-  const iso = (ms: number): string => new Date(ms).toISOString();
-  const vehicles: VehicleRecord[] = Array.from({ length: n }, (_, i) => ({
-    id: `enr-${i % 50}:veh-${i}`,
-    enrollmentId: `enr-${i % 50}`,
-    vin: `VIN${String(i).padStart(14, '0')}`,
-    apiVehicleId: `veh-${i}`,
-    paused: false,
-    nextPollAt: iso(now - MINUTE),
-    hints: {
-      activeAlerts: i % 7 === 0,
-      priority: 0,
-      rates: `r1:${now - 3_600_000}:${(i % 13) / 3}:${3 + (i % 5)}:${i % 3}:${i % 4}:${i % 7 === 0 ? 1 : 0}`,
-    },
-    resourcePolledAt: {
-      alerts: iso(now - 3_600_000),
-      maintenance: iso(now - 3_600_000),
-      services: iso(now - 3_600_000),
-      map: iso(now - 3_600_000),
-    },
-    createdAt: iso(now - 86_400_000),
-    updatedAt: iso(now - MINUTE),
-  }));
-  const memory = createPlannerMemory();
-  const times: number[] = [];
-  const warm = 5; // JIT warm-up cycles, not measured
-  for (let c = 0; c < cycles + warm; c++) {
-    const at = now + c * MINUTE;
-    let planned: ReturnType<typeof plan> | undefined;
-    times.push(
-      cpuMs(() => {
-        planned = plan({ vehicles, budget: 108, now: at, memory });
-      }),
-    );
-    if (c < warm) times.pop();
-    if (!planned) continue;
-    for (const job of planned.jobs) {
-      if (job.kind === 'poll-vehicle') {
-        memory.set(job.vehicleId, {
-          ...memory.get(job.vehicleId),
-          ...(job.resources.includes('events') ? { events: at } : {}),
-          ...(job.resources.includes('alerts') ? { alerts: at } : {}),
-        });
-      }
-    }
-  }
-  return round(
-    percentile(
-      [...times].sort((a, b) => a - b),
-      99,
-    ),
-    1,
-  );
 }
 
 /**

@@ -6,8 +6,14 @@
 import { rename, writeFile } from 'node:fs/promises';
 import * as z from 'zod';
 import { type PollStrategy, pollStrategies } from '../../functions/core/polling';
-import { type FreshnessKind, freshnessKinds, type World, worlds } from './freshness-world';
-import { round } from './stats';
+import {
+  type FreshnessKind,
+  freshnessKinds,
+  type MadeFreshnessChange,
+  type World,
+  worlds,
+} from './freshness-world';
+import { percentile, round } from './stats';
 
 export interface KindFigures {
   readonly made: number;
@@ -106,6 +112,21 @@ export function resultsOf(body: FreshnessFile): { results: FreshnessResult[]; pl
   if ('results' in body) return { results: [...body.results], plan10kMsP99: body.plan10kMsP99 };
   const { plan10kMsP99, partial: _partial, ...result } = body;
   return { results: [result], plan10kMsP99 };
+}
+
+/** Made, detected and lag figures of a set of changes (a change never seen: an infinite lag). */
+export function kindFigures(changes: readonly MadeFreshnessChange[]): KindFigures {
+  const lags = changes
+    .map((c) => (c.detectedAt === undefined ? Number.POSITIVE_INFINITY : (c.detectedAt - c.changedAt) / 1000))
+    .sort((a, b) => a - b);
+  const seen = lags.filter(Number.isFinite);
+  return {
+    made: changes.length,
+    detected: seen.length,
+    mean: round(seen.reduce((a, b) => a + b, 0) / Math.max(1, seen.length), 1),
+    p95: round(percentile(lags, 95), 1),
+    max: round(lags.at(-1) ?? Number.NaN, 1),
+  };
 }
 
 const fmt = (s: number): string => (Number.isFinite(s) ? `${round(s, 1)}` : 'never');
