@@ -127,6 +127,7 @@ async function oneRun(
   o: FreshnessOptions,
 ): Promise<{ run: RunFigures; expected: number[]; madePerVehicle: number[] }> {
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   const p: BenchPipeline = await startBenchPipeline({
     sim: { vehicles, seed: o.seed },
     config: { strategy },
@@ -235,6 +236,7 @@ async function oneRun(
         guaranteeMinutes: g,
         drainMinutes: drained,
         wallSeconds: round((performance.now() - t0) / 1000, 1),
+        cpuSeconds: (({ user, system }) => round((user + system) / 1e6, 1))(process.cpuUsage(cpu0)),
       },
     };
   } finally {
@@ -290,7 +292,7 @@ export async function run(o: FreshnessOptions): Promise<FreshnessSweep> {
         log(
           `freshness: ${world} ${vehicles} ${strategy}: mean ${x.lagSeconds.mean} s, p95 ${x.lagSeconds.p95} s, ` +
             `max ${x.lagSeconds.max} s, ${x.changes.detected}/${x.changes.made} (bound ${x.boundMeanSeconds} s, ` +
-            `max ${x.maxRequestsInWindow} requests in a window, ${x.http429} × 429, ${x.wallSeconds} s wall)`,
+            `max ${x.maxRequestsInWindow} requests in a window, ${x.http429} × 429, ${x.wallSeconds} s wall, ${x.cpuSeconds} s CPU)`,
         );
         // Each change never seen by name, so the log says it even if the file is lost.
         for (const u of x.undetected) {

@@ -12,6 +12,7 @@ const runKeys = [
   'boundMeanSeconds',
   'byKind',
   'changes',
+  'cpuSeconds',
   'drainMinutes',
   'fairMeanSeconds',
   'guaranteeMinutes',
@@ -73,7 +74,9 @@ describe('freshness bench output', () => {
     });
     // Wall and CPU times are the machine's, not the experiment's.
     const figures = (r: unknown): unknown =>
-      JSON.parse(JSON.stringify(r, (k, v) => (k === 'wallSeconds' || k === 'planMsP99' ? undefined : v)));
+      JSON.parse(
+        JSON.stringify(r, (k, v) => (['wallSeconds', 'cpuSeconds', 'planMsP99'].includes(k) ? undefined : v)),
+      );
     const body = JSON.parse(await readFile(file, 'utf8'));
     expect(figures(socket.results[0]?.runs[0])).toEqual(figures(body.runs[0]));
   }, 120_000);
