@@ -29,10 +29,11 @@
  * the same figures as `--transport socket` for the same seed (compared in the test and by hand).
  * Measured side by side on the shared 2-core machine (load average 10-18), `--world mixed
  * --vehicles 400 --hours 6 --seed 7 --strategies carhook`: 265 s of CPU (30 min wall) before,
- * 99 s of CPU (9 min wall) after, the JSON identical but for the timings; the two changes alone
- * at 200 vehicles over 140 simulated minutes: 60 s of CPU before, 48 s with the schemas built
- * once, 29 s in process. On a quiet core a 6 h run of one strategy at 400 vehicles is under two
- * minutes; each run's `cpuSeconds` is in the JSON.
+ * 99 s of CPU (9 min wall) after, the JSON identical but for the timings. Each change at 200
+ * vehicles over 140 simulated minutes: 60 s of CPU before, 33 s with the schemas built once (run
+ * one after the other); then side by side, 48 s over the socket against 29 s in process (CPU time
+ * too grows with the machine's load). On a quiet core a 6 h run of one strategy at 400 vehicles
+ * should take under two minutes; each run's `cpuSeconds` is in the JSON.
  */
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
