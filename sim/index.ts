@@ -28,6 +28,8 @@ export interface RunningSimulator {
   readonly clientSecret: string;
   /** See `SimulatorApp.onClockAdvance`. */
   onClockAdvance(listener: (ms: number) => Promise<void>): () => void;
+  /** The app's own handler: a request answered in this process, exactly as over the socket. */
+  readonly fetch: (request: Request) => Response | Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -79,6 +81,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     clientId: client?.clientId ?? '',
     clientSecret: client?.clientSecret ?? '',
     onClockAdvance: (listener) => sim.onClockAdvance(listener),
+    fetch: (request) => sim.fetch(request),
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         // Hung and slow requests answer 503 first, then idle keep-alive sockets are dropped.
