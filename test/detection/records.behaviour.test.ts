@@ -486,7 +486,9 @@ describe('v2 trips: held for eco-driving, then the exact event', () => {
       [obs('v2.trips', [trip('t3', 3), trip('t1', 1), trip('t4', 4), trip('t2', 2)], 5)],
       context(5, cfg),
     );
-    expect(read(r.events).map((e) => [e.id, e.data.ecoDrivingStatus])).toEqual([
+    expect(
+      read(r.events).map((e) => [e.id, (e.data as { ecoDrivingStatus?: string }).ecoDrivingStatus]),
+    ).toEqual([
       [idOf(TRIP, 't1', 'completed'), 'unavailable'],
       [idOf(TRIP, 't2', 'completed'), 'unavailable'],
     ]);
