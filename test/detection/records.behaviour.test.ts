@@ -479,6 +479,17 @@ describe('v2 trips: held for eco-driving, then the exact event', () => {
     expect(r.events.map((e) => e.sequence)).toEqual([1, 2, 3, 4]);
   });
 
+  it('the release order is by end time whatever the order the trips were read in, then by id', () => {
+    const cfg = { ecoDrivingWaitMs: 0 };
+    // A later trip with a smaller id read after an earlier one; two trips ending together read in id order.
+    const r = diff(
+      baselined(cfg),
+      [obs('v2.trips', [trip('tx', 1), trip('ta', 2), trip('tb', 2), trip('t0', 5)], 6)],
+      context(6, cfg),
+    );
+    expect(r.events.map((e) => (e.data as { tripId: string }).tripId)).toEqual(['tx', 'ta', 'tb', 't0']);
+  });
+
   it('beyond maxPendingTrips the oldest go without waiting; the newest stay held', () => {
     const cfg = { maxPendingTrips: 2 };
     const r = diff(
@@ -573,6 +584,7 @@ describe('v1 trips, refuels and fuel thefts', () => {
     ]);
     expect(r.state.trips.ids).toEqual({ 'v1trip:42': at(12) });
     expect(r.state.lastTripAt).toBe(at(12));
+    expect(r.state.lastActivityAt).toBe(at(12));
     expectValidEvents(r.events);
   });
 
@@ -638,6 +650,15 @@ describe('v1 trips, refuels and fuel thefts', () => {
     ]);
     expect(r.state.fuel.ids).toEqual({ 'refuel:v1:42': at(2), 'theft:v1:42': at(2) });
     expectValidEvents(r.events);
+  });
+
+  it('a refuel is activity at its own time, even when the trip record ends before it starts', () => {
+    const t = v1Trip(9, { refueling: true, durationS: -600 });
+    const r = diff(baselined(), [obs('v1.trips', [t], 20)], context(20));
+    // The trip's end is before the state was created (history); the refuel at its start is news.
+    expect(r.events.map((e) => [e.type, e.occurredAt])).toEqual([[REFUEL, at(2)]]);
+    expect(r.state.trips.ids).toEqual({ 'v1trip:9': at(-8) });
+    expect(r.state.lastActivityAt).toBe(at(2));
   });
 
   it('raw values that are not finite numbers are left out of the refuel', () => {
