@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createDeliveryEngine } from '../../functions/core/delivery/engine';
 import { deliveryId } from '../../functions/core/subscriptions/logic';
-import { at, event, pendingDelivery, setup } from './engine-setup';
+import { at, event, lastEventId, pendingDelivery, setup } from './engine-setup';
 import { T0 } from './harness';
 
 /**
@@ -31,6 +31,26 @@ describe('engine defaults', () => {
     await ctx.engine.handleJob({ deliveryId: d.id });
     expect(ctx.sent).toHaveLength(1);
     expect((await ctx.stores.deliveries.get(d.id))?.status).toBe('succeeded');
+  });
+
+  it('without a random source, a job for a busy subscription comes back after 1 to 5 s (Math.random)', async () => {
+    const ctx = setup({
+      engine: {
+        random: undefined,
+        perSubscriptionConcurrency: 1,
+        // The subscription at its limit with a line already waiting.
+        limiter: {
+          run: async (_key, task) => task(),
+          stats: () => ({ inFlight: 1, queued: 1, inFlightFor: () => 1, queuedFor: () => 1 }),
+        },
+      },
+    });
+    const sub = await ctx.subscribe();
+    const d = await pendingDelivery(ctx, sub, event(), 0);
+    const result = await ctx.engine.handleJob({ deliveryId: d.id });
+    expect(result?.retryInSeconds).toBeGreaterThanOrEqual(1);
+    expect(result?.retryInSeconds).toBeLessThanOrEqual(5);
+    expect(ctx.sent).toStrictEqual([]);
   });
 
   it('the default lease is 60 s: a delivery written claimed is due again a minute later', async () => {
@@ -74,6 +94,56 @@ describe('engine defaults', () => {
   });
 });
 
+describe('the list of active subscriptions', () => {
+  const counting = (ctx: ReturnType<typeof setup>) => {
+    const reads = { n: 0 };
+    const list = ctx.stores.subscriptions.listActive.bind(ctx.stores.subscriptions);
+    ctx.stores.subscriptions.listActive = async () => {
+      reads.n += 1;
+      return list();
+    };
+    return reads;
+  };
+
+  it('without a cache period, fan-outs at the same time each read it (no sharing of a read in flight)', async () => {
+    const ctx = setup({ engine: { subscriptionCacheMs: 0 } });
+    const reads = counting(ctx);
+    await ctx.subscribe();
+    ctx.clock.advance(1);
+    const results = await Promise.all([ctx.engine.fanOut(event()), ctx.engine.fanOut(event())]);
+    await Promise.all(results.map((r) => r.settled));
+    expect(reads.n).toBe(2);
+  });
+
+  it('an event detected at the very time a read began does not share that read', async () => {
+    const ctx = setup({ engine: { subscriptionCacheMs: 60_000 } });
+    const reads = counting(ctx);
+    await ctx.subscribe();
+    // The clock is at T0, the events are detected at T0: a read begun at T0 may miss what was
+    // created at T0, so each fan-out reads.
+    const results = await Promise.all([ctx.engine.fanOut(event()), ctx.engine.fanOut(event())]);
+    await Promise.all(results.map((r) => r.settled));
+    expect(reads.n).toBe(2);
+  });
+
+  it('once the cache period is over, a finished read is not reused even for an event detected before it', async () => {
+    const ctx = setup({ engine: { subscriptionCacheMs: 1 } });
+    const reads = counting(ctx);
+    const first = await ctx.subscribe();
+    ctx.clock.advance(1);
+    await (await ctx.engine.fanOut(event({ detectedAt: at(T0) }))).settled;
+    // The cache's age is process time: let the 1 ms period pass.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = await ctx.subscribe();
+    const r = await ctx.engine.fanOut(event({ detectedAt: at(T0) }));
+    await r.settled;
+    expect(reads.n).toBe(2);
+    expect([...r.deliveryIds].sort()).toEqual(
+      [deliveryId(lastEventId(), first.id), deliveryId(lastEventId(), second.id)].sort(),
+    );
+  });
+});
+
 describe('queue messages', () => {
   it('are sent 100 per call', async () => {
     const ctx = setup({ engine: { sweepGraceMs: 0 } });
@@ -89,6 +159,17 @@ describe('queue messages', () => {
     expect(calls).toStrictEqual([100, 100, 1]);
     expect(new Set(ctx.queue.sent.map((m) => m.body.deliveryId)).size).toBe(201);
     expect(ctx.queue.sent.every((m) => m.delaySeconds === 0)).toBe(true);
+    // Nothing due: no call at all.
+    calls.length = 0;
+    expect(await ctx.engine.sweep()).toBe(201);
+    expect(calls).toStrictEqual([100, 100, 1]);
+    const empty = setup();
+    const emptyCalls: number[] = [];
+    empty.queue.send = async (messages) => {
+      emptyCalls.push(messages.length);
+    };
+    expect(await empty.engine.sweep()).toBe(0);
+    expect(emptyCalls).toStrictEqual([]);
   });
 
   it('a send failing with a value that is not an Error is reported with that value', async () => {
