@@ -183,3 +183,17 @@ describe('queue messages', () => {
     expect(ctx.problems).toStrictEqual([{ kind: 'QueueFailure', message: 'queue send failed: throttled' }]);
   });
 });
+
+describe("a direct attempt's record", () => {
+  it('an attempt without a status code (network error) leaves no status code field on the delivery', async () => {
+    const ctx = setup({
+      script: () => ({ outcome: 'failure', statusCode: undefined, error: 'ECONNREFUSED' }),
+    });
+    const sub = await ctx.subscribe();
+    const e = event();
+    await (await ctx.engine.fanOut(e)).settled;
+    const stored = await ctx.stores.deliveries.get(deliveryId(e.id, sub.id));
+    expect(stored).toMatchObject({ status: 'pending', attempts: 1, lastError: 'ECONNREFUSED' });
+    expect(stored).not.toHaveProperty('lastStatusCode');
+  });
+});
