@@ -17,7 +17,7 @@ import { writeFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createPlannerMemory, type PollStrategy, plan, remember } from '../functions/core/polling';
-import { DEFAULT_POLLING_CONFIG } from '../functions/core/polling/config';
+import { DEFAULT_POLLING_CONFIG, type PollingConfig } from '../functions/core/polling/config';
 import { decodeRates, encodeRates, observe } from '../functions/core/polling/rates';
 import { guaranteeMs } from '../functions/core/polling/selection';
 import type { VehicleRecord } from '../functions/core/store/records';
@@ -52,15 +52,22 @@ export function modelRun(
     seed: number;
     strategies: readonly PollStrategy[];
     oracle: Oracle;
+    /** The vehicles' past before the start (ms), found by a first read's look-back. */
+    historyMs?: number;
+    /** Polling configuration overrides (the planner's and the estimator's). */
+    config?: Partial<PollingConfig>;
   },
 ): { runs: ModelRun[]; boundMeanSeconds: number; fairMeanSeconds: number } {
   // The measured window starts at 06:00 UTC, as in bench/freshness.ts.
   const start = Date.UTC(2026, 0, 5, 6) - o.warmupMinutes * MINUTE;
   const measureFrom = start + o.warmupMinutes * MINUTE;
   const stopAt = measureFrom + o.hours * HOUR;
-  const script = generateScript(world, vehicles, start, stopAt, o.seed);
+  const config: PollingConfig = { ...DEFAULT_POLLING_CONFIG, ...o.config };
+  const script = generateScript(world, vehicles, start, stopAt, o.seed, o.historyMs ?? 0);
   const changesOf: number[][] = Array.from({ length: vehicles }, () => []);
   for (const c of script.changes) changesOf[c.vehicle]?.push(c.at);
+  const historyOf: number[][] = Array.from({ length: vehicles }, () => []);
+  for (const c of script.history) historyOf[c.vehicle]?.push(c.at);
   const runs = o.strategies.map((strategy) => {
     const iso = (ms: number) => new Date(ms).toISOString();
     let records: VehicleRecord[] = Array.from({ length: vehicles }, (_, i) => ({
@@ -90,13 +97,14 @@ export function modelRun(
           o.oracle === 'none' ? r.hints.rates : `r1:${now}:${BASE_RATE_PER_HOUR * m * curve * 1e6}:1e6:0:0:0`;
         return { ...r, resourcePolledAt: polled, hints: { ...r.hints, ...(rates ? { rates } : {}) } };
       });
-      const planned = plan({ vehicles: records, budget: 108, now, memory, strategy });
+      const planned = plan({ vehicles: records, budget: 108, now, memory, strategy, config });
       remember(memory, records, planned, now);
       for (const job of planned.jobs) {
         if (job.kind !== 'poll-vehicle' || !job.resources.includes('events')) continue;
         const i = Number(job.vehicleId.slice('e:v'.length));
         const times = changesOf[i] ?? [];
         let seen = 0;
+        const seenAt: number[] = [];
         for (
           ;
           (next[i] ?? 0) < times.length && (times[next[i] ?? 0] ?? 0) < now;
@@ -104,6 +112,7 @@ export function modelRun(
         ) {
           const at = times[next[i] ?? 0] ?? 0;
           seen++;
+          seenAt.push(at);
           if (at < measureFrom || at >= stopAt) continue;
           lags.push((now - at) / 1000);
           const h = Math.floor((at - measureFrom) / HOUR);
@@ -113,11 +122,17 @@ export function modelRun(
         }
         const record = records[i] as VehicleRecord;
         const before = decodeRates(record.hints.rates);
-        // A poll writes its rates only with a change (the first poll always writes).
+        // A poll writes its rates only with a change (the first poll always writes). A first read
+        // finds the look-back's records (history and changes made before it) as history.
         if (o.oracle === 'none' && (seen > 0 || before === undefined)) {
           const events = Array.from({ length: seen }, () => ({ type: 'vehicle.trip.completed' as const }));
+          const since = now - config.initialEventsLookbackMs;
+          const lookBack =
+            before === undefined
+              ? { since, at: [...(historyOf[i] ?? []), ...seenAt].filter((at) => at >= since) }
+              : undefined;
           const rates = encodeRates(
-            observe(before, now, { events, activeAlerts: 0 }, DEFAULT_POLLING_CONFIG),
+            observe(before, now, { events, activeAlerts: 0, ...(lookBack ? { lookBack } : {}) }, config),
           );
           records[i] = { ...record, hints: { ...record.hints, rates } };
         }
@@ -153,6 +168,10 @@ async function main(): Promise<void> {
       seed: { type: 'string', default: '7' },
       strategies: { type: 'string', default: 'carhook,round-robin' },
       oracle: { type: 'string', default: 'none' },
+      /** Minutes of the vehicles' past before the warm-up (a first read's look-back finds it). */
+      history: { type: 'string', default: '0' },
+      /** Polling configuration overrides, JSON (e.g. '{"initialEventsLookbackMs":86400000}'). */
+      config: { type: 'string', default: '{}' },
       /** Writes the chart (SVG) of mean and p95 lag against fleet size, per world. */
       svg: { type: 'string' },
     },
@@ -167,6 +186,8 @@ async function main(): Promise<void> {
         seed: Number(values.seed),
         strategies: String(values.strategies).split(',') as PollStrategy[],
         oracle: values.oracle as Oracle,
+        historyMs: Number(values.history) * MINUTE,
+        config: JSON.parse(String(values.config)) as Partial<PollingConfig>,
       });
       charted.push({
         world,

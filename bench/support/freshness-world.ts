@@ -59,6 +59,12 @@ export interface WorldScript {
   /** Each vehicle's rate multiplier (1 in the uniform world). */
   readonly multipliers: readonly number[];
   readonly changes: readonly ScriptedChange[];
+  /**
+   * The vehicles' past before `from` (`historyMs`, default none): the same processes, drawn from a
+   * stream of their own, so the changes above are the same whatever the history's length. A first
+   * poll's look-back finds them as history (never reported as detected changes).
+   */
+  readonly history: readonly ScriptedChange[];
 }
 
 /** A standard normal from two uniforms (Box–Muller). */
@@ -75,12 +81,29 @@ export function generateScript(
   from: number,
   to: number,
   seed: number,
+  historyMs = 0,
 ): WorldScript {
   const random = rng(seed * 7919 + vehicles);
   const sigma = 1.5;
   const multipliers = Array.from({ length: vehicles }, () =>
     world === 'uniform' ? 1 : Math.exp(sigma * normal(random) - (sigma * sigma) / 2),
   );
+  const changes = drawChanges(world, multipliers, from, to, random);
+  const history =
+    historyMs > 0
+      ? drawChanges(world, multipliers, from - historyMs, from, rng(seed * 7919 + vehicles + 104_729))
+      : [];
+  return { world, multipliers, changes, history };
+}
+
+/** Every vehicle's changes in `[from, to)`, sorted by time then vehicle. */
+function drawChanges(
+  world: World,
+  multipliers: readonly number[],
+  from: number,
+  to: number,
+  random: () => number,
+): ScriptedChange[] {
   const maxCurve = world === 'uniform' ? 1 : 3;
   const curve = (t: number): number => (world === 'uniform' ? 1 : dailyCurve(t));
   const changes: ScriptedChange[] = [];
@@ -110,7 +133,7 @@ export function generateScript(
     }
   });
   changes.sort((a, b) => a.at - b.at || a.vehicle - b.vehicle);
-  return { world, multipliers, changes };
+  return changes;
 }
 
 /** A change made in the simulator, waiting to be seen on the bus. */

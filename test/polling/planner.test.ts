@@ -159,6 +159,88 @@ describe('planner', () => {
     expect(p.estimatedRequests).toBe(12);
   });
 
+  it('books no read of an OAuth vehicle whose VIN a fleet contract polls: a job without cost links it', () => {
+    const dual = vehicle('dual', { vin: 'VC9R5C0HY8LNSSMND' });
+    const other = vehicle('other', { vin: 'VC2BS85NADMNYAMM1' });
+    const covered = new Set(['VC9R5C0HY8LNSSMND']);
+    for (const strategy of ['carhook', 'round-robin', 'naive'] as const) {
+      const p = plan({ vehicles: [dual, other], budget: 108, now: T0, strategy, coveredVins: covered });
+      const jobs = vehicleJobs(p.jobs);
+      // Only `other` is booked: the covered vehicle costs nothing and is not deferred either.
+      expect(p.estimatedRequests).toBe(strategy === 'naive' ? 4 : 1);
+      expect(p.deferred).toEqual([]);
+      const link = jobs.find((j) => j.vehicleId === 'dual');
+      expect(link).toEqual({
+        kind: 'poll-vehicle',
+        vehicleId: 'dual',
+        resources: ['events'],
+        strategy,
+        rotate: false,
+        followUps: false,
+        plannedAt: iso(T0),
+      });
+      expect(jobs.map((j) => j.vehicleId)).toEqual(['other', 'dual']);
+    }
+    // With a budget of one read, that read goes to the vehicle the contract does not cover.
+    const tight = plan({ vehicles: [dual, other], budget: 1, now: T0, coveredVins: covered });
+    expect(vehicleJobs(tight.jobs).map((j) => [j.vehicleId, j.resources])).toEqual([
+      ['other', ['events']],
+      ['dual', ['events']],
+    ]);
+    // Without the contract (or with an empty VIN) it is a vehicle like any other.
+    expect(plan({ vehicles: [dual, other], budget: 108, now: T0 }).estimatedRequests).toBe(2);
+    const noVin = vehicle('novin', { vin: '' });
+    expect(
+      plan({ vehicles: [noVin], budget: 108, now: T0, coveredVins: new Set(['']) }).estimatedRequests,
+    ).toBe(1);
+  });
+
+  it('runPlanner stops booking an OAuth vehicle once an active fleet contract covers its VIN', async () => {
+    const stores = createMemoryStores();
+    const at = iso(T0);
+    await stores.enrollments.create({
+      kind: 'oauth-user',
+      id: 'enr_1',
+      brand: 'cielo',
+      status: 'active',
+      createdAt: at,
+      updatedAt: at,
+    });
+    for (const [id, vin] of [
+      ['a', 'VC2BS85NADMNYAMM1'],
+      ['b', 'VC9R5C0HY8LNSSMND'],
+    ] as const) {
+      await stores.vehicles.put(
+        { id: `enr_1:${id}`, enrollmentId: 'enr_1', vin, apiVehicleId: id, nextPollAt: at },
+        T0,
+      );
+    }
+    const queue = new MemoryQueue<unknown>();
+    const config = { discoveryIntervalMs: 24 * 60 * MIN };
+    const before = await runPlanner({ ...stores, queue, now: () => T0, config });
+    // Each vehicle: events and the three baselines never read; one map batch for both.
+    expect(before.estimatedRequests).toBe(9);
+    queue.drain();
+    await stores.enrollments.create({
+      kind: 'fleet-contract',
+      id: 'fleet_1',
+      brand: 'cielo',
+      vin: 'VC9R5C0HY8LNSSMND',
+      contract: 'C-1',
+      status: 'active',
+      createdAt: at,
+      updatedAt: at,
+    });
+    const after = await runPlanner({ ...stores, queue, now: () => T0 + MIN, config });
+    // Only `a` is booked (its reads were booked but never made: still due), `b` costs nothing.
+    expect(after.estimatedRequests).toBe(5);
+    const jobs = (queue.drain() as PollVehicleJob[]).filter((j) => j.kind === 'poll-vehicle');
+    expect(jobs.map((j) => [j.vehicleId, j.followUps])).toEqual([
+      ['enr_1:a', undefined],
+      ['enr_1:b', false],
+    ]);
+  });
+
   it('sizes a cycle from the budget capacity (120 per 60 s minus the margin)', () => {
     expect(cycleBudget(DEFAULT_POLLING_CONFIG)).toBe(108);
   });

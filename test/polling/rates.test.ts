@@ -1,11 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { rng } from '../../bench/support/stats';
+import type { Observation } from '../../functions/core/detection/observations';
 import {
   advance,
   decodeRates,
   encodeRates,
   fleetPrior,
+  lookBackOf,
   MAX_PRIOR_WEIGHT_HOURS,
   observe,
   posterior,
@@ -17,6 +19,7 @@ const HOUR = 3_600_000;
 const T0 = Date.parse('2026-01-15T09:00:00.000Z');
 const settings = { rateHalfLifeMs: 4 * HOUR };
 const prior = { eventsPerHour: 0.5, fixesPerHour: 1, eventsWeightHours: 1, fixesWeightHours: 1 };
+const iso = (ms: number): string => new Date(ms).toISOString();
 const ev = (type: string, n = 1) => Array.from({ length: n }, () => ({ type }) as { type: never });
 
 describe('the change-rate estimator', () => {
@@ -42,7 +45,7 @@ describe('the change-rate estimator', () => {
       { events: ev('vehicle.trip.completed', 3), activeAlerts: 1 },
       settings,
     );
-    // The first poll reads a look-back that is not measured exposure: it only starts the clock.
+    // A first poll without its look-back's records only starts the clock (its events are history).
     expect(start).toEqual({ t: T0, events: 0, eventsHours: 0, fixes: 0, alertHours: 0, active: 1 });
     const next = observe(
       start,
@@ -64,6 +67,76 @@ describe('the change-rate estimator', () => {
     );
     expect(next).toEqual({ t: T0, events: 5, eventsHours: 0, fixes: 2, alertHours: 0, active: 3 });
     expect(observe(next, T0, { events: [], activeAlerts: -1 }, settings).active).toBe(0);
+  });
+
+  it('counts a first poll’s look-back as the vehicle’s past: each record decayed by its age, over the whole window', () => {
+    const k = Math.LN2 / 4; // per hour, half-life 4 h
+    const since = T0 - 8 * HOUR;
+    const first = observe(
+      undefined,
+      T0,
+      {
+        // The look-back's history is never reported as events: only its records are counted.
+        events: [],
+        activeAlerts: 2,
+        // Two records 4 h old, one just now; one before the window and one after the poll are not the window's.
+        lookBack: { since, at: [T0 - 4 * HOUR, T0 - 4 * HOUR, T0, since - 1, T0 + 1] },
+      },
+      settings,
+    );
+    expect(first.t).toBe(T0);
+    expect(first.events).toBeCloseTo(0.5 + 0.5 + 1, 12);
+    // ∫₀⁸ e^(−k s) ds = (1 − ¼) / k hours.
+    expect(first.eventsHours).toBeCloseTo(0.75 / k, 12);
+    expect(first.active).toBe(2);
+    expect(first.fixes).toBe(0);
+    expect(first.alertHours).toBe(0);
+    // A busy past gives a busy estimate from the first poll on: 3 records an hour for 8 h, five times the prior (0.5).
+    const busy = observe(
+      undefined,
+      T0,
+      {
+        events: [],
+        activeAlerts: 0,
+        lookBack: { since, at: Array.from({ length: 24 }, (_, i) => T0 - i * 20 * 60_000) },
+      },
+      settings,
+    );
+    expect(posterior(busy, prior).eventsPerHour).toBeGreaterThan(2.5);
+    // A look-back that starts at (or after) the poll counts nothing.
+    expect(
+      observe(undefined, T0, { events: [], activeAlerts: 0, lookBack: { since: T0, at: [T0] } }, settings),
+    ).toEqual({ t: T0, events: 0, eventsHours: 0, fixes: 0, alertHours: 0, active: 0 });
+    // A later poll does not count a look-back again: only its events.
+    const later = observe(
+      first,
+      T0,
+      { events: ev('vehicle.trip.completed'), activeAlerts: 0, lookBack: { since, at: [T0] } },
+      settings,
+    );
+    expect(later.events).toBeCloseTo(first.events + 1, 12);
+    expect(later.eventsHours).toBe(first.eventsHours);
+  });
+
+  it('takes a look-back only from a complete events read with a start, and skips records without a time', () => {
+    const read = (o: Partial<Observation>): Observation =>
+      ({
+        source: 'v2.events',
+        fetchedAt: iso(T0),
+        complete: true,
+        window: { since: iso(T0 - HOUR) },
+        items: [
+          { id: 'a', type: 'TRIP', eventId: 't1', createdAt: iso(T0 - 30 * 60_000) },
+          { id: 'b', type: 'ALERT', eventId: 'a1', updatedAt: iso(T0 - 10 * 60_000) },
+          { id: 'c', type: 'REFUEL', eventId: 'r1', createdAt: 'not a date' },
+        ],
+        ...o,
+      }) as Observation;
+    expect(lookBackOf([read({})])).toEqual({ since: T0 - HOUR, at: [T0 - 30 * 60_000, T0 - 10 * 60_000] });
+    expect(lookBackOf([read({ complete: false })])).toBeUndefined();
+    expect(lookBackOf([read({ window: {} })])).toBeUndefined();
+    expect(lookBackOf([{ ...read({}), source: 'v2.alerts' } as Observation])).toBeUndefined();
+    expect(lookBackOf([])).toBeUndefined();
   });
 
   it('starts a vehicle never observed at the prior, and moves to what it observes', () => {
