@@ -10,8 +10,12 @@
  * `--oracle curve` the true rate times the daily curve at that minute: what learning costs, and
  * what a time-of-day profile would buy.
  *
+ * The vehicles have a past (`--history`, minutes, default a day, as in the pipeline bench): a
+ * first read finds the records of its look-back and counts them as the estimator's first poll does.
+ *
  *   npx tsx bench/freshness-model.ts --world mixed --vehicles 200,400 --hours 6 [--warmup 60] \
- *     [--strategies carhook,round-robin] [--oracle none|rates|curve] [--seed 7]
+ *     [--strategies carhook,round-robin] [--oracle none|rates|curve] [--seed 7] [--history 1440] \
+ *     [--config '{"rateHalfLifeMs":14400000}']
  */
 import { writeFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
@@ -23,7 +27,13 @@ import { guaranteeMs } from '../functions/core/polling/selection';
 import type { VehicleRecord } from '../functions/core/store/records';
 import { knownRatesBound } from './freshness';
 import { type ChartResult, renderChart } from './freshness-chart';
-import { BASE_RATE_PER_HOUR, dailyCurve, generateScript, type World } from './support/freshness-world';
+import {
+  BASE_RATE_PER_HOUR,
+  dailyCurve,
+  generateScript,
+  WORLD_HISTORY_MS,
+  type World,
+} from './support/freshness-world';
 import { percentile, round } from './support/stats';
 
 const MINUTE = 60_000;
@@ -52,7 +62,7 @@ export function modelRun(
     seed: number;
     strategies: readonly PollStrategy[];
     oracle: Oracle;
-    /** The vehicles' past before the start (ms), found by a first read's look-back. */
+    /** The vehicles' past before the start (ms), found by a first read's look-back (default a day). */
     historyMs?: number;
     /** Polling configuration overrides (the planner's and the estimator's). */
     config?: Partial<PollingConfig>;
@@ -63,7 +73,7 @@ export function modelRun(
   const measureFrom = start + o.warmupMinutes * MINUTE;
   const stopAt = measureFrom + o.hours * HOUR;
   const config: PollingConfig = { ...DEFAULT_POLLING_CONFIG, ...o.config };
-  const script = generateScript(world, vehicles, start, stopAt, o.seed, o.historyMs ?? 0);
+  const script = generateScript(world, vehicles, start, stopAt, o.seed, o.historyMs ?? WORLD_HISTORY_MS);
   const changesOf: number[][] = Array.from({ length: vehicles }, () => []);
   for (const c of script.changes) changesOf[c.vehicle]?.push(c.at);
   const historyOf: number[][] = Array.from({ length: vehicles }, () => []);
@@ -169,7 +179,7 @@ async function main(): Promise<void> {
       strategies: { type: 'string', default: 'carhook,round-robin' },
       oracle: { type: 'string', default: 'none' },
       /** Minutes of the vehicles' past before the warm-up (a first read's look-back finds it). */
-      history: { type: 'string', default: '0' },
+      history: { type: 'string', default: String(WORLD_HISTORY_MS / MINUTE) },
       /** Polling configuration overrides, JSON (e.g. '{"initialEventsLookbackMs":86400000}'). */
       config: { type: 'string', default: '{}' },
       /** Writes the chart (SVG) of mean and p95 lag against fleet size, per world. */

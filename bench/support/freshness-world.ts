@@ -34,6 +34,13 @@ export const freshnessKinds = [
 ] as const;
 export type FreshnessKind = (typeof freshnessKinds)[number];
 
+/**
+ * The vehicles' past made before the warm-up (the same processes, a stream of their own): a day,
+ * as far back as a first poll looks (`initialEventsLookbackMs`), so a vehicle enrolled today is
+ * found with the history a real one has.
+ */
+export const WORLD_HISTORY_MS = 24 * HOUR;
+
 /** Changes per vehicle-hour of a vehicle with multiplier 1 at curve 1 (alert fixes come on top). */
 export const BASE_RATE_PER_HOUR = 0.35;
 
@@ -157,6 +164,8 @@ export class WorldDriver {
   readonly #maintained = new Set<string>();
   #next = 0;
   #seen = 0;
+  /** False while the vehicles' past is made: those changes are history, not measured changes. */
+  #recording = true;
 
   constructor(
     private readonly p: BenchPipeline,
@@ -167,6 +176,39 @@ export class WorldDriver {
     /** No change (fixes included) is made at or after this time. */
     private readonly stopAt: number,
   ) {}
+
+  /**
+   * Makes the script's history (the vehicles' past, before the pipeline's first poll), moving the
+   * clock to each change's time: nothing of it is recorded, since a first poll reports history as
+   * baseline, but alerts raised then are fixed on schedule, and a fix at or after `until` is a
+   * change like any other.
+   */
+  async runHistory(until: number): Promise<void> {
+    this.#recording = false;
+    try {
+      for (const change of this.script.history) {
+        if (change.at >= until) break;
+        await this.#fixesUntil(change.at);
+        await this.p.advance(change.at - this.p.now());
+        this.make(change);
+      }
+      await this.#fixesUntil(until);
+      await this.p.advance(until - this.p.now());
+    } finally {
+      this.#recording = true;
+      // A countdown changed in the past is read as baseline by the first poll: the run's own
+      // change of each vehicle (made after the warm-up) cannot undo it unseen.
+      this.#maintained.clear();
+    }
+  }
+
+  async #fixesUntil(until: number): Promise<void> {
+    for (let fix = this.#fixes[0]; fix && fix.at < until; fix = this.#fixes[0]) {
+      await this.p.advance(fix.at - this.p.now());
+      this.#fixes.shift();
+      this.fix(fix);
+    }
+  }
 
   /** Makes every change due before `until`, moving the clock to each one's time. */
   async runUntil(until: number): Promise<void> {
@@ -202,6 +244,7 @@ export class WorldDriver {
   }
 
   private record(change: Omit<MadeFreshnessChange, 'measured'>): void {
+    if (!this.#recording) return;
     this.made.push({ ...change, measured: change.changedAt >= this.measureFrom });
   }
 
