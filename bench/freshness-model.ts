@@ -28,6 +28,7 @@ import type { VehicleRecord } from '../functions/core/store/records';
 import { knownRatesBound } from './freshness';
 import { type ChartResult, renderChart } from './freshness-chart';
 import {
+  alertFixItems,
   BASE_RATE_PER_HOUR,
   dailyCurve,
   generateScript,
@@ -50,6 +51,15 @@ export interface ModelRun {
   readonly max: number;
   /** Mean lag of the changes made in each measured hour. */
   readonly meanByHour: readonly number[];
+  /** Alert fixes (seen by an alert read, or with the raise by an events read): count and lags. */
+  readonly fixes: {
+    readonly count: number;
+    readonly mean: number;
+    readonly p95: number;
+    readonly max: number;
+  };
+  /** Every measured change, fixes included (as the pipeline bench counts them). */
+  readonly all: { readonly mean: number; readonly p95: number; readonly max: number };
 }
 
 /** One world and size: every strategy on the same script, and the known-rates bound. */
@@ -67,7 +77,7 @@ export function modelRun(
     /** Polling configuration overrides (the planner's and the estimator's). */
     config?: Partial<PollingConfig>;
   },
-): { runs: ModelRun[]; boundMeanSeconds: number; fairMeanSeconds: number } {
+): { runs: ModelRun[]; boundMeanSeconds: number; fairMeanSeconds: number; boundAllMeanSeconds: number } {
   // The measured window starts at 06:00 UTC, as in bench/freshness.ts.
   const start = Date.UTC(2026, 0, 5, 6) - o.warmupMinutes * MINUTE;
   const measureFrom = start + o.warmupMinutes * MINUTE;
@@ -78,6 +88,14 @@ export function modelRun(
   for (const c of script.changes) changesOf[c.vehicle]?.push(c.at);
   const historyOf: number[][] = Array.from({ length: vehicles }, () => []);
   for (const c of script.history) historyOf[c.vehicle]?.push(c.at);
+  // Alerts raised (the past's and the run's), each fixed after its active time unless that falls
+  // at or after the end of the changes (the pipeline's driver makes no change then).
+  const alertsOf: { raisedAt: number; fixAt: number }[][] = Array.from({ length: vehicles }, () => []);
+  for (const c of [...script.history, ...script.changes]) {
+    if (c.kind !== 'alert-raised') continue;
+    const fixAt = c.at + Math.max(MINUTE, Math.round(c.activeMs ?? MINUTE));
+    alertsOf[c.vehicle]?.push({ raisedAt: c.at, fixAt: fixAt < stopAt ? fixAt : Number.POSITIVE_INFINITY });
+  }
   const runs = o.strategies.map((strategy) => {
     const iso = (ms: number) => new Date(ms).toISOString();
     let records: VehicleRecord[] = Array.from({ length: vehicles }, (_, i) => ({
@@ -94,6 +112,12 @@ export function modelRun(
     }));
     const memory = createPlannerMemory();
     const next = new Array<number>(vehicles).fill(0);
+    const lastEventsRead = new Array<number | undefined>(vehicles).fill(undefined);
+    const known: Set<{ raisedAt: number; fixAt: number }>[] = Array.from(
+      { length: vehicles },
+      () => new Set(),
+    );
+    const fixLags: number[] = [];
     const lags: number[] = [];
     const byHour: number[][] = [];
     // A drain of one hour: every read within G, so every change is seen.
@@ -105,14 +129,38 @@ export function modelRun(
         const curve = o.oracle === 'curve' && world === 'mixed' ? dailyCurve(now) : 1;
         const rates =
           o.oracle === 'none' ? r.hints.rates : `r1:${now}:${BASE_RATE_PER_HOUR * m * curve * 1e6}:1e6:0:0:0`;
-        return { ...r, resourcePolledAt: polled, hints: { ...r.hints, ...(rates ? { rates } : {}) } };
+        const hints = { ...r.hints, activeAlerts: (known[i]?.size ?? 0) > 0, ...(rates ? { rates } : {}) };
+        return { ...r, resourcePolledAt: polled, hints };
       });
       const planned = plan({ vehicles: records, budget: 108, now, memory, strategy, config });
       remember(memory, records, planned, now);
       for (const job of planned.jobs) {
-        if (job.kind !== 'poll-vehicle' || !job.resources.includes('events')) continue;
+        if (job.kind !== 'poll-vehicle') continue;
         const i = Number(job.vehicleId.slice('e:v'.length));
-        const times = changesOf[i] ?? [];
+        const active = known[i] as Set<{ raisedAt: number; fixAt: number }>;
+        const activeBefore = active.size;
+        let fixes = 0;
+        const fixed = (a: { raisedAt: number; fixAt: number }): void => {
+          active.delete(a);
+          fixes++;
+          if (a.fixAt >= measureFrom) fixLags.push((now - a.fixAt) / 1000);
+        };
+        if (job.resources.includes('events')) {
+          // The raises the feed reveals: a first read (with its baseline alert read) knows every
+          // alert active then; a later one the raises since the last read, an alert already fixed
+          // seen fixed with its raise (the feed embeds the alert as it is now).
+          const from = lastEventsRead[i];
+          for (const a of alertsOf[i] ?? []) {
+            if (a.raisedAt >= now || (from !== undefined && a.raisedAt < from)) continue;
+            if (a.fixAt >= now) active.add(a);
+            else if (from !== undefined) fixed(a);
+          }
+          lastEventsRead[i] = now;
+        }
+        if (job.resources.includes('alerts')) {
+          for (const a of [...active]) if (a.fixAt < now) fixed(a);
+        }
+        const times = job.resources.includes('events') ? (changesOf[i] ?? []) : [];
         let seen = 0;
         const seenAt: number[] = [];
         for (
@@ -134,21 +182,32 @@ export function modelRun(
         const before = decodeRates(record.hints.rates);
         // A poll writes its rates only with a change (the first poll always writes). A first read
         // finds the look-back's records (history and changes made before it) as history.
-        if (o.oracle === 'none' && (seen > 0 || before === undefined)) {
-          const events = Array.from({ length: seen }, () => ({ type: 'vehicle.trip.completed' as const }));
+        const changed = seen > 0 || fixes > 0 || active.size !== activeBefore;
+        if (o.oracle === 'none' && (changed || before === undefined)) {
+          const events = [
+            ...Array.from({ length: seen }, () => ({ type: 'vehicle.trip.completed' as const })),
+            ...Array.from({ length: fixes }, () => ({ type: 'vehicle.alert.fixed' as const })),
+          ];
           const since = now - config.initialEventsLookbackMs;
           const lookBack =
             before === undefined
               ? { since, at: [...(historyOf[i] ?? []), ...seenAt].filter((at) => at >= since) }
               : undefined;
           const rates = encodeRates(
-            observe(before, now, { events, activeAlerts: 0, ...(lookBack ? { lookBack } : {}) }, config),
+            observe(
+              before,
+              now,
+              { events, activeAlerts: active.size, ...(lookBack ? { lookBack } : {}) },
+              config,
+            ),
           );
           records[i] = { ...record, hints: { ...record.hints, rates } };
         }
       }
     }
     const sorted = [...lags].sort((a, b) => a - b);
+    const sortedFixes = [...fixLags].sort((a, b) => a - b);
+    const sortedAll = [...lags, ...fixLags].sort((a, b) => a - b);
     const mean = (xs: readonly number[]) => round(xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length), 1);
     return {
       strategy,
@@ -158,6 +217,17 @@ export function modelRun(
       p95: round(percentile(sorted, 95), 1),
       max: round(sorted.at(-1) ?? 0, 1),
       meanByHour: byHour.map(mean),
+      fixes: {
+        count: fixLags.length,
+        mean: mean(fixLags),
+        p95: round(percentile(sortedFixes, 95), 1),
+        max: round(sortedFixes.at(-1) ?? 0, 1),
+      },
+      all: {
+        mean: mean([...lags, ...fixLags]),
+        p95: round(percentile(sortedAll, 95), 1),
+        max: round(sortedAll.at(-1) ?? 0, 1),
+      },
     };
   });
   let curveMinutes = 0;
@@ -165,7 +235,10 @@ export function modelRun(
   const expected = script.multipliers.map((m) => (BASE_RATE_PER_HOUR * m * curveMinutes) / 60);
   const reads = 108 - Math.floor(108 * DEFAULT_POLLING_CONFIG.followUpReserveRatio);
   const g = guaranteeMs(DEFAULT_POLLING_CONFIG.maxStalenessMs, vehicles, reads, MINUTE) / MINUTE;
-  return { runs, ...knownRatesBound(expected, reads, g) };
+  // The bound over every change, fixes included: the active alerts as items beside the vehicles.
+  const fixItems = alertFixItems(script, measureFrom, stopAt);
+  const all = knownRatesBound([...expected, ...fixItems], reads, g);
+  return { runs, ...knownRatesBound(expected, reads, g), boundAllMeanSeconds: all.boundMeanSeconds };
 }
 
 async function main(): Promise<void> {
@@ -211,7 +284,7 @@ async function main(): Promise<void> {
       const rr = r.runs.find((x) => x.strategy === 'round-robin');
       for (const x of r.runs) {
         process.stdout.write(
-          `| ${world} | ${n} | ${x.strategy} | ${values.oracle} | ${x.changes} | ${x.mean} | ${x.p95} | ${x.max} | ${r.boundMeanSeconds} | ${round(x.mean / r.boundMeanSeconds, 2)} | ${rr ? round(x.mean / rr.mean, 2) : ''} | ${rr ? round(x.p95 / rr.p95, 2) : ''} | ${x.meanByHour.join(' ')} |\n`,
+          `| ${world} | ${n} | ${x.strategy} | ${values.oracle} | ${x.changes} | ${x.mean} | ${x.p95} | ${x.max} | ${r.boundMeanSeconds} | ${round(x.mean / r.boundMeanSeconds, 2)} | ${rr ? round(x.mean / rr.mean, 2) : ''} | ${rr ? round(x.p95 / rr.p95, 2) : ''} | ${x.fixes.count} | ${x.fixes.mean} | ${x.fixes.p95} | ${x.fixes.max} | ${x.all.mean} | ${x.all.p95} | ${r.boundAllMeanSeconds} | ${round(x.all.mean / r.boundAllMeanSeconds, 2)} | ${rr ? round(x.all.mean / rr.all.mean, 2) : ''} | ${rr ? round(x.all.p95 / rr.all.p95, 2) : ''} | ${x.meanByHour.join(' ')} |\n`,
         );
       }
     }

@@ -143,6 +143,25 @@ function drawChanges(
   return changes;
 }
 
+/**
+ * Active alerts as items of the known-rates bound, beside the vehicles' events: the alerts active
+ * over `[from, to)` on average (each a slot), each slot with an equal share of the fixes made in the
+ * window (an alert fixed at or after `to` is not fixed in the run). An idealisation, as the bound
+ * is: it spreads the fixes evenly over the active time, where a real alert's fix is one event.
+ */
+export function alertFixItems(script: WorldScript, from: number, to: number): number[] {
+  let activeMs = 0;
+  let fixes = 0;
+  for (const c of [...script.history, ...script.changes]) {
+    if (c.kind !== 'alert-raised') continue;
+    const fixAt = c.at + Math.max(MINUTE, Math.round(c.activeMs ?? MINUTE));
+    activeMs += Math.max(0, Math.min(fixAt, to) - Math.max(c.at, from));
+    if (fixAt >= from && fixAt < to) fixes++;
+  }
+  const slots = Math.round(activeMs / Math.max(1, to - from));
+  return slots > 0 ? new Array<number>(slots).fill(fixes / slots) : [];
+}
+
 /** A change made in the simulator, waiting to be seen on the bus. */
 export interface MadeFreshnessChange {
   readonly kind: FreshnessKind;

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { modelRun } from '../../bench/freshness-model';
-import { generateScript, WORLD_HISTORY_MS } from '../../bench/support/freshness-world';
+import {
+  alertFixItems,
+  generateScript,
+  WORLD_HISTORY_MS,
+  type WorldScript,
+} from '../../bench/support/freshness-world';
 
 const T0 = Date.parse('2026-01-15T05:00:00.000Z');
 const HOUR = 3_600_000;
@@ -32,20 +37,37 @@ describe('the freshness world’s past', () => {
     expect(top / withPast.history.length).toBeGreaterThan(0.5);
   });
 
-  it('the planner alone learns from a first read’s look-back: with the past its mean lag is lower, round-robin’s reads the same', () => {
-    const o = { hours: 2, warmupMinutes: 60, seed: 7, oracle: 'none' as const };
-    const past = modelRun('mixed', 200, {
-      ...o,
-      strategies: ['carhook', 'round-robin'],
-      historyMs: WORLD_HISTORY_MS,
-    });
-    const none = modelRun('mixed', 200, { ...o, strategies: ['carhook', 'round-robin'], historyMs: 0 });
-    const [carhookPast, rrPast] = past.runs;
-    const [carhookNone, rrNone] = none.runs;
-    // Round-robin learns nothing: the past changes none of its reads.
-    expect(rrPast).toEqual(rrNone);
-    // Every measured change is read (the same changes in both).
-    expect(carhookPast?.changes).toBe(carhookNone?.changes);
-    expect(carhookPast?.mean).toBeLessThan(carhookNone?.mean ?? 0);
+  it('turns active alerts into items of the bound: the mean number active, sharing the fixes of the window', () => {
+    const M = 60_000;
+    const script: WorldScript = {
+      world: 'mixed',
+      multipliers: [1, 1],
+      history: [{ at: T0 - 30 * M, vehicle: 0, kind: 'alert-raised', activeMs: 60 * M }],
+      changes: [
+        { at: T0, vehicle: 1, kind: 'alert-raised', activeMs: 120 * M },
+        { at: T0 + 10 * M, vehicle: 1, kind: 'trip' },
+        // Fixed after the window: active to its end, its fix not made.
+        { at: T0 + 90 * M, vehicle: 0, kind: 'alert-raised', activeMs: 6 * HOUR },
+      ],
+    };
+    // Over 2 h: 30 + 120 + 30 minutes active = 1.5 alerts on average -> 2 slots; one fix made
+    // (the past's alert at 30 min; the second is fixed at the window's end, which is not in it).
+    expect(alertFixItems(script, T0, T0 + 2 * HOUR)).toEqual([0.5, 0.5]);
+    expect(alertFixItems({ ...script, history: [], changes: [] }, T0, T0 + HOUR)).toEqual([]);
+  });
+
+  it('the planner alone learns from a first read’s look-back: with the past its mean lag is lower', () => {
+    const o = {
+      hours: 2,
+      warmupMinutes: 60,
+      seed: 7,
+      oracle: 'none' as const,
+      strategies: ['carhook'] as const,
+    };
+    const [past] = modelRun('mixed', 200, { ...o, historyMs: WORLD_HISTORY_MS }).runs;
+    const [none] = modelRun('mixed', 200, { ...o, historyMs: 0 }).runs;
+    // The same measured changes, every one read.
+    expect(past?.changes).toBe(none?.changes);
+    expect(past?.mean).toBeLessThan(none?.mean ?? 0);
   });
 });
