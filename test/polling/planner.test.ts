@@ -140,10 +140,47 @@ describe('planner', () => {
     ).toEqual(['busy']);
   });
 
-  it('gives a vehicle at least its events when its full read does not fit', () => {
+  it('gives a vehicle at least its events when its full read can never fit a cycle', () => {
     const due = vehicle('a', { resourcePolledAt: {} });
     const p = plan({ vehicles: [due], budget: 2, now: T0 });
     expect(vehicleJobs(p.jobs)[0]?.resources).toEqual(['events']);
+  });
+
+  it('never reads a vehicle’s events before its baselines: the first events read carries them, or waits', () => {
+    // 40 vehicles never read, 13 reads a cycle: the guarantee and the index want more first
+    // reads than fit, and each first read costs 4 (events, alerts, maintenance, services).
+    let fleet = Array.from({ length: 40 }, (_, i) => vehicle(`n${i}`, { resourcePolledAt: {} }));
+    const memory = createPlannerMemory();
+    const baselined = new Set<string>();
+    for (let c = 0; c < 12; c++) {
+      const now = T0 + c * MIN;
+      const p = plan({ vehicles: fleet, budget: 13, now, memory, config: { maxStalenessMs: 3 * MIN } });
+      remember(memory, fleet, p, now);
+      expect(p.estimatedRequests).toBeLessThanOrEqual(13);
+      for (const j of vehicleJobs(p.jobs)) {
+        if (j.kind === 'poll-vehicle' && !baselined.has(j.vehicleId)) {
+          expect(j.resources).toEqual(['events', 'alerts', 'maintenance', 'services']);
+          baselined.add(j.vehicleId);
+        }
+      }
+      // The reads made: their lists are read from now on.
+      fleet = fleet.map((v) =>
+        baselined.has(v.id)
+          ? {
+              ...v,
+              resourcePolledAt: {
+                alerts: iso(now),
+                maintenance: iso(now),
+                services: iso(now),
+                map: iso(now),
+              },
+            }
+          : v,
+      );
+    }
+    // At most 3 first reads a cycle (4 requests each; map batches take a read now and then).
+    expect(baselined.size).toBeLessThanOrEqual(36);
+    expect(baselined.size).toBeGreaterThanOrEqual(30);
   });
 
   it('batches fleet vehicles per brand group in bulk jobs of the configured size', () => {

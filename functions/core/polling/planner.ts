@@ -170,8 +170,24 @@ export function plan(input: PlanInput): Plan {
     alertGuaranteeMs: ga,
     alertsMinMs: config.activeAlertsEveryMs,
   });
+  // A vehicle's first events read carries its baselines (alerts, maintenance, services never
+  // read), or waits until they fit. A first read of a list is baseline (no event), so a countdown
+  // that changed after the first events read but before the first maintenance read (the
+  // follow-up after the trip that came with it) would never be told. Only the first events read
+  // this planner books: a baseline that keeps failing does not ride on every read after it.
+  const book = (i: number, r: VehicleResource): boolean => {
+    const v = v2[i] as VehicleRecord;
+    const first = r === 'events' && input.memory?.get(v.id)?.events === undefined ? baselinesOf(v) : [];
+    const need = [r, ...first].filter((x) => !resourcesOf.get(i)?.has(x)).length;
+    // A first read that can never fit a cycle is made in parts, events first (never starved).
+    const whole = need <= perCycle;
+    if ((whole ? need : 1) > left) return false;
+    addRead(i, r);
+    if (whole) for (const x of first) addRead(i, x);
+    return true;
+  };
   const forced = chosen.filter((c) => c.reason === 'guarantee');
-  for (const c of forced) addRead(c.index, c.resource);
+  for (const c of forced) book(c.index, c.resource);
   const splits = v2.map(split);
   splits.forEach(({ now: urgent }, i) => {
     if (urgent.length <= 1) return;
@@ -188,7 +204,7 @@ export function plan(input: PlanInput): Plan {
   for (const c of chosen) {
     if (left < 1) break;
     if (c.reason === 'guarantee' || resourcesOf.get(c.index)?.has(c.resource)) continue;
-    addRead(c.index, c.resource);
+    book(c.index, c.resource);
   }
   // 3. Periodic reads due, then map batches, with budget to spare (daily, never urgent).
   for (const i of order) {
@@ -228,6 +244,10 @@ export function plan(input: PlanInput): Plan {
     alertGuaranteeMs: ga,
   };
 }
+
+/** The resources of a vehicle never read (its baselines besides the events). */
+const baselinesOf = (v: VehicleRecord): VehicleResource[] =>
+  (['alerts', 'maintenance', 'services'] as const).filter((r) => v.resourcePolledAt[r] === undefined);
 
 /**
  * Jobs that cost no request, for OAuth vehicles whose VIN a fleet contract polls: the worker finds
