@@ -11,7 +11,13 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import * as vega from 'vega';
 import * as vl from 'vega-lite';
-import { type FreshnessResult, type FreshnessSweep, type RunFigures, toMarkdown } from './freshness';
+import {
+  type FreshnessResult,
+  parseFreshnessFile,
+  type RunFigures,
+  resultsOf,
+  toMarkdown,
+} from './support/freshness-report';
 
 /** What the chart needs of a result (bench/freshness.ts and bench/freshness-model.ts both give it). */
 export interface ChartResult {
@@ -34,8 +40,14 @@ export function chartRows(results: readonly ChartResult[]): ChartRow[] {
   for (const r of results) {
     for (const run of r.runs) {
       const base = { world: r.world, vehicles: r.vehicles, series: run.strategy };
-      rows.push({ ...base, metric: 'mean lag (s)', seconds: run.lagSeconds.mean });
-      rows.push({ ...base, metric: 'p95 lag (s)', seconds: run.lagSeconds.p95 });
+      // A lag that is not finite (changes never detected) has no point on a log axis: the
+      // tables say "never" for it.
+      if (Number.isFinite(run.lagSeconds.mean)) {
+        rows.push({ ...base, metric: 'mean lag (s)', seconds: run.lagSeconds.mean });
+      }
+      if (Number.isFinite(run.lagSeconds.p95)) {
+        rows.push({ ...base, metric: 'p95 lag (s)', seconds: run.lagSeconds.p95 });
+      }
     }
     const bound = r.runs[0]?.boundMeanSeconds;
     if (bound !== undefined) {
@@ -94,19 +106,21 @@ async function main(): Promise<void> {
   let plan10kMsP99 = 0;
   let wallSeconds = 0;
   let hours = 0;
-  for (const file of inputs) {
-    const body = JSON.parse(await readFile(file, 'utf8')) as
-      | FreshnessSweep
-      | (FreshnessResult & { plan10kMsP99: number });
-    if ('results' in body) {
-      results.push(...body.results);
-      wallSeconds += body.wallSeconds;
-      hours = body.hours;
-    } else {
-      results.push(body);
-      hours = body.simulatedMinutes / 60;
+  for (const name of inputs) {
+    const read = parseFreshnessFile(await readFile(name, 'utf8'), name);
+    if (!read.ok) {
+      process.stderr.write(`${read.message}\n`);
+      process.exitCode = 2;
+      return;
     }
-    plan10kMsP99 = Math.max(plan10kMsP99, body.plan10kMsP99);
+    const file = read.file;
+    if (file.partial) process.stderr.write(`${name}: partial (the run that wrote it did not finish)\n`);
+    const got = resultsOf(file);
+    results.push(...got.results);
+    if (Number.isFinite(got.plan10kMsP99)) plan10kMsP99 = Math.max(plan10kMsP99, got.plan10kMsP99);
+    wallSeconds +=
+      'results' in file ? file.wallSeconds : file.runs.reduce((a, r) => a + (r.wallSeconds || 0), 0);
+    hours = 'results' in file ? file.hours : file.simulatedMinutes / 60;
   }
   // Uniform first, then by size.
   results.sort((a, b) => (a.world === b.world ? a.vehicles - b.vehicles : a.world === 'uniform' ? -1 : 1));

@@ -13,47 +13,61 @@
  *   npm run bench -- --only freshness --world mixed --vehicles 400 --hours 6 --seed 7 \
  *     --strategies carhook,round-robin,naive --json freshness.json
  *   npx tsx bench/freshness.ts [same flags]
+ *
+ * `--json` is rewritten after every finished run (`partial: true` until the last), so a killed
+ * sweep keeps the runs it finished; every change never detected is named there (`undetected`:
+ * kind, vehicle, time made) and in the log. bench/freshness-chart.ts draws the SVG from the files.
+ *
+ * Speed: the simulated clock only moves when the loop advances it, so a run costs the CPU time of
+ * its work, nothing waits on the wall clock. That work is about a hundred API requests per
+ * simulated minute through the real client, worker, detection and stores; what made it slow was
+ * not the scheduling but the plumbing around each request: every job's client rebuilt the zod
+ * schemas of every list operation (now built once, functions/core/api/wire/common.ts), and every
+ * request went through HTTP/1.1 over a loopback socket (encoding, parsing, sockets, timers on both
+ * sides). By default requests now reach the simulator's handler in this process
+ * (`--transport in-process`): the same Request and Response objects, routes, quota and counters,
+ * the same figures as `--transport socket` for the same seed (compared in the test and by hand).
  */
-import { writeFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
   createPlannerMemory,
   type PollStrategy,
-  plan,
   pollStrategies,
   runPlanner,
   runPollJob,
 } from '../functions/core/polling';
 import { guaranteeMs } from '../functions/core/polling/selection';
 import { capacityOf, DEFAULT_RATE_BUDGET } from '../functions/core/ratelimit/bucket';
-import type { VehicleRecord } from '../functions/core/store/records';
+import {
+  type FreshnessResult,
+  type FreshnessSweep,
+  fileBody,
+  type KindFigures,
+  kindFigures,
+  type RunFigures,
+  toMarkdown,
+  type UndetectedChange,
+  writeJsonFile,
+} from './support/freshness-report';
 import {
   BASE_RATE_PER_HOUR,
   dailyCurve,
   type FreshnessKind,
   freshnessKinds,
   generateScript,
-  type MadeFreshnessChange,
   type World,
   WorldDriver,
   worlds,
 } from './support/freshness-world';
 import { BenchError, type BenchPipeline, startBenchPipeline } from './support/pipeline';
+import { planTiming } from './support/plan-timing';
 import { percentile, round } from './support/stats';
 
 const MINUTE = 60_000;
 
-/**
- * CPU milliseconds `fn` took (user + system of this process): the machine is shared, so wall time
- * would measure the neighbours; the planner is synchronous, so its CPU time is its cost on one core.
- */
-function cpuMs(fn: () => void): number {
-  const before = process.cpuUsage();
-  fn();
-  const d = process.cpuUsage(before);
-  return (d.user + d.system) / 1000;
-}
+export const transports = ['in-process', 'socket'] as const;
+export type Transport = (typeof transports)[number];
 
 export interface FreshnessOptions {
   readonly worlds: readonly World[];
@@ -63,63 +77,16 @@ export interface FreshnessOptions {
   readonly drainMinutes: number;
   readonly seed: number;
   readonly strategies: readonly PollStrategy[];
+  /** The JSON file, rewritten after every finished run. */
   readonly json?: string;
+  /**
+   * How requests reach the simulator: `in-process` (its handler called in this process; the
+   * default) or `socket` (HTTP over a loopback socket). Same requests, answers and figures.
+   */
+  readonly transport?: Transport;
   readonly log?: (line: string) => void;
   /** Time `plan()` over a synthetic 10,000-vehicle fleet first (default true). */
   readonly timePlanning?: boolean;
-}
-
-export interface KindFigures {
-  readonly made: number;
-  readonly detected: number;
-  readonly mean: number;
-  readonly p95: number;
-  readonly max: number;
-}
-
-export interface RunFigures {
-  readonly strategy: PollStrategy;
-  readonly changes: { readonly made: number; readonly detected: number };
-  readonly lagSeconds: {
-    readonly mean: number;
-    readonly p50: number;
-    readonly p95: number;
-    readonly max: number;
-  };
-  readonly boundMeanSeconds: number;
-  /** Round-robin's mean on the same rates, computed (every vehicle every N/R minutes). */
-  readonly fairMeanSeconds: number;
-  readonly byKind: Readonly<Record<string, KindFigures>>;
-  readonly maxRequestsInWindow: number;
-  readonly http429: number;
-  readonly planMsP99: number;
-  readonly guaranteeMinutes: number;
-  readonly drainMinutes: number;
-  readonly wallSeconds: number;
-}
-
-export interface FreshnessResult {
-  readonly world: World;
-  readonly seed: number;
-  readonly vehicles: number;
-  readonly simulatedMinutes: number;
-  readonly warmupMinutes: number;
-  readonly quota: {
-    readonly limit: number;
-    readonly windowSeconds: number;
-    readonly usablePerMinute: number;
-  };
-  readonly changesPerVehicle: { readonly shareOfTop20PercentVehicles: number };
-  readonly runs: readonly RunFigures[];
-}
-
-export interface FreshnessSweep {
-  readonly seed: number;
-  readonly hours: number;
-  /** p99 of `plan()` alone over a synthetic 10,000-vehicle fleet (CPU ms, one core). */
-  readonly plan10kMsP99: number;
-  readonly results: readonly FreshnessResult[];
-  readonly wallSeconds: number;
 }
 
 const usablePerMinute = (): number =>
@@ -153,20 +120,6 @@ export function knownRatesBound(
   return { boundMeanSeconds: round(bound * 60, 1), fairMeanSeconds: round((fairInterval / 2) * 60, 1) };
 }
 
-function kindFigures(changes: readonly MadeFreshnessChange[]): KindFigures {
-  const lags = changes
-    .map((c) => (c.detectedAt === undefined ? Number.POSITIVE_INFINITY : (c.detectedAt - c.changedAt) / 1000))
-    .sort((a, b) => a - b);
-  const seen = lags.filter(Number.isFinite);
-  return {
-    made: changes.length,
-    detected: seen.length,
-    mean: round(seen.reduce((a, b) => a + b, 0) / Math.max(1, seen.length), 1),
-    p95: round(percentile(lags, 95), 1),
-    max: round(lags.at(-1) ?? Number.NaN, 1),
-  };
-}
-
 async function oneRun(
   world: World,
   vehicles: number,
@@ -177,6 +130,7 @@ async function oneRun(
   const p: BenchPipeline = await startBenchPipeline({
     sim: { vehicles, seed: o.seed },
     config: { strategy },
+    inProcess: o.transport !== 'socket',
   });
   try {
     await p.enrollAll();
@@ -204,7 +158,8 @@ async function oneRun(
         await p.control('POST', '/stats/reset');
         statsReset = true;
       }
-      const t = performance.now();
+      // CPU time, as for `plan()` alone: nothing else runs in this process while the planner does.
+      const cpu = process.cpuUsage();
       await runPlanner({
         ...p.stores,
         queue: p.queue,
@@ -213,7 +168,8 @@ async function oneRun(
         rateBudget: p.rate,
         memory,
       });
-      planMs.push(performance.now() - t);
+      const spent = process.cpuUsage(cpu);
+      planMs.push((spent.user + spent.system) / 1000);
       for (const job of p.queue.drain()) await runPollJob(p.pollDeps, job);
       driver.match();
       await driver.runUntil(cycleStart + MINUTE);
@@ -249,6 +205,14 @@ async function oneRun(
     const madePerVehicle = new Array<number>(vehicles).fill(0);
     for (const c of measured) madePerVehicle[c.vehicle] = (madePerVehicle[c.vehicle] ?? 0) + 1;
     const sortedMs = [...planMs].sort((a, b) => a - b);
+    const undetected: UndetectedChange[] = measured
+      .filter((c) => c.detectedAt === undefined)
+      .map((c) => ({
+        kind: c.kind,
+        vehicle: c.vehicle,
+        vin: c.vin,
+        madeAt: new Date(c.changedAt).toISOString(),
+      }));
     return {
       expected,
       madePerVehicle,
@@ -267,6 +231,7 @@ async function oneRun(
         maxRequestsInWindow: stats.maxInWindow,
         http429: stats.tooManyRequests,
         planMsP99: round(percentile(sortedMs, 99), 2),
+        undetected,
         guaranteeMinutes: g,
         drainMinutes: drained,
         wallSeconds: round((performance.now() - t0) / 1000, 1),
@@ -277,92 +242,28 @@ async function oneRun(
   }
 }
 
-/** p99 of `plan()` over a synthetic fleet of `n` vehicles with learned rates (CPU ms). */
-export function planTiming(n: number, cycles: number): number {
-  const now = Date.UTC(2026, 0, 5, 12);
-  const iso = (ms: number): string => new Date(ms).toISOString();
-  const vehicles: VehicleRecord[] = Array.from({ length: n }, (_, i) => ({
-    id: `enr-${i % 50}:veh-${i}`,
-    enrollmentId: `enr-${i % 50}`,
-    vin: `VIN${String(i).padStart(14, '0')}`,
-    apiVehicleId: `veh-${i}`,
-    paused: false,
-    nextPollAt: iso(now - MINUTE),
-    hints: {
-      activeAlerts: i % 7 === 0,
-      priority: 0,
-      rates: `r1:${now - 3_600_000}:${(i % 13) / 3}:${3 + (i % 5)}:${i % 3}:${i % 4}:${i % 7 === 0 ? 1 : 0}`,
-    },
-    resourcePolledAt: {
-      alerts: iso(now - 3_600_000),
-      maintenance: iso(now - 3_600_000),
-      services: iso(now - 3_600_000),
-      map: iso(now - 3_600_000),
-    },
-    createdAt: iso(now - 86_400_000),
-    updatedAt: iso(now - MINUTE),
-  }));
-  const memory = createPlannerMemory();
-  const times: number[] = [];
-  const warm = 5; // JIT warm-up cycles, not measured
-  for (let c = 0; c < cycles + warm; c++) {
-    const at = now + c * MINUTE;
-    let planned: ReturnType<typeof plan> | undefined;
-    times.push(
-      cpuMs(() => {
-        planned = plan({ vehicles, budget: 108, now: at, memory });
-      }),
-    );
-    if (c < warm) times.pop();
-    if (!planned) continue;
-    for (const job of planned.jobs) {
-      if (job.kind === 'poll-vehicle') {
-        memory.set(job.vehicleId, {
-          ...memory.get(job.vehicleId),
-          ...(job.resources.includes('events') ? { events: at } : {}),
-          ...(job.resources.includes('alerts') ? { alerts: at } : {}),
-        });
-      }
-    }
-  }
-  return round(
-    percentile(
-      [...times].sort((a, b) => a - b),
-      99,
-    ),
-    1,
-  );
-}
-
+/**
+ * Every world, size and strategy of `o`, one run after the other. The JSON file is rewritten after
+ * every finished run (`partial` until the last), so a long sweep killed half-way keeps its runs.
+ */
 export async function run(o: FreshnessOptions): Promise<FreshnessSweep> {
   const t0 = performance.now();
   const log = o.log ?? ((l: string) => process.stderr.write(`${l}\n`));
   const plan10kMsP99 = o.timePlanning === false ? Number.NaN : planTiming(10_000, 50);
   if (o.timePlanning !== false) log(`freshness: plan() of 10,000 vehicles, p99 ${plan10kMsP99} ms`);
   const results: FreshnessResult[] = [];
+  const single = o.worlds.length === 1 && o.sizes.length === 1;
+  const sweepSoFar = (): FreshnessSweep => ({
+    seed: o.seed,
+    hours: o.hours,
+    plan10kMsP99,
+    results,
+    wallSeconds: round((performance.now() - t0) / 1000, 1),
+  });
   for (const world of o.worlds) {
     for (const vehicles of o.sizes) {
       const runs: RunFigures[] = [];
-      let share = 0;
-      for (const strategy of o.strategies) {
-        const r = await oneRun(world, vehicles, strategy, o);
-        // The share of the changes the busiest fifth of the fleet is expected to make (generated rates).
-        const sorted = [...r.expected].sort((a, b) => b - a);
-        const total = sorted.reduce((a, b) => a + b, 0);
-        const top = sorted.slice(0, Math.ceil(vehicles / 5)).reduce((a, b) => a + b, 0);
-        share = total === 0 ? 0 : round(top / total, 2);
-        runs.push(r.run);
-        log(
-          `freshness: ${world} ${vehicles} ${strategy}: mean ${r.run.lagSeconds.mean} s, p95 ${r.run.lagSeconds.p95} s, ` +
-            `max ${r.run.lagSeconds.max} s, ${r.run.changes.detected}/${r.run.changes.made} (bound ${r.run.boundMeanSeconds} s, ${r.run.wallSeconds} s wall)` +
-            // The kinds of the changes never seen, so a long run's log says it before its JSON exists.
-            Object.entries(r.run.byKind)
-              .filter(([, f]) => f.detected < f.made)
-              .map(([k, f]) => `; undetected ${k}: ${f.made - f.detected}`)
-              .join(''),
-        );
-      }
-      results.push({
+      const result = (share: number): FreshnessResult => ({
         world,
         seed: o.seed,
         vehicles,
@@ -376,19 +277,33 @@ export async function run(o: FreshnessOptions): Promise<FreshnessSweep> {
         changesPerVehicle: { shareOfTop20PercentVehicles: share },
         runs,
       });
+      const at = results.length;
+      for (const strategy of o.strategies) {
+        const r = await oneRun(world, vehicles, strategy, o);
+        // The share of the changes the busiest fifth of the fleet is expected to make (generated rates).
+        const sorted = [...r.expected].sort((a, b) => b - a);
+        const total = sorted.reduce((a, b) => a + b, 0);
+        const top = sorted.slice(0, Math.ceil(vehicles / 5)).reduce((a, b) => a + b, 0);
+        results[at] = result(total === 0 ? 0 : round(top / total, 2));
+        runs.push(r.run);
+        const x = r.run;
+        log(
+          `freshness: ${world} ${vehicles} ${strategy}: mean ${x.lagSeconds.mean} s, p95 ${x.lagSeconds.p95} s, ` +
+            `max ${x.lagSeconds.max} s, ${x.changes.detected}/${x.changes.made} (bound ${x.boundMeanSeconds} s, ` +
+            `max ${x.maxRequestsInWindow} requests in a window, ${x.http429} × 429, ${x.wallSeconds} s wall)`,
+        );
+        // Each change never seen by name, so the log says it even if the file is lost.
+        for (const u of x.undetected) {
+          log(
+            `freshness: ${world} ${vehicles} ${strategy}: never detected: ${u.kind} of vehicle ${u.vehicle} (${u.vin}) made ${u.madeAt}`,
+          );
+        }
+        if (o.json) await writeJsonFile(o.json, fileBody(sweepSoFar(), single, true));
+      }
     }
   }
-  const sweep: FreshnessSweep = {
-    seed: o.seed,
-    hours: o.hours,
-    plan10kMsP99,
-    results,
-    wallSeconds: round((performance.now() - t0) / 1000, 1),
-  };
-  if (o.json) {
-    const body = results.length === 1 ? { ...results[0], plan10kMsP99 } : sweep;
-    await writeFile(o.json, `${JSON.stringify(body, null, 2)}\n`);
-  }
+  const sweep = sweepSoFar();
+  if (o.json) await writeJsonFile(o.json, fileBody(sweep, single, false));
   return sweep;
 }
 
@@ -412,6 +327,7 @@ export function parseFreshnessArgs(
         json: { type: 'string' },
         warmup: { type: 'string' },
         drain: { type: 'string' },
+        transport: { type: 'string' },
         quick: { type: 'boolean' },
       },
     });
@@ -431,6 +347,14 @@ export function parseFreshnessArgs(
   const world = v.world;
   if (world !== undefined && !(worlds as readonly string[]).includes(String(world))) {
     return { ok: false, field: '--world', message: `--world: must be one of ${worlds.join(', ')}` };
+  }
+  const transport = v.transport;
+  if (transport !== undefined && !(transports as readonly string[]).includes(String(transport))) {
+    return {
+      ok: false,
+      field: '--transport',
+      message: `--transport: must be one of ${transports.join(', ')}`,
+    };
   }
   // One size, or a comma-separated list of sizes.
   const sizeList = String(v.vehicles ?? '')
@@ -475,52 +399,9 @@ export function parseFreshnessArgs(
       seed: seed as number,
       strategies: strategies as PollStrategy[],
       ...(typeof v.json === 'string' ? { json: v.json } : {}),
+      ...(transport !== undefined ? { transport: transport as Transport } : {}),
     },
   };
-}
-
-const fmt = (s: number): string => (Number.isFinite(s) ? `${round(s, 1)}` : 'never');
-
-export function toMarkdown(r: FreshnessSweep, command: string): string {
-  const lines: string[] = [];
-  lines.push('## Freshness at scale (carhook vs round-robin vs naive)', '');
-  lines.push(
-    `Reproduce: \`${command}\` (seed ${r.seed}, ${r.hours} h measured after a warm-up, wall ${r.wallSeconds} s).`,
-    '',
-  );
-  lines.push(
-    `Planning cost: \`plan()\` for a synthetic fleet of 10,000 vehicles, p99 **${r.plan10kMsP99} ms** of CPU time per cycle (target < 100 ms, one core). \`plan ms p99\` in the table: the planner run of each simulated cycle (in-memory store listing included), CPU ms.`,
-    '',
-  );
-  lines.push(
-    '| world | vehicles | top-20 % share | strategy | made | detected | mean s | p50 s | p95 s | max s | bound mean s | mean / round-robin | p95 / round-robin | G min | max in window | 429 | plan ms p99 |',
-    '| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-  );
-  for (const res of r.results) {
-    const rr = res.runs.find((x) => x.strategy === 'round-robin');
-    for (const x of res.runs) {
-      lines.push(
-        `| ${res.world} | ${res.vehicles} | ${res.changesPerVehicle.shareOfTop20PercentVehicles} | ${x.strategy} | ${x.changes.made} | ${x.changes.detected} | ${fmt(x.lagSeconds.mean)} | ${fmt(x.lagSeconds.p50)} | ${fmt(x.lagSeconds.p95)} | ${fmt(x.lagSeconds.max)} | ${x.boundMeanSeconds} | ${rr ? round(x.lagSeconds.mean / rr.lagSeconds.mean, 2) : ''} | ${rr ? round(x.lagSeconds.p95 / rr.lagSeconds.p95, 2) : ''} | ${x.guaranteeMinutes} | ${x.maxRequestsInWindow} | ${x.http429} | ${x.planMsP99} |`,
-      );
-    }
-  }
-  lines.push('');
-  lines.push('Alert fixes, per strategy (mean / p95 / max s, detected of made):', '');
-  lines.push(
-    '| world | vehicles | strategy | alert fixes | trips | alerts raised |',
-    '| --- | ---: | --- | --- | --- | --- |',
-  );
-  const k = (f: KindFigures | undefined): string =>
-    f ? `${fmt(f.mean)} / ${fmt(f.p95)} / ${fmt(f.max)} (${f.detected}/${f.made})` : '–';
-  for (const res of r.results) {
-    for (const x of res.runs) {
-      lines.push(
-        `| ${res.world} | ${res.vehicles} | ${x.strategy} | ${k(x.byKind['alert-fixed'])} | ${k(x.byKind.trip)} | ${k(x.byKind['alert-raised'])} |`,
-      );
-    }
-  }
-  lines.push('');
-  return lines.join('\n');
 }
 
 async function main(): Promise<void> {

@@ -26,6 +26,7 @@ import * as fleet from './fleet';
 import * as freshness from './freshness';
 import * as pipeline from './pipeline';
 import * as sim from './sim';
+import * as freshnessReport from './support/freshness-report';
 import * as throughput from './throughput';
 import * as webhooks from './webhooks';
 
@@ -58,6 +59,7 @@ const FRESHNESS_FLAGS = [
   'json',
   'warmup',
   'drain',
+  'transport',
 ] as const;
 
 export interface BenchArgs {
@@ -218,7 +220,7 @@ export type AreaOutcome =
       readonly area: 'freshness';
       readonly ok: true;
       readonly seconds: number;
-      readonly result: freshness.FreshnessSweep;
+      readonly result: freshnessReport.FreshnessSweep;
     }
   | { readonly area: Area; readonly ok: false; readonly seconds: number; readonly error: string };
 
@@ -342,7 +344,7 @@ export function renderReport(input: {
         break;
       case 'freshness':
         lines.push(
-          freshness
+          freshnessReport
             .toMarkdown(o.result, benchCommand(input.args))
             .replace(/^## [^\n]*\n+/, '')
             .trimEnd(),

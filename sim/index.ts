@@ -26,6 +26,8 @@ export interface RunningSimulator {
   readonly world: World;
   readonly clientId: string;
   readonly clientSecret: string;
+  /** The app's own handler: a request answered in this process, exactly as over the socket. */
+  readonly fetch: (request: Request) => Response | Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -76,6 +78,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     world: sim.world,
     clientId: client?.clientId ?? '',
     clientSecret: client?.clientSecret ?? '',
+    fetch: (request) => sim.fetch(request),
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         // Hung and slow requests answer 503 first, then idle keep-alive sockets are dropped.

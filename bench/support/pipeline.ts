@@ -128,6 +128,14 @@ export interface PollPipelineOptions {
   readonly backend?: { stores: Stores; budget: RateBudget };
   /** API and token endpoint timeout (real ms; the client's default otherwise). */
   readonly timeoutMs?: number;
+  /**
+   * Requests reach the simulator's handler in this process instead of over a loopback socket: the
+   * same Request and Response objects, routes, quota and counters, without the HTTP/1.1 encoding,
+   * parsing and socket round trip of each (most of a request's cost on a simulated clock, where
+   * the wall time of a request is measured by nothing). Off by default: the clients' own HTTP
+   * stack is then exercised too.
+   */
+  readonly inProcess?: boolean;
 }
 
 export interface PollPipeline<B extends EventBus> {
@@ -175,6 +183,10 @@ export async function startPollPipeline<B extends EventBus>(
 ): Promise<PollPipeline<B>> {
   const sim = await startSimulator({ port: 0, clock: 'manual', vehicles: 20, seed: 1, ...options.sim });
   const now = (): number => sim.world.now();
+  // Every request of the harness and of the clients it builds, over the socket or in process.
+  const send: typeof fetch = options.inProcess
+    ? async (input, init) => sim.fetch(new Request(input, init))
+    : (input, init) => fetch(input, init);
   const stores = options.backend?.stores ?? createMemoryStores();
   const bus = makeBus(now);
   const queue = new MemoryQueue<PollJob>();
@@ -187,6 +199,7 @@ export async function startPollPipeline<B extends EventBus>(
     clientId: sim.clientId,
     clientSecret: sim.clientSecret,
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.inProcess ? { fetch: send } : {}),
   };
   const endpointsFor = (fetcher?: typeof fetch): ((brand: string) => TokenEndpoint) => {
     const endpoints = new Map<string, TokenEndpoint>();
@@ -205,7 +218,7 @@ export async function startPollPipeline<B extends EventBus>(
       return e;
     };
   };
-  const endpointFor = endpointsFor();
+  const endpointFor = endpointsFor(options.inProcess ? send : undefined);
   const fastSleep = (): Promise<void> => new Promise((r) => setImmediate(r));
   const config: Partial<PollingConfig> = options.config ?? {};
   const memory = createPlannerMemory();
@@ -244,7 +257,7 @@ export async function startPollPipeline<B extends EventBus>(
   };
 
   const control: PollPipeline<B>['control'] = async (method, path, body) => {
-    const res = await fetch(`${sim.url}/_sim${path}`, {
+    const res = await send(`${sim.url}/_sim${path}`, {
       method,
       ...(body !== undefined
         ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }
@@ -266,11 +279,11 @@ export async function startPollPipeline<B extends EventBus>(
       redirectUri: REDIRECT_URI,
     });
     if (started.kind !== 'Started') throw new BenchError('start authorization', started.message);
-    const page = await fetch(started.url);
+    const page = await send(started.url);
     const html = await page.text();
     if (page.status !== 200) throw new BenchError('authorize page', `status ${page.status}`);
     if (!html.includes(user.id)) throw new BenchError('authorize page', `user ${user.id} is not offered`);
-    const post = await fetch(started.url, {
+    const post = await send(started.url, {
       method: 'POST',
       body: new URLSearchParams({ user: user.id }),
       redirect: 'manual',

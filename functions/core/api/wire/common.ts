@@ -128,12 +128,34 @@ export interface WireListPage<T> {
   readonly total: number | undefined;
 }
 
+/** The list schemas built so far, per item schema and embedded names (see `wHalList`). */
+const halLists = new WeakMap<z.ZodType, Map<string, z.ZodType<WireListPage<unknown>>>>();
+
 /**
  * A HAL list with `_embedded.<name>`. Several names are accepted where the API does not
  * fix one (waypoints: "not shown", 2.11). A missing `_embedded` with `total` 0 is an empty list.
+ *
+ * Built once per item schema and names, then shared: a zod schema is immutable once built and
+ * parsing keeps no state in it, while building one costs far more than a parse (every worker job
+ * creates a client, and every client describes every list operation).
  */
 export function wHalList<T>(embeddedNames: string | readonly string[], item: z.ZodType<T>) {
   const names = typeof embeddedNames === 'string' ? [embeddedNames] : embeddedNames;
+  const key = names.join('\n');
+  let byNames = halLists.get(item);
+  if (!byNames) {
+    byNames = new Map();
+    halLists.set(item, byNames);
+  }
+  const known = byNames.get(key);
+  if (known) return known as z.ZodType<WireListPage<T>>;
+  const built = buildHalList(names, item);
+  byNames.set(key, built as z.ZodType<WireListPage<unknown>>);
+  return built;
+}
+
+function buildHalList<T>(names: readonly string[], item: z.ZodType<T>) {
+  const items = z.array(item);
   return z
     .looseObject({
       // A count: anything but a non-negative safe integer (`-1`, `1.5`, `1e308`) is a total not known.
@@ -151,7 +173,7 @@ export function wHalList<T>(embeddedNames: string | readonly string[], item: z.Z
         ctx.addIssue({ code: 'custom', message: `missing _embedded.${name}`, path: ['_embedded'] });
         return z.NEVER;
       }
-      const parsed = z.array(item).safeParse(raw);
+      const parsed = items.safeParse(raw);
       if (!parsed.success) {
         for (const issue of parsed.error.issues) {
           ctx.addIssue({ code: 'custom', message: issue.message, path: ['_embedded', name, ...issue.path] });
