@@ -118,6 +118,18 @@ describe('the change-rate estimator', () => {
     expect(later.eventsHours).toBe(first.eventsHours);
   });
 
+  it('counts a look-back record at the window’s start, decayed by its full age', () => {
+    const since = T0 - 8 * HOUR;
+    const first = observe(
+      undefined,
+      T0,
+      { events: [], activeAlerts: 0, lookBack: { since, at: [since, T0 - 2 * HOUR] } },
+      settings,
+    );
+    // 2^(−8/4) + 2^(−2/4).
+    expect(first.events).toBeCloseTo(0.25 + Math.SQRT1_2, 12);
+  });
+
   it('takes a look-back only from a complete events read with a start, and skips records without a time', () => {
     const read = (o: Partial<Observation>): Observation =>
       ({
@@ -137,6 +149,13 @@ describe('the change-rate estimator', () => {
     expect(lookBackOf([read({ window: {} })])).toBeUndefined();
     expect(lookBackOf([{ ...read({}), source: 'v2.alerts' } as Observation])).toBeUndefined();
     expect(lookBackOf([])).toBeUndefined();
+    // The events read among the poll's other reads, whatever their order.
+    const alerts = { source: 'v2.alerts', fetchedAt: iso(T0), complete: true, items: [] } as Observation;
+    expect(lookBackOf([alerts, read({})])).toEqual({
+      since: T0 - HOUR,
+      at: [T0 - 30 * 60_000, T0 - 10 * 60_000],
+    });
+    expect(lookBackOf([{ ...read({}), source: 'v2.trips' } as Observation])).toBeUndefined();
   });
 
   it('starts a vehicle never observed at the prior, and moves to what it observes', () => {
@@ -280,6 +299,37 @@ describe('the fleet prior (empirical Bayes)', () => {
     });
     // A vehicle never read (no sums) adds nothing.
     expect(fleetPrior([undefined, undefined], priorSettings).eventsPerHour).toBe(0.5);
+  });
+
+  it('learns the prior’s weight by the method of moments: m / τ², τ² from the spread beyond Poisson noise', () => {
+    const a: RateState = { t: T0, events: 8, eventsHours: 5, fixes: 0, alertHours: 0, active: 0 };
+    const b: RateState = { t: T0, events: 2, eventsHours: 5, fixes: 0, alertHours: 0, active: 0 };
+    const k = Math.LN2 / 4;
+    const m = (8 + 2 + 0.5) / (5 + 5 + 1);
+    const spread = (8 - m * 5) ** 2 / 5 + (2 - m * 5) ** 2 / 5;
+    const noise = 2 * (1 - (k * 5) / 2);
+    const dof = 10 - 50 / 10;
+    const tau2 = (spread - m * noise) / dof;
+    const p = fleetPrior([a, b, undefined], priorSettings);
+    expect(p.eventsPerHour).toBeCloseTo(m, 12);
+    expect(m / tau2).toBeGreaterThan(1); // between the least weight and the cap
+    expect(p.eventsWeightHours).toBeCloseTo(m / tau2, 9);
+    // One vehicle tells nothing of the spread: the least weight.
+    expect(fleetPrior([a], priorSettings).eventsWeightHours).toBe(1);
+    // A vehicle with no exposure yet is not part of the spread.
+    const fresh: RateState = { ...b, events: 0, eventsHours: 0 };
+    expect(fleetPrior([a, b, fresh], priorSettings).eventsWeightHours).toBeCloseTo(m / tau2, 9);
+  });
+
+  it('weighs the configured prior by ratePriorMs hours in the pooled rates', () => {
+    const a: RateState = { t: T0, events: 6, eventsHours: 3, fixes: 1, alertHours: 4, active: 0 };
+    const p = fleetPrior([a], { ...priorSettings, ratePriorMs: 2 * HOUR });
+    expect(p.eventsPerHour).toBeCloseTo((6 + 0.5 * 2) / (3 + 2), 12);
+    expect(p.fixesPerHour).toBeCloseTo((1 + 1 * 2) / (4 + 2), 12);
+    expect(p.fixesWeightHours).toBe(2);
+    // The fix-rate posterior: (fixes + rate × weight) / (alert-hours + weight).
+    const r = posterior(a, { ...prior, fixesPerHour: 0.5, fixesWeightHours: 4 });
+    expect(r.fixesPerHour).toBeCloseTo((1 + 0.5 * 4) / (4 + 4), 12);
   });
 
   it('centres on the pooled rate: every count over every hour, the configured prior included', () => {
