@@ -196,6 +196,87 @@ describe('planner', () => {
     expect(p.estimatedRequests).toBe(12);
   });
 
+  it('books a fleet batch when the budget left is exactly its cost, and defers its vehicles when it is not', () => {
+    const fleet = Array.from({ length: 3 }, (_, i) => {
+      const { apiVehicleId: _none, ...rest } = vehicle(`f${i}`);
+      return rest as VehicleRecord;
+    });
+    const exact = plan({ vehicles: fleet, budget: 4, now: T0 });
+    expect(exact.jobs.map((j) => j.kind)).toEqual(['poll-fleet']);
+    expect(exact.estimatedRequests).toBe(4);
+    expect(exact.deferred).toEqual([]);
+    const short = plan({ vehicles: fleet, budget: 3, now: T0 });
+    expect(short.jobs).toEqual([]);
+    expect(short.estimatedRequests).toBe(0);
+    expect(short.deferred).toEqual(['f0', 'f1', 'f2']);
+  });
+
+  it('sizes the alerts guarantee on the vehicles with alerts active, the events guarantee on all', () => {
+    // 2,000 vehicles at 106 reads a cycle: G = 2 × 2000 / 106 → 38 cycles; 5 alerting: 15 min.
+    const fleet = Array.from({ length: 2000 }, (_, i) =>
+      vehicle(`g${i}`, { hints: { activeAlerts: i < 5, priority: 0 } }),
+    );
+    const p = plan({ vehicles: fleet, budget: 108, now: T0 });
+    expect(p.guaranteeMs).toBe(38 * MIN);
+    expect(p.alertGuaranteeMs).toBe(15 * MIN);
+  });
+
+  it('weighs an active alerts read by the number of alerts active: three beat one at the same age', () => {
+    const memory = createPlannerMemory();
+    const one = vehicle('one', {
+      hints: { activeAlerts: true, priority: 0, rates: `r1:${T0}:0:100:10:10:1` },
+    });
+    const three = vehicle('three', {
+      hints: { activeAlerts: true, priority: 0, rates: `r1:${T0}:0:100:10:10:3` },
+    });
+    for (const v of [one, three]) memory.set(v.id, { events: T0 - MIN, alerts: T0 - 3 * MIN });
+    for (const order of [
+      [one, three],
+      [three, one],
+    ]) {
+      // One read: the events (rate 0, read a minute ago) lose to the alerts; three alerts first.
+      const p = plan({ vehicles: order, budget: 1, now: T0, memory, config: { followUpReserveRatio: 0 } });
+      expect(vehicleJobs(p.jobs).map((j) => [j.vehicleId, j.resources])).toEqual([['three', ['alerts']]]);
+    }
+  });
+
+  it('reads an overdue periodic read with the events when the budget left is exactly enough', () => {
+    const memory = createPlannerMemory();
+    const old = vehicle('old', {
+      resourcePolledAt: {
+        alerts: iso(T0 - MIN),
+        maintenance: iso(T0 - 40 * 60 * MIN),
+        services: iso(T0 - MIN),
+        map: iso(T0 - MIN),
+      },
+    });
+    memory.set(old.id, { events: T0 - 5 * MIN });
+    const p = plan({ vehicles: [old], budget: 2, now: T0, memory, config: { followUpReserveRatio: 0 } });
+    expect(vehicleJobs(p.jobs).map((j) => j.resources)).toEqual([['events', 'maintenance']]);
+  });
+
+  it('spends the last read of a cycle on a due periodic read, then on a map batch', () => {
+    const memory = createPlannerMemory();
+    const due = vehicle('due', {
+      // Maintenance due (a day old, not yet overdue), the map read exactly a day ago.
+      resourcePolledAt: {
+        alerts: iso(T0 - MIN),
+        maintenance: iso(T0 - 25 * 60 * MIN),
+        services: iso(T0 - MIN),
+        map: iso(T0 - 24 * 60 * MIN),
+      },
+    });
+    memory.set(due.id, { events: T0 - 5 * MIN });
+    const config = { followUpReserveRatio: 0 };
+    const two = plan({ vehicles: [due], budget: 2, now: T0, memory, config });
+    expect(two.jobs).toEqual([
+      expect.objectContaining({ vehicleId: 'due', resources: ['events', 'maintenance'] }),
+    ]);
+    const three = plan({ vehicles: [due], budget: 3, now: T0, memory, config });
+    expect(three.jobs.at(-1)).toEqual({ kind: 'poll-map', vehicleIds: ['due'], plannedAt: iso(T0) });
+    expect(three.estimatedRequests).toBe(3);
+  });
+
   it('books no read of an OAuth vehicle whose VIN a fleet contract polls: a job without cost links it', () => {
     const dual = vehicle('dual', { vin: 'VC9R5C0HY8LNSSMND' });
     const other = vehicle('other', { vin: 'VC2BS85NADMNYAMM1' });
