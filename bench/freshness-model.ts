@@ -76,6 +76,13 @@ export function modelRun(
     historyMs?: number;
     /** Polling configuration overrides (the planner's and the estimator's). */
     config?: Partial<PollingConfig>;
+    /**
+     * Follow-up reads as the worker makes them: a trip (and a maintenance change, which comes
+     * with one) costs two more reads (eco-driving, maintenance) from the cycle's 108; once a cycle's
+     * budget is spent, the rest of its jobs are refused (the planner counted them as made) and a
+     * change whose follow-ups are refused waits for the vehicle's next read.
+     */
+    followUps?: boolean;
   },
 ): { runs: ModelRun[]; boundMeanSeconds: number; fairMeanSeconds: number; boundAllMeanSeconds: number } {
   // The measured window starts at 06:00 UTC, as in bench/freshness.ts.
@@ -85,7 +92,11 @@ export function modelRun(
   const config: PollingConfig = { ...DEFAULT_POLLING_CONFIG, ...o.config };
   const script = generateScript(world, vehicles, start, stopAt, o.seed, o.historyMs ?? WORLD_HISTORY_MS);
   const changesOf: number[][] = Array.from({ length: vehicles }, () => []);
-  for (const c of script.changes) changesOf[c.vehicle]?.push(c.at);
+  const followUpsOf: number[][] = Array.from({ length: vehicles }, () => []);
+  for (const c of script.changes) {
+    changesOf[c.vehicle]?.push(c.at);
+    followUpsOf[c.vehicle]?.push(c.kind === 'trip' || c.kind === 'maintenance' ? 2 : 0);
+  }
   const historyOf: number[][] = Array.from({ length: vehicles }, () => []);
   for (const c of script.history) historyOf[c.vehicle]?.push(c.at);
   // Alerts raised (the past's and the run's), each fixed after its active time unless that falls
@@ -119,6 +130,8 @@ export function modelRun(
     );
     const fixLags: number[] = [];
     const lags: number[] = [];
+    // Changes seen whose follow-ups were refused: told at the vehicle's next read that pays them.
+    const waiting: { at: number; cost: number }[][] = Array.from({ length: vehicles }, () => []);
     const byHour: number[][] = [];
     // A drain of one hour: every read within G, so every change is seen.
     for (let now = start; now < stopAt + HOUR; now += MINUTE) {
@@ -134,8 +147,23 @@ export function modelRun(
       });
       const planned = plan({ vehicles: records, budget: 108, now, memory, strategy, config });
       remember(memory, records, planned, now);
+      let spent = 0;
+      const cap = 108;
+      const told = (at: number): void => {
+        if (at < measureFrom || at >= stopAt) return;
+        lags.push((now - at) / 1000);
+        const h = Math.floor((at - measureFrom) / HOUR);
+        const hour = byHour[h] ?? [];
+        hour.push((now - at) / 1000);
+        byHour[h] = hour;
+      };
       for (const job of planned.jobs) {
         if (job.kind !== 'poll-vehicle') continue;
+        if (o.followUps) {
+          // The budget refuses the requests of a job past the cycle's capacity: it sends nothing.
+          if (spent + job.resources.length > cap) continue;
+          spent += job.resources.length;
+        }
         const i = Number(job.vehicleId.slice('e:v'.length));
         const active = known[i] as Set<{ raisedAt: number; fixAt: number }>;
         const activeBefore = active.size;
@@ -160,9 +188,20 @@ export function modelRun(
         if (job.resources.includes('alerts')) {
           for (const a of [...active]) if (a.fixAt < now) fixed(a);
         }
-        const times = job.resources.includes('events') ? (changesOf[i] ?? []) : [];
+        const reads = job.resources.includes('events');
+        const times = reads ? (changesOf[i] ?? []) : [];
         let seen = 0;
         const seenAt: number[] = [];
+        const pending = waiting[i] as { at: number; cost: number }[];
+        const pay = (at: number, cost: number): void => {
+          if (o.followUps && cost > 0 && spent + cost > cap) {
+            pending.push({ at, cost });
+            return;
+          }
+          spent += o.followUps ? cost : 0;
+          told(at);
+        };
+        if (reads && pending.length > 0) for (const w of pending.splice(0)) pay(w.at, w.cost);
         for (
           ;
           (next[i] ?? 0) < times.length && (times[next[i] ?? 0] ?? 0) < now;
@@ -171,12 +210,7 @@ export function modelRun(
           const at = times[next[i] ?? 0] ?? 0;
           seen++;
           seenAt.push(at);
-          if (at < measureFrom || at >= stopAt) continue;
-          lags.push((now - at) / 1000);
-          const h = Math.floor((at - measureFrom) / HOUR);
-          const hour = byHour[h] ?? [];
-          hour.push((now - at) / 1000);
-          byHour[h] = hour;
+          pay(at, followUpsOf[i]?.[next[i] ?? 0] ?? 0);
         }
         const record = records[i] as VehicleRecord;
         const before = decodeRates(record.hints.rates);
@@ -255,6 +289,8 @@ async function main(): Promise<void> {
       history: { type: 'string', default: String(WORLD_HISTORY_MS / MINUTE) },
       /** Polling configuration overrides, JSON (e.g. '{"initialEventsLookbackMs":86400000}'). */
       config: { type: 'string', default: '{}' },
+      /** Model the follow-up reads and the budget's refusals (see `modelRun`). */
+      'follow-ups': { type: 'boolean', default: false },
       /** Writes the chart (SVG) of mean and p95 lag against fleet size, per world. */
       svg: { type: 'string' },
     },
@@ -271,6 +307,7 @@ async function main(): Promise<void> {
         oracle: values.oracle as Oracle,
         historyMs: Number(values.history) * MINUTE,
         config: JSON.parse(String(values.config)) as Partial<PollingConfig>,
+        followUps: values['follow-ups'] === true,
       });
       charted.push({
         world,
