@@ -17,5 +17,8 @@ export const longSuites = [
 
 export default mergeConfig(
   unit,
-  defineConfig({ test: { exclude: ['**/node_modules/**', ...integrationTests, ...longSuites] } }),
+  // Isolated as before: Stryker attributes coverage per test and swaps mutants between runs.
+  defineConfig({
+    test: { isolate: true, exclude: ['**/node_modules/**', ...integrationTests, ...longSuites] },
+  }),
 );

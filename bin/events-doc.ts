@@ -115,9 +115,10 @@ export const NOTES: Readonly<Record<EventType, Note>> = {
   },
   'enrollment.vehicle.removed': {
     trigger:
-      "A vehicle leaves an enrolled user's complete vehicle list, or its enrollment is deleted (`DELETE /enrollments/{id}`: one per vehicle, a fleet contract's too).",
-    reads: "the user's vehicle list (v2 `GET /vehicles`); none for a deletion",
-    delay: `a deletion: immediate; a vehicle leaving the list: ${span(config.discoveryIntervalMs)} (vehicle discovery)`,
+      "A vehicle leaves an enrolled user's complete vehicle list, its enrollment is deleted (`DELETE /enrollments/{id}`: one per vehicle, a fleet contract's too), or the v1 API no longer knows a fleet vehicle (its contract no longer covers it): polling stops, its alerts are not fixed by absence.",
+    reads:
+      "the user's vehicle list (v2 `GET /vehicles`); a fleet vehicle: the bulk lists omitting it or answering 404 / 403, confirmed by one v1 `GET /vehicle/information/{vin}` (404 / 403); none for a deletion",
+    delay: `a deletion: immediate; a vehicle leaving the list: ${span(config.discoveryIntervalMs)} (vehicle discovery); a fleet vehicle: its next fleet poll (${guarantee})`,
   },
   'enrollment.reauthorization_required': {
     trigger:
@@ -177,6 +178,18 @@ export async function renderEventsDoc(samples?: Record<string, unknown>): Promis
     `(test/e2e/catalogue: regenerate with \`${REGENERATE}\`). The envelope and each \`data\``,
     'are specified by the JSON Schemas in events-schemas/. Webhook bodies are `{type, timestamp, data}`',
     'with `data` the envelope; on EventBridge the envelope is the `Detail`.',
+    '',
+    '## Ordering and gaps: `sequence`',
+    '',
+    'Every event about a vehicle — each `vehicle.*` type and `enrollment.vehicle.added` /',
+    '`enrollment.vehicle.removed` — takes the next number of one counter per physical vehicle (its',
+    'VIN), whichever enrollment or API revealed it. The number is allocated in the same conditional',
+    "write that records the event with the vehicle's state, so concurrent polls and enrollment changes",
+    "of one vehicle give 1, 2, 3… with no repeat and no gap. It is the key to order a vehicle's events",
+    'by (`vehicle.vin`, `sequence`) and to detect a gap: a number missing below the newest you hold is',
+    'an event not received yet (a delivery still retrying) or lost (replay it from the event log).',
+    'Duplicates have the same `id`. Events not about a vehicle (`enrollment.reauthorization_required`,',
+    '`webhook.*`) carry 0.',
     '',
     '| type | version | trigger | worst-case delay |',
     '| --- | --- | --- | --- |',

@@ -10,6 +10,7 @@ import { type RetryScheduleName, retryScheduleNames } from '../functions/core/de
 import { type PollStrategy, pollStrategies } from '../functions/core/polling/config';
 import { compileAllowList, parseAllowEntries } from '../functions/core/webhooks/ssrf';
 import { RUNTIME_ENV } from '../functions/runtime/config';
+import { DEFAULT_SETTINGS, INTEGER_SETTINGS, type IntegerSetting } from '../functions/runtime/settings';
 import { CARHOOK_DEFAULTS } from './config';
 import { type CarhookData, EVENT_SOURCE_PATTERN } from './constructs/carhook-data';
 import type { CarhookLogLevel } from './constructs/carhook-function';
@@ -153,6 +154,12 @@ export interface CarhookConfig {
   readonly oauthRedirectOrigins: readonly string[];
 }
 
+/** A runtime setting's bounds, as the runtime checks them (functions/runtime/settings.ts). */
+const bounds = (setting: IntegerSetting, per = 1): [number, number] => [
+  Math.ceil(INTEGER_SETTINGS[setting].min / per),
+  Math.floor(INTEGER_SETTINGS[setting].max / per),
+];
+
 const BRAND_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const SERVICE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const LOG_LEVELS: readonly CarhookLogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
@@ -180,18 +187,25 @@ export function resolveCarhookConfig(props: CarhookProps): CarhookConfig {
   if (duplicate !== undefined) throw new CarhookConfigError('brands', `lists '${duplicate}' twice`);
 
   const quota = props.quota ?? CARHOOK_DEFAULTS.quota;
-  requireIntegerInRange('quota.requests', quota.requests, 1, 100_000);
-  requireWholeDuration('quota.window', quota.window, 'seconds', 1, 3600);
+  requireIntegerInRange('quota.requests', quota.requests, ...bounds('quotaRequests'));
+  requireWholeDuration('quota.window', quota.window, 'seconds', ...bounds('quotaWindowSeconds'));
 
   const pollInterval = props.pollInterval ?? CARHOOK_DEFAULTS.pollInterval;
-  requireWholeDuration('pollInterval', pollInterval, 'minutes', 1, 1440);
-  const pollStrategy = props.pollStrategy ?? 'carhook';
+  // Whole minutes: EventBridge Scheduler's `rate(...)` has no shorter unit.
+  requireWholeDuration('pollInterval', pollInterval, 'minutes', ...bounds('pollIntervalSeconds', 60));
+  const pollStrategy = props.pollStrategy ?? DEFAULT_SETTINGS.pollStrategy;
   if (!(pollStrategies as readonly string[]).includes(pollStrategy)) {
     throw new CarhookConfigError('pollStrategy', `must be one of ${pollStrategies.join(', ')}`);
   }
   if (props.servicesInterval)
-    requireWholeDuration('servicesInterval', props.servicesInterval, 'seconds', 1, 30 * 86_400);
-  if (props.mapInterval) requireWholeDuration('mapInterval', props.mapInterval, 'seconds', 1, 30 * 86_400);
+    requireWholeDuration(
+      'servicesInterval',
+      props.servicesInterval,
+      'seconds',
+      ...bounds('servicesIntervalSeconds'),
+    );
+  if (props.mapInterval)
+    requireWholeDuration('mapInterval', props.mapInterval, 'seconds', ...bounds('mapIntervalSeconds'));
   if (props.retrySchedule !== undefined && !retryScheduleNames.includes(props.retrySchedule)) {
     throw new CarhookConfigError('retrySchedule', `must be one of ${retryScheduleNames.join(', ')}`);
   }
@@ -201,8 +215,16 @@ export function resolveCarhookConfig(props: CarhookProps): CarhookConfig {
     distanceKm:
       props.maintenanceDueThreshold?.distanceKm ?? CARHOOK_DEFAULTS.maintenanceDueThreshold.distanceKm,
   };
-  requireIntegerInRange('maintenanceDueThreshold.days', maintenanceDueThreshold.days, 1, 730);
-  requireIntegerInRange('maintenanceDueThreshold.distanceKm', maintenanceDueThreshold.distanceKm, 1, 100_000);
+  requireIntegerInRange(
+    'maintenanceDueThreshold.days',
+    maintenanceDueThreshold.days,
+    ...bounds('maintenanceDueDays'),
+  );
+  requireIntegerInRange(
+    'maintenanceDueThreshold.distanceKm',
+    maintenanceDueThreshold.distanceKm,
+    ...bounds('maintenanceDueKm'),
+  );
 
   const eventSource = props.eventSource ?? props.data?.eventSource ?? CARHOOK_DEFAULTS.eventSource;
   requirePattern(
@@ -213,7 +235,7 @@ export function resolveCarhookConfig(props: CarhookProps): CarhookConfig {
   );
 
   const eventLogRetention = props.eventLogRetention ?? CARHOOK_DEFAULTS.eventLogRetention;
-  requireWholeDuration('eventLogRetention', eventLogRetention, 'days', 1, 3650);
+  requireWholeDuration('eventLogRetention', eventLogRetention, 'days', ...bounds('eventLogRetentionDays'));
 
   const serviceName = props.serviceName ?? CARHOOK_DEFAULTS.serviceName;
   requirePattern(

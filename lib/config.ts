@@ -1,24 +1,32 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { CONSOLE_TOKEN_SECRET_ARN_ENV } from '../functions/http/console-authorizer';
 import { RUNTIME_ENV } from '../functions/runtime/config';
 import { CARHOOK_METRIC_NAMES } from '../functions/runtime/metric-names';
+import { DEFAULT_EVENT_SOURCE, DEFAULT_SETTINGS } from '../functions/runtime/settings';
 
 /**
  * Every default of the CDK app in one place, so a reader sees what "secure by default" means
- * without opening each construct. Constructs read from here; nothing else hard-codes a figure.
+ * without opening each construct. Constructs read from here; nothing else hard-codes a figure. The
+ * runtime settings' defaults are the runtime's own (functions/runtime/settings.ts), so a prop left
+ * unset and a variable left unset mean the same.
  */
 export const CARHOOK_DEFAULTS = {
   /** The API's rate limit: 120 requests per 60 seconds per client unless a higher quota was granted. */
-  quota: { requests: 120, window: Duration.seconds(60) },
+  quota: {
+    requests: DEFAULT_SETTINGS.quotaRequests,
+    window: Duration.seconds(DEFAULT_SETTINGS.quotaWindowSeconds),
+  },
   /** The planner's cadence. EventBridge Scheduler's shortest rate is one minute (aws-facts). */
-  pollInterval: Duration.minutes(1),
+  pollInterval: Duration.seconds(DEFAULT_SETTINGS.pollIntervalSeconds),
   /** `vehicle.maintenance.due` fires when a countdown crosses either of these (DESIGN "Events"). */
-  maintenanceDueThreshold: { days: 30, distanceKm: 1_000 },
+  maintenanceDueThreshold: {
+    days: DEFAULT_SETTINGS.maintenanceDueDays,
+    distanceKm: DEFAULT_SETTINGS.maintenanceDueKm,
+  },
   /** EventBridge `Source` of every event Carhook publishes (DESIGN "Events"). */
-  eventSource: 'carhook',
+  eventSource: DEFAULT_EVENT_SOURCE,
   /** How long published events stay in the event log (DynamoDB, TTL) and in the bus archive. */
-  eventLogRetention: Duration.days(30),
+  eventLogRetention: Duration.days(DEFAULT_SETTINGS.eventLogRetentionDays),
   /** Stateful resources outlive the stack unless a dev deployment asks otherwise. */
   removalPolicy: RemovalPolicy.RETAIN,
   /** Powertools metrics namespace; alarms and the dashboard read the same one. */
@@ -114,7 +122,7 @@ export const CARHOOK_ENV = {
   tokenKeyRingSecretArn: RUNTIME_ENV.tokenKeyRingSecretArn,
   mapApiCredentialsSecretArn: RUNTIME_ENV.mapApiSecretArn,
   /** The console authorizer's admin token (functions/http/console-authorizer.ts). */
-  consoleTokenSecretArn: CONSOLE_TOKEN_SECRET_ARN_ENV,
+  consoleTokenSecretArn: RUNTIME_ENV.consoleTokenSecretArn,
   /** Queue URLs (the consumers find their own queue's URL from the SQS record). */
   pollQueueUrl: RUNTIME_ENV.pollQueueUrl,
   deliveryQueueUrl: RUNTIME_ENV.deliveryQueueUrl,

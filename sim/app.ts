@@ -45,6 +45,13 @@ export type SimulatorApp = Hono & {
   readonly services: SimServices;
   /** Releases held (slow / hung) requests and stops background timers. */
   shutdown(): void;
+  /**
+   * Calls `listener` after every advance of the clock through the control API, which answers once
+   * the listeners have settled: a client of the simulator that runs on its clock (the local runtime
+   * on the simulated clock) finishes its step before whoever advanced the clock reads the result.
+   * Returns the function that removes the listener.
+   */
+  onClockAdvance(listener: (ms: number) => Promise<void>): () => void;
 };
 
 /** Builds the whole simulator as a Hono app, for in-process use (`app.request(...)`) or behind a server. */
@@ -74,10 +81,14 @@ export function createSimulatorApp(options: SimulatorOptions = {}): SimulatorApp
     accessTtlSeconds: options.accessTokenTtlSeconds ?? DEFAULT_ACCESS_TTL_S,
   };
 
+  const clockListeners = new Set<(ms: number) => Promise<void>>();
   const app = new Hono({ strict: false });
   app.route(
     '/_sim',
     createControlRoutes(services, {
+      afterAdvance: async (ms) => {
+        for (const listener of clockListeners) await listener(ms);
+      },
       reset: () => {
         world.reset();
         services.stats.clear();
@@ -127,6 +138,10 @@ export function createSimulatorApp(options: SimulatorOptions = {}): SimulatorApp
     shutdown: () => {
       if (timer) clearInterval(timer);
       services.pending.releaseAll();
+    },
+    onClockAdvance: (listener: (ms: number) => Promise<void>) => {
+      clockListeners.add(listener);
+      return () => clockListeners.delete(listener);
     },
   });
 }

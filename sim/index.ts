@@ -26,6 +26,8 @@ export interface RunningSimulator {
   readonly world: World;
   readonly clientId: string;
   readonly clientSecret: string;
+  /** See `SimulatorApp.onClockAdvance`. */
+  onClockAdvance(listener: (ms: number) => Promise<void>): () => void;
   /** The app's own handler: a request answered in this process, exactly as over the socket. */
   readonly fetch: (request: Request) => Response | Promise<Response>;
   close(): Promise<void>;
@@ -78,6 +80,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     world: sim.world,
     clientId: client?.clientId ?? '',
     clientSecret: client?.clientSecret ?? '',
+    onClockAdvance: (listener) => sim.onClockAdvance(listener),
     fetch: (request) => sim.fetch(request),
     close: () => {
       closing ??= new Promise<void>((resolve) => {

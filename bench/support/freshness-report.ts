@@ -57,6 +57,8 @@ export interface RunFigures {
   readonly guaranteeMinutes: number;
   readonly drainMinutes: number;
   readonly wallSeconds: number;
+  /** CPU time of this process during the run (user + system): on a shared machine, its cost. */
+  readonly cpuSeconds: number;
 }
 
 export interface FreshnessResult {
@@ -229,6 +231,7 @@ const runSchema = z.looseObject({
   guaranteeMinutes: z.number().optional().default(Number.NaN),
   drainMinutes: z.number().optional().default(Number.NaN),
   wallSeconds: z.number().optional().default(Number.NaN),
+  cpuSeconds: z.number().optional().default(Number.NaN),
 });
 const resultSchema = z.looseObject({
   world: z.enum(worlds),

@@ -386,7 +386,9 @@ export class WorldDriver {
           vehicle: c.vehicle,
           vin: v.vin,
           changedAt: now,
-          matches: (e) => e.vehicle?.vin === v.vin && e.type === eventType && Date.parse(e.detectedAt) >= now,
+          // The detection names a refuel or theft by the feed's record id (the simulator's `recordId`):
+          // matching on VIN, type and time instead pairs a later theft with an earlier one.
+          matches: (e) => e.type === eventType && dataOf(e, 'recordId') === r.value.recordId,
         });
         return;
       }

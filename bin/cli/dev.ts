@@ -4,11 +4,17 @@
  */
 
 import { parseRetrySchedule } from '../../functions/core/delivery/retry-schedule';
-import { type PollStrategy, pollStrategies } from '../../functions/core/polling/config';
+import type { PollStrategy } from '../../functions/core/polling/config';
 import { compileAllowList, parseAllowEntries } from '../../functions/core/webhooks/ssrf';
 import { formatDuration, parseDuration, parseInteger } from '../../functions/local/duration';
 import { LocalRuntimeError } from '../../functions/local/errors';
 import type { LocalRuntimeOptions } from '../../functions/local/runtime';
+import {
+  CHOICE_SETTINGS,
+  INTEGER_SETTINGS,
+  type IntegerSetting,
+  settingFromEnv,
+} from '../../functions/runtime/settings';
 
 export interface DevFlags {
   readonly port?: string;
@@ -33,6 +39,8 @@ export interface DevFlags {
   readonly jsonl?: string;
   /** `--allow-webhook-host`, repeatable. */
   readonly allowWebhookHost?: readonly string[];
+  /** `wall` (default) or `simulated`. */
+  readonly clock?: string;
 }
 
 export interface DevSettings {
@@ -71,14 +79,13 @@ export function devSettings(flags: DevFlags, env: Readonly<Record<string, string
   const simPort = integerFlag('--sim-port', flags.simPort, 0, 65535);
   const vehicles = integerFlag('--vehicles', flags.vehicles, 1, 10_000);
   const seed = integerFlag('--seed', flags.seed, 0, 2 ** 32 - 1);
-  const quota = integerFlag('--quota', flags.quota, 1, 1_000_000);
+  const quotaBounds = INTEGER_SETTINGS.quotaRequests;
+  const quota = integerFlag('--quota', flags.quota, quotaBounds.min, quotaBounds.max);
   const pollConcurrency = integerFlag('--poll-concurrency', flags.pollConcurrency, 1, 64);
   const pollStrategy = flags.pollStrategy;
-  if (pollStrategy !== undefined && !(pollStrategies as readonly string[]).includes(pollStrategy)) {
-    bad(
-      `--poll-strategy: must be one of ${pollStrategies.join(', ')}, got '${pollStrategy}'`,
-      '--poll-strategy',
-    );
+  const strategies: readonly string[] = CHOICE_SETTINGS.pollStrategy.values;
+  if (pollStrategy !== undefined && !strategies.includes(pollStrategy)) {
+    bad(`--poll-strategy: must be one of ${strategies.join(', ')}, got '${pollStrategy}'`, '--poll-strategy');
   }
   let pollIntervalMs: number | undefined;
   if (flags.pollInterval !== undefined) {
@@ -86,27 +93,26 @@ export function devSettings(flags: DevFlags, env: Readonly<Record<string, string
     if (!r.ok) bad(r.message, '--poll-interval');
     pollIntervalMs = r.value;
   }
-  // A flag wins over its variable; each names itself in its error.
-  const cadence = (flag: string, raw: string | undefined, variable: string): number | undefined => {
+  // A flag wins over its variable (read as the Lambda runtime reads it); each names itself in its error.
+  const cadence = (
+    setting: Extract<IntegerSetting, 'servicesIntervalSeconds' | 'mapIntervalSeconds'>,
+    raw: string | undefined,
+  ): number | undefined => {
+    const { names, min, max } = INTEGER_SETTINGS[setting];
     if (raw !== undefined) {
-      const r = parseDuration(flag, raw, { minMs: 1000, maxMs: 30 * 86_400_000 });
-      if (!r.ok) bad(r.message, flag);
+      const r = parseDuration(names.flag, raw, { minMs: min * 1000, maxMs: max * 1000 });
+      if (!r.ok) bad(r.message, names.flag);
       return r.value;
     }
-    const fromEnv = env[variable]?.trim();
-    if (!fromEnv) return undefined;
-    const r = parseInteger(variable, fromEnv, { min: 1, max: 30 * 86_400 });
-    if (!r.ok) bad(r.message, variable);
-    return r.value * 1000;
+    const fromEnv = settingFromEnv(setting, env);
+    if (!fromEnv.ok) bad(`${names.env}: ${fromEnv.message}`, names.env);
+    return fromEnv.set ? fromEnv.value * 1000 : undefined;
   };
-  const servicesIntervalMs = cadence(
-    '--services-interval',
-    flags.servicesInterval,
-    'CARHOOK_SERVICES_INTERVAL_SECONDS',
-  );
-  const mapIntervalMs = cadence('--map-interval', flags.mapInterval, 'CARHOOK_MAP_INTERVAL_SECONDS');
-  const scheduleField = flags.retrySchedule !== undefined ? '--retry-schedule' : 'CARHOOK_RETRY_SCHEDULE';
-  const schedule = parseRetrySchedule(scheduleField, flags.retrySchedule ?? env.CARHOOK_RETRY_SCHEDULE);
+  const servicesIntervalMs = cadence('servicesIntervalSeconds', flags.servicesInterval);
+  const mapIntervalMs = cadence('mapIntervalSeconds', flags.mapInterval);
+  const scheduleNames = CHOICE_SETTINGS.retrySchedule.names;
+  const scheduleField = flags.retrySchedule !== undefined ? scheduleNames.flag : scheduleNames.env;
+  const schedule = parseRetrySchedule(scheduleField, flags.retrySchedule ?? env[scheduleNames.env]);
   if (!schedule.ok) bad(schedule.message, scheduleField);
   let demoEveryMs = 10_000;
   if (flags.demoEvery !== undefined) {
@@ -136,10 +142,16 @@ export function devSettings(flags: DevFlags, env: Readonly<Record<string, string
       baseUrl: urlFlag('--api-base-url', flags.apiBaseUrl),
       authUrl: urlFlag('--auth-base-url', flags.authBaseUrl),
       brands,
-      ...(flags.apiCredentials ? { credentialsFile: flags.apiCredentials } : {}),
-      ...(flags.mapCredentials ? { mapCredentialsFile: flags.mapCredentials } : {}),
+      credentialsFile: flags.apiCredentials || undefined,
+      mapCredentialsFile: flags.mapCredentials || undefined,
     };
   }
+  if (flags.clock !== undefined && flags.clock !== 'wall' && flags.clock !== 'simulated')
+    bad(`--clock: must be wall or simulated, got '${flags.clock}'`, '--clock');
+  if (flags.clock === 'simulated' && api)
+    bad("--clock simulated runs on the simulator's clock: it cannot be used with --api-base-url", '--clock');
+  if (flags.clock === 'simulated' && flags.demo)
+    bad('--demo paces itself on the wall clock: it cannot be used with --clock simulated', '--demo');
   if (flags.dataDir !== undefined && flags.dataDir.trim() === '')
     bad('--data-dir: must not be empty', '--data-dir');
   const adminToken = env.CARHOOK_ADMIN_TOKEN?.trim() || undefined;
@@ -167,24 +179,26 @@ export function devSettings(flags: DevFlags, env: Readonly<Record<string, string
       allowHostsFlag,
     );
   }
+  // Unset options stay undefined: the runtime applies its defaults to each (`??`).
   return {
     runtime: {
-      ...(port !== undefined ? { port } : {}),
-      ...(allowHosts ? { webhookAllowHosts: allowHosts.map((h) => h.trim()).filter((h) => h !== '') } : {}),
-      ...(simPort !== undefined ? { simPort } : {}),
-      ...(vehicles !== undefined ? { vehicles } : {}),
-      ...(seed !== undefined ? { seed } : {}),
-      ...(quota !== undefined ? { quota } : {}),
-      ...(pollConcurrency !== undefined ? { pollConcurrency } : {}),
-      ...(pollStrategy !== undefined ? { pollStrategy: pollStrategy as PollStrategy } : {}),
-      ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}),
-      ...(servicesIntervalMs !== undefined ? { servicesIntervalMs } : {}),
-      ...(mapIntervalMs !== undefined ? { mapIntervalMs } : {}),
+      port,
+      simPort,
+      vehicles,
+      seed,
+      quota,
+      pollConcurrency,
+      pollStrategy: pollStrategy as PollStrategy | undefined,
+      pollIntervalMs,
+      servicesIntervalMs,
+      mapIntervalMs,
       retrySchedule: schedule.value,
-      ...(flags.dataDir !== undefined ? { dataDir: flags.dataDir } : {}),
-      ...(flags.jsonl !== undefined ? { jsonlPath: flags.jsonl } : {}),
-      ...(api ? { api } : {}),
-      ...(adminToken ? { adminToken } : {}),
+      webhookAllowHosts: allowHosts?.map((h) => h.trim()).filter((h) => h !== ''),
+      dataDir: flags.dataDir,
+      jsonlPath: flags.jsonl,
+      api,
+      adminToken,
+      clock: flags.clock === 'simulated' ? 'simulated' : undefined,
       env,
     },
     demo: flags.demo === true,

@@ -4,7 +4,9 @@
  * JSON for scripts; errors are one line on stderr and a non-zero exit code.
  */
 import { Command, CommanderError } from 'commander';
-import { parseDuration } from '../../functions/local/duration';
+import { formatDuration, parseDuration } from '../../functions/local/duration';
+import { DEFAULT_WEBHOOK_ALLOW_HOSTS, LOCAL_DEFAULTS } from '../../functions/local/options';
+import { DEFAULT_SETTINGS, INTEGER_SETTINGS } from '../../functions/runtime/settings';
 import { CliError } from './client';
 import { allPages, call, globals, type Json, out, readFileOption, show, str, table } from './common';
 import { runDev } from './dev';
@@ -34,30 +36,49 @@ export function buildProgram(): Command {
     .description(
       'run Carhook on this machine: DynamoDB Local, the simulator, pollers, webhooks and the HTTP API',
     )
-    .option('--port <port>', 'HTTP API port (default 8080; 0 = any free port)')
-    .option('--sim-port <port>', 'simulator port, its control API is /_sim (default 4010)')
-    .option('--vehicles <n>', 'simulated vehicles (default 10)')
-    .option('--seed <n>', 'simulator world seed (default 1)')
-    .option('--poll-interval <duration>', 'planner cadence, e.g. 2s, 500ms, 1m (default 5s)')
+    .option('--port <port>', `HTTP API port (default ${LOCAL_DEFAULTS.port}; 0 = any free port)`)
+    .option(
+      '--sim-port <port>',
+      `simulator port, its control API is /_sim (default ${LOCAL_DEFAULTS.simPort})`,
+    )
+    .option('--vehicles <n>', `simulated vehicles (default ${LOCAL_DEFAULTS.vehicles})`)
+    .option('--seed <n>', `simulator world seed (default ${LOCAL_DEFAULTS.seed})`)
+    .option(
+      '--poll-interval <duration>',
+      `planner cadence, e.g. 2s, 500ms, 1m (default ${formatDuration(LOCAL_DEFAULTS.pollIntervalMs)})`,
+    )
     .option('--data-dir <dir>', 'persist data, keys and events here (default: in memory)')
-    .option('--quota <n>', 'API requests per 60 s (default 600 with the simulator, 120 with a real API)')
-    .option('--poll-concurrency <n>', 'poll jobs run at once, 1 to 64 (default 4)')
-    .option('--poll-strategy <name>', 'carhook, round-robin or naive (default carhook)')
+    .option(
+      '--quota <n>',
+      `API requests per 60 s (default ${LOCAL_DEFAULTS.simulatorQuota} with the simulator, ${DEFAULT_SETTINGS.quotaRequests} with a real API)`,
+    )
+    .option(
+      '--poll-concurrency <n>',
+      `poll jobs run at once, 1 to 64 (default ${LOCAL_DEFAULTS.pollConcurrency})`,
+    )
+    .option(
+      '--poll-strategy <name>',
+      `carhook, round-robin or naive (default ${DEFAULT_SETTINGS.pollStrategy})`,
+    )
     .option(
       '--services-interval <duration>',
-      'how often vehicle services are read, e.g. 30s, 10m (default 24h; env CARHOOK_SERVICES_INTERVAL_SECONDS)',
+      `how often vehicle services are read, e.g. 30s, 10m (default ${formatDuration(DEFAULT_SETTINGS.servicesIntervalSeconds * 1000)}; env ${INTEGER_SETTINGS.servicesIntervalSeconds.names.env})`,
     )
     .option(
       '--map-interval <duration>',
-      'how often map updates are read, in bulk (default 24h; env CARHOOK_MAP_INTERVAL_SECONDS)',
+      `how often map updates are read, in bulk (default ${formatDuration(DEFAULT_SETTINGS.mapIntervalSeconds * 1000)}; env ${INTEGER_SETTINGS.mapIntervalSeconds.names.env})`,
     )
     .option(
       '--retry-schedule <name>',
-      'webhook retries: standard (about 27.6 h, disable after 5 days failing) or fast (about 40 s, disable after 2 min failing); env CARHOOK_RETRY_SCHEDULE',
+      `webhook retries: standard (about 27.6 h, disable after 5 days failing) or fast (about 40 s, disable after 2 min failing); default ${DEFAULT_SETTINGS.retrySchedule}; env CARHOOK_RETRY_SCHEDULE`,
     )
     .option(
       '--demo',
       'also start a verifying receiver subscribed to everything, and make the simulator raise and fix alerts',
+    )
+    .option(
+      '--clock <clock>',
+      "wall (default) or simulated: the simulator's clock, moved only by POST /_sim/clock/advance, each advance running a poll cycle and every job and delivery due before it answers (for tests and demos)",
     )
     .option('--demo-every <duration>', 'pace of the demo script (default 10s)')
     .option(
@@ -77,7 +98,7 @@ export function buildProgram(): Command {
     .option('--jsonl <file>', 'append events here (default <data-dir>/events.jsonl or a temp file)')
     .option(
       '--allow-webhook-host <host>',
-      'where webhooks may go besides the public internet: IP, CIDR, hostname or *.suffix; repeat it (default: localhost, 127.0.0.0/8, ::1; env CARHOOK_WEBHOOK_ALLOW_HOSTS, comma-separated). Carhook’s own ports are always refused',
+      `where webhooks may go besides the public internet: IP, CIDR, hostname or *.suffix; repeat it (default: ${DEFAULT_WEBHOOK_ALLOW_HOSTS.join(', ')}; env CARHOOK_WEBHOOK_ALLOW_HOSTS, comma-separated). Carhook’s own ports are always refused`,
       (value: string, previous: string[] = []) => [...previous, value],
     )
     .action(async (flags) => {

@@ -27,12 +27,13 @@ export function addSubscriptionCommands(program: Command): void {
         o: { url: string; types?: string; vehicles?: string; enrollments?: string; description?: string },
         command: Command,
       ) => {
+        // An option not given is undefined, left out of the JSON body.
         const body = {
           url: o.url,
-          ...(o.types ? { eventTypes: list(o.types) } : {}),
-          ...(o.vehicles ? { vehicleIds: list(o.vehicles) } : {}),
-          ...(o.enrollments ? { enrollmentIds: list(o.enrollments) } : {}),
-          ...(o.description ? { description: o.description } : {}),
+          eventTypes: list(o.types || undefined),
+          vehicleIds: list(o.vehicles || undefined),
+          enrollmentIds: list(o.enrollments || undefined),
+          description: o.description || undefined,
         };
         // --url here is the endpoint; the API address is the root's --url or CARHOOK_URL.
         const r = await call(command, 'POST', '/subscriptions', { body });
@@ -123,9 +124,9 @@ export function addSubscriptionCommands(program: Command): void {
         const r = await call(command, 'POST', `${path}/replay`, {
           body: {
             since,
-            ...(o.until ? { until: o.until } : {}),
-            ...(o.types ? { eventTypes: list(o.types) } : {}),
-            ...(o.events ? { eventIds: list(o.events) } : {}),
+            until: o.until || undefined,
+            eventTypes: list(o.types || undefined),
+            eventIds: list(o.events || undefined),
           },
         });
         const b = r.body as Json;

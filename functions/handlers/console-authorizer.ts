@@ -9,21 +9,27 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import {
   type AuthorizerEvent,
   type AuthorizerResult,
-  CONSOLE_TOKEN_SECRET_ARN_ENV,
   createConsoleAuthorizer,
 } from '../http/console-authorizer';
+import { loadRuntimeConfig, RUNTIME_ENV, required } from '../runtime/config';
 import { withPowertools } from '../runtime/lambda';
 import { logger } from '../runtime/observability';
 
 let provider: SecretsProvider | undefined;
+let arn: string | undefined;
+// Read and checked once, at the first invocation that gets this far (a missing or malformed ARN
+// fails closed, logged below, and is checked again at the next one).
+const tokenArn = (): string =>
+  (arn ??= required(
+    loadRuntimeConfig(process.env, ['consoleToken']).secrets.consoleTokenArn,
+    RUNTIME_ENV.consoleTokenSecretArn,
+  ));
 
 const authorize = createConsoleAuthorizer({
   now: () => Date.now(),
   loadToken: async () => {
-    const arn = process.env[CONSOLE_TOKEN_SECRET_ARN_ENV];
-    if (!arn) throw new Error(`${CONSOLE_TOKEN_SECRET_ARN_ENV}: not set`);
     provider ??= new SecretsProvider({ awsSdkV3Client: new SecretsManagerClient({}) });
-    const value = await provider.get(arn, { forceFetch: true });
+    const value = await provider.get(tokenArn(), { forceFetch: true });
     return value instanceof Uint8Array ? Buffer.from(value).toString('utf8') : value;
   },
 });

@@ -10,7 +10,6 @@ import { type APIGatewayProxyResult, handle, type LambdaEvent } from 'hono/aws-l
 import { createHttpApp } from '../http/app';
 import { CONSOLE_API_PREFIX } from '../http/console-authorizer';
 import { type AwsRuntime, createAwsRuntime, lazy } from '../runtime/aws';
-import { RUNTIME_ENV } from '../runtime/config';
 import { withPowertools } from '../runtime/lambda';
 import { logger } from '../runtime/observability';
 import { createWebhooks } from '../runtime/webhooks';
@@ -55,10 +54,7 @@ export function createHttpApiHandler(get: () => AwsRuntime) {
           auth: { kind: 'iam' },
           consoleApiBase: CONSOLE_API_PREFIX,
           // CARHOOK_OAUTH_REDIRECT_ORIGINS (CDK prop oauthRedirectOrigins): origins besides the API's own.
-          oauthRedirectOrigins: (process.env[RUNTIME_ENV.oauthRedirectOrigins] ?? '')
-            .split(',')
-            .map((o) => o.trim())
-            .filter((o) => o !== ''),
+          oauthRedirectOrigins: aws.config.oauthRedirectOrigins,
         },
       ),
     );

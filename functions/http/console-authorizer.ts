@@ -19,8 +19,6 @@ import { createHash, timingSafeEqual } from 'node:crypto';
  */
 export const CONSOLE_API_PREFIX = '/console-api';
 
-/** Environment variable holding the secret's ARN (set by the CDK construct's `bindSecret`). */
-export const CONSOLE_TOKEN_SECRET_ARN_ENV = 'CARHOOK_CONSOLE_TOKEN_SECRET_ARN';
 export const MIN_CONSOLE_TOKEN_LENGTH = 16;
 
 /** The parts of an HTTP API authorizer event (payload 2.0) read here. */

@@ -16,7 +16,9 @@ export function banner(rt: LocalRuntime, options: { generatedToken: boolean; rec
       : [`  map API         ${rt.runtime.settings.api.baseUrl}/applications/map/v1   ${rt.mapApi}`]),
     `  DynamoDB Local  ${rt.dynamoEndpoint}   ${rt.dataDir ? `persisted in ${rt.dataDir}` : 'in memory'}`,
     `  events (JSONL)  ${rt.jsonlPath}`,
-    `  polling         every ${rt.pollIntervalMs} ms, quota ${rt.quota} requests / 60 s`,
+    rt.clock === 'simulated' && rt.sim
+      ? `  polling         on the simulator's clock: each POST ${rt.sim.url}/_sim/clock/advance runs a cycle; quota ${rt.quota} requests / 60 s`
+      : `  polling         every ${rt.pollIntervalMs} ms, quota ${rt.quota} requests / 60 s`,
     `  cadences        services every ${formatDuration(rt.runtime.pollingConfig.servicesIntervalMs)}, map every ${formatDuration(rt.runtime.pollingConfig.mapIntervalMs)}; webhook retries ${rt.retrySchedule}`,
     `  enrolled        ${rt.enrolled.length} user(s) through OAuth`,
     ...(options.receiverUrl

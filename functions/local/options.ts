@@ -1,6 +1,8 @@
 /**
- * The options of the local runtime (`carhook dev`) and what a running one exposes. Defaults are
- * applied once, in runtime.ts.
+ * The options of the local runtime (`carhook dev`) and what a running one exposes. The defaults of
+ * the local mode are here (applied once, in runtime.ts); the settings it shares with a deployment
+ * (quota against a real API, cadences, retry schedule) default as the deployment's do
+ * (functions/runtime/settings.ts).
  */
 
 import type { LocalBus } from '../adapters/local/bus';
@@ -12,9 +14,20 @@ import type { RunningSimulator } from './simulator';
 
 export const TABLE_NAME = 'carhook';
 export const QUEUE_TABLE_NAME = 'carhook-queues';
-export const DEFAULT_PORT = 8080;
-export const DEFAULT_SIM_PORT = 4010;
-export const DEFAULT_VEHICLES = 10;
+/** The local mode's own defaults (the settings it shares with a deployment: ../runtime/settings.ts). */
+export const LOCAL_DEFAULTS = {
+  port: 8080,
+  simPort: 4010,
+  vehicles: 10,
+  seed: 1,
+  host: '127.0.0.1',
+  /** The planner's cadence locally: short, so a change made in the simulator shows within seconds. */
+  pollIntervalMs: 5000,
+  /** Requests per 60 s against the simulator (which is given the same quota). */
+  simulatorQuota: 600,
+  pollConcurrency: 4,
+  version: '0.1.0-local',
+} as const;
 /** Loopback receivers (the demo's, a developer's): allowed unless `--allow-webhook-host` says otherwise. */
 export const DEFAULT_WEBHOOK_ALLOW_HOSTS: readonly string[] = ['localhost', '127.0.0.0/8', '::1'];
 
@@ -77,6 +90,13 @@ export interface LocalRuntimeOptions {
   readonly webhookAllowHosts?: readonly string[];
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly version?: string;
+  /**
+   * `wall` (default): the planner and the sweeper run on timers, workers wait for their queues.
+   * `simulated` (with the simulator only): the simulator's manual clock is the runtime's clock and
+   * nothing runs by itself; `advance(ms)` moves the clock and runs everything that is due, so tests
+   * advance time instead of waiting for it.
+   */
+  readonly clock?: 'wall' | 'simulated';
 }
 
 export interface LocalRuntime {
@@ -100,6 +120,13 @@ export interface LocalRuntime {
   readonly mapApi: string;
   /** Enrollment ids created or refreshed at start (simulator users). */
   readonly enrolled: readonly { userId: string; enrollmentId: string }[];
+  readonly clock: 'wall' | 'simulated';
+  /**
+   * On the simulated clock: moves the simulator's clock by `ms`, then runs one planner cycle and
+   * the sweeper and handles every poll job, fan-out and delivery that is due, until nothing is
+   * left; resolves when all of it has settled. Refused on the wall clock.
+   */
+  advance(ms: number): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -29,14 +29,13 @@ import { compileAllowList, parseAllowEntries, type ReservedPort } from '../core/
 import { createHttpApp } from '../http/app';
 import { createMetricsWindow } from '../runtime/metrics-window';
 import { createRuntime } from '../runtime/runtime';
+import { DEFAULT_SETTINGS } from '../runtime/settings';
 import { createWebhooks } from '../runtime/webhooks';
 import { lockDataDir } from './data-dir';
 import { LocalRuntimeError } from './errors';
 import {
-  DEFAULT_PORT,
-  DEFAULT_SIM_PORT,
-  DEFAULT_VEHICLES,
   DEFAULT_WEBHOOK_ALLOW_HOSTS,
+  LOCAL_DEFAULTS,
   type LocalRuntime,
   type LocalRuntimeOptions,
   QUEUE_TABLE_NAME,
@@ -49,11 +48,12 @@ import {
   enrollSimulatorUsers,
   type RunningSimulator,
   SIMULATOR_BRAND_SEGMENTS,
+  simulatorClock,
   startLocalSimulator,
 } from './simulator';
 import { loadOrCreateState } from './state';
 import { createTimers } from './timers';
-import { startLocalWorkers, subscribeFanOut } from './workers';
+import { drainLocalQueues, startLocalWorkers, subscribeFanOut } from './workers';
 
 export { banner } from './banner';
 export * from './options';
@@ -71,12 +71,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   const env = options.env ?? process.env;
   const out: Writer | null = options.out === undefined ? process.stdout : options.out;
   const err: Writer | null = options.err === undefined ? process.stderr : options.err;
-  const host = options.host ?? '127.0.0.1';
-  const port = options.port ?? DEFAULT_PORT;
-  const simPort = options.simPort ?? DEFAULT_SIM_PORT;
-  const pollIntervalMs = options.pollIntervalMs ?? 5000;
-  const quota = options.quota ?? (options.api ? 120 : 600);
-  const pollConcurrency = options.pollConcurrency ?? 4;
+  const host = options.host ?? LOCAL_DEFAULTS.host;
+  const port = options.port ?? LOCAL_DEFAULTS.port;
+  const simPort = options.simPort ?? LOCAL_DEFAULTS.simPort;
+  const pollIntervalMs = options.pollIntervalMs ?? LOCAL_DEFAULTS.pollIntervalMs;
+  const quota =
+    options.quota ?? (options.api ? DEFAULT_SETTINGS.quotaRequests : LOCAL_DEFAULTS.simulatorQuota);
+  const pollConcurrency = options.pollConcurrency ?? LOCAL_DEFAULTS.pollConcurrency;
   if (!Number.isInteger(pollConcurrency) || pollConcurrency < 1 || pollConcurrency > 64) {
     throw new LocalRuntimeError(
       'InvalidOption',
@@ -84,6 +85,18 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       'pollConcurrency',
     );
   }
+  const simulated = options.clock === 'simulated';
+  if (simulated && options.api) {
+    throw new LocalRuntimeError(
+      'InvalidOption',
+      "the simulated clock is the simulator's: it cannot be used with a real API",
+      'clock',
+    );
+  }
+  // Every part of the runtime reads time through this; on the simulated clock it becomes the
+  // simulator's once that is started.
+  let clockNow: () => number = Date.now;
+  const now = () => clockNow();
   const cleanups: (() => Promise<void>)[] = [];
   const unwind = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
@@ -95,7 +108,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
 
   const simWorld = options.api
     ? undefined
-    : { seed: options.seed ?? 1, vehicles: options.vehicles ?? DEFAULT_VEHICLES };
+    : { seed: options.seed ?? LOCAL_DEFAULTS.seed, vehicles: options.vehicles ?? LOCAL_DEFAULTS.vehicles };
   // One runtime per data directory (two DynamoDB Local JVMs on one file would corrupt it); taken
   // before anything in it is read or written, released last.
   const lock = options.dataDir ? await lockDataDir(options.dataDir) : undefined;
@@ -125,8 +138,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   try {
     if (options.dataDir) await mkdir(join(options.dataDir, 'dynamodb'), { recursive: true, mode: 0o700 });
     dynamo = await startDynamoDbLocal({
-      ...(options.dynamoPort !== undefined ? { port: options.dynamoPort } : {}),
-      ...(options.dataDir ? { dataDir: join(options.dataDir, 'dynamodb') } : {}),
+      port: options.dynamoPort,
+      dataDir: options.dataDir ? join(options.dataDir, 'dynamodb') : undefined,
     });
   } catch (error) {
     await unwind();
@@ -148,7 +161,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       rateBudget: rateBudgetConfig,
     });
     const queue = <T>(queueName: string) =>
-      new LocalQueue<T>({ client, tableName: QUEUE_TABLE_NAME, queueName });
+      new LocalQueue<T>({ client, tableName: QUEUE_TABLE_NAME, queueName, now });
     const pollQueue = queue<PollJob>(QUEUE_NAMES.pollJobs);
     const deliveryQueue = queue<DeliveryJob>(QUEUE_NAMES.deliveries);
     const jsonlPath =
@@ -158,11 +171,19 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     let sim: RunningSimulator | undefined;
     if (simWorld) {
       const started = await startLocalSimulator(
-        { port: simPort, host, startTime: state.simStartTime, ...simWorld, quota },
+        {
+          port: simPort,
+          host,
+          startTime: state.simStartTime,
+          ...simWorld,
+          quota,
+          clock: simulated ? 'manual' : 'real',
+        },
         Date.now(),
       );
       sim = started;
       cleanups.push(() => started.close());
+      if (simulated) clockNow = simulatorClock(started).now;
     }
 
     const secrets = localSecrets(
@@ -176,13 +197,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       : (options.api as NonNullable<typeof options.api>);
     // Every request, poll and delivery of this runtime happens in this process: the console's
     // quota and lag page reads them from here.
-    const recent = createMetricsWindow({ now: () => Date.now(), quota: { limit: quota, windowSeconds: 60 } });
+    const recent = createMetricsWindow({ now, quota: { limit: quota, windowSeconds: 60 } });
     const runtime = createRuntime(
       {
         api: { baseUrl: api.baseUrl, authUrl: api.authUrl, brands: api.brands },
         quota: { requests: quota, windowSeconds: 60 },
         pollIntervalSeconds: pollIntervalMs / 1000,
-        ...(options.pollStrategy ? { pollStrategy: options.pollStrategy } : {}),
+        pollStrategy: options.pollStrategy,
         // Locally the cadence is the point: alerts known active are followed every cycle, so a fix
         // shows within seconds (the quota still bounds it).
         polling: {
@@ -195,10 +216,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
           ...options.polling,
         },
         stateKey: Buffer.from(state.stateKey, 'base64'),
-        version: options.version ?? '0.1.0-local',
-        ...(port !== 0 ? { publicUrl: `http://${host.includes(':') ? `[${host}]` : host}:${port}` } : {}),
+        version: options.version ?? LOCAL_DEFAULTS.version,
+        publicUrl: port !== 0 ? `http://${host.includes(':') ? `[${host}]` : host}:${port}` : undefined,
       },
-      { stores, rateBudget, bus, secrets, pollQueue, metrics: recent.sink },
+      { stores, rateBudget, bus, secrets, pollQueue, metrics: recent.sink, now },
     );
     // Carhook's own servers are never a webhook target: a subscription could otherwise call the
     // simulator's control routes, DynamoDB Local or this API and read the answers in its delivery
@@ -225,7 +246,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       deliveryQueue,
       senderOptions: { allowInsecureLoopback: true, allowList: allowList.value },
       onProblem: (problem) => err?.write(`carhook: webhook ${problem.kind}: ${problem.message}\n`),
-      ...(options.retrySchedule ? { retrySchedule: options.retrySchedule } : {}),
+      retrySchedule: options.retrySchedule,
     });
     const fanOut = subscribeFanOut(bus, webhooks);
     cleanups.push(async () => fanOut.unsubscribe());
@@ -250,15 +271,59 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     // Enrolled before any worker runs: a job left from a previous run then uses the fresh tokens.
     const enrolled = sim ? await enrollSimulatorUsers(apiUrl, sim, err) : [];
 
-    const workers = startLocalWorkers({ runtime, webhooks, pollQueue, deliveryQueue, pollConcurrency, err });
-    const timers = createTimers(err);
-    timers.every(pollIntervalMs, 'planner', async () => runPlanner(await runtime.plannerDeps()));
+    const workerOptions = { runtime, webhooks, pollQueue, deliveryQueue, pollConcurrency, err, now };
+    const plan = async () => {
+      await runPlanner(await runtime.plannerDeps());
+    };
     // The sweeper: events committed but not published (crash between commit and publish) and
     // deliveries whose queue message was lost go out again, with the same ids.
-    timers.every(Math.max(10_000, pollIntervalMs), 'sweeper', async () => {
+    const sweep = async () => {
       await republishPending(runtime.republishDeps());
       await webhooks.engine.sweep();
-    });
+    };
+    // On the simulated clock nothing runs by itself: `advance` runs what is due.
+    const workers = simulated ? { stop: async () => {} } : startLocalWorkers(workerOptions);
+    const timers = createTimers(err);
+    if (!simulated) {
+      timers.every(pollIntervalMs, 'planner', plan);
+      timers.every(Math.max(10_000, pollIntervalMs), 'sweeper', sweep);
+    }
+    // On the simulated clock, every advance of the simulator's clock (this runtime's `advance`, or
+    // anyone's POST /_sim/clock/advance) runs one step before the simulator answers: a planner
+    // cycle, the sweeper, then every job, fan-out and delivery due, until nothing is left.
+    let stepping: Promise<void> = Promise.resolve();
+    let stepError: unknown;
+    const step = (): Promise<void> => {
+      stepping = stepping.then(async () => {
+        try {
+          await plan();
+          await sweep();
+          // Handling a message may publish events (fan-out: first attempts) or queue more work.
+          for (let pass = 0; pass < 1000; pass++) {
+            const received = await drainLocalQueues(workerOptions);
+            const attempts = await fanOut.drain();
+            if (received === 0 && attempts === 0) return;
+          }
+          throw new Error('the queues did not settle after 1000 passes');
+        } catch (error) {
+          stepError = error;
+          err?.write(`carhook: simulated clock step failed: ${(error as Error)?.message ?? String(error)}\n`);
+        }
+      });
+      return stepping;
+    };
+    if (simulated && sim) {
+      const stopListening = sim.onClockAdvance(step);
+      cleanups.push(async () => stopListening());
+    }
+    const advance = async (ms: number): Promise<void> => {
+      if (!simulated || !sim) {
+        throw new LocalRuntimeError('InvalidOption', 'advance() needs the simulated clock', 'clock');
+      }
+      stepError = undefined;
+      await simulatorClock(sim).advance(ms);
+      if (stepError !== undefined) throw stepError;
+    };
 
     let closing: Promise<void> | undefined;
     const close = () => {
@@ -278,18 +343,20 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       dynamoEndpoint: dynamo.endpoint,
       jsonlPath,
       pollConcurrency,
-      ...(options.dataDir ? { dataDir: options.dataDir } : {}),
-      ...(sim ? { sim } : {}),
+      dataDir: options.dataDir || undefined,
+      sim,
       runtime,
       webhooks,
       bus,
       pollIntervalMs,
       quota,
-      retrySchedule: options.retrySchedule?.name ?? 'standard',
+      retrySchedule: options.retrySchedule?.name ?? DEFAULT_SETTINGS.retrySchedule,
       mapApi: sim
         ? "the simulator's (its client credentials)"
         : describeMapSource(mapCredentialsSource(options.api as NonNullable<typeof options.api>, env)),
       enrolled,
+      clock: simulated ? 'simulated' : 'wall',
+      advance,
       close,
     };
   } catch (error) {

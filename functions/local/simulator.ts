@@ -18,12 +18,17 @@ export interface LocalSimulatorOptions {
   readonly seed: number;
   /** Requests per 60 s, the same quota as Carhook's. */
   readonly quota: number;
+  /**
+   * `real` (default): the world's time follows the wall clock. `manual`: it moves only when
+   * advanced (`simulatorClock(sim).advance`, or `POST /_sim/clock/advance`).
+   */
+  readonly clock?: 'real' | 'manual';
 }
 
 /** The OAuth path segment of every brand the simulator serves. */
 export const SIMULATOR_BRAND_SEGMENTS: readonly string[] = Object.values(BRANDS).map((b) => b.authSegment);
 
-/** Starts the simulator on the real clock, advanced to wall time; a busy port is a `PortInUse`. */
+/** Starts the simulator (its world advanced to wall time); a busy port is a `PortInUse`. */
 export async function startLocalSimulator(
   options: LocalSimulatorOptions,
   now: number,
@@ -33,7 +38,7 @@ export async function startLocalSimulator(
     sim = await startSimulator({
       port: options.port,
       host: options.host,
-      clock: 'real',
+      clock: options.clock ?? 'real',
       startTime: options.startTime,
       vehicles: options.vehicles,
       seed: options.seed,
@@ -52,18 +57,31 @@ export async function startLocalSimulator(
   // Same seed and world start as the first run: the same world (ids included), now at wall time.
   try {
     const behind = now - sim.world.now();
-    if (behind > 0) {
-      await fetch(`${sim.url}/_sim/clock/advance`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ ms: behind }),
-      });
-    }
+    if (behind > 0) await simulatorClock(sim).advance(behind);
   } catch (error) {
     await sim.close();
     throw error;
   }
   return sim;
+}
+
+/** The simulator's world clock, as the local runtime reads and moves it on the simulated clock. */
+export function simulatorClock(sim: RunningSimulator): {
+  now: () => number;
+  advance: (ms: number) => Promise<void>;
+} {
+  return {
+    now: () => sim.world.now(),
+    advance: async (ms) => {
+      const res = await fetch(`${sim.url}/_sim/clock/advance`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ms }),
+      });
+      if (!res.ok)
+        throw new Error(`the simulator's clock did not advance: ${res.status} ${await res.text()}`);
+    },
+  };
 }
 
 /**

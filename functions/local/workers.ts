@@ -15,8 +15,8 @@ import type { Webhooks } from '../runtime/webhooks';
 import type { Writer } from './options';
 
 export interface FanOut {
-  /** Resolves when the first attempts still running have finished. */
-  drain(): Promise<void>;
+  /** Resolves, with how many there were, when the first attempts still running have finished. */
+  drain(): Promise<number>;
   unsubscribe(): void;
 }
 
@@ -36,7 +36,9 @@ export function subscribeFanOut(bus: LocalBus, webhooks: Webhooks): FanOut {
     // A first attempt still going finishes (bounded by the sender's timeout); its record stays
     // pending otherwise and the sweeper queues it again after a restart.
     drain: async () => {
-      await Promise.all([...firstAttempts]);
+      const running = [...firstAttempts];
+      await Promise.all(running);
+      return running.length;
     },
     unsubscribe,
   };
@@ -54,17 +56,20 @@ export interface LocalWorkersOptions {
   readonly deliveryQueue: LocalQueue<DeliveryJob>;
   readonly pollConcurrency: number;
   readonly err: Writer | null;
+  /** The runtime's clock (a message's `notBefore` is compared with it). */
+  readonly now?: () => number;
 }
 
-export function startLocalWorkers(o: LocalWorkersOptions): LocalWorkers {
+/** The poll and delivery consumers; with `untilEmpty` they stop once their queue has nothing visible. */
+function consume(o: LocalWorkersOptions, signal: AbortSignal, untilEmpty: boolean) {
   const { runtime, webhooks, err } = o;
-  const stop = new AbortController();
   const report = (what: string) => (e: { stage?: string; message: string }) =>
     err?.write(`carhook: ${what}${e.stage ? ` ${e.stage}` : ''}: ${e.message}\n`);
   const failed = (what: string) => (r: { status: string; error?: string; id: string }) => {
     if (r.status === 'failed') err?.write(`carhook: ${what} failed: ${r.error ?? r.id}\n`);
   };
 
+  const common = { signal, untilEmpty, ...(o.now ? { now: o.now } : {}) };
   const pollWorkers = runConsumer<unknown>(
     o.pollQueue,
     async (body, { signal }) => {
@@ -72,7 +77,7 @@ export function startLocalWorkers(o: LocalWorkersOptions): LocalWorkers {
       recordJobResult(runtime.metrics, result);
     },
     {
-      signal: stop.signal,
+      ...common,
       concurrency: o.pollConcurrency,
       visibilityTimeoutSeconds: 60,
       onError: report('poll queue'),
@@ -80,7 +85,7 @@ export function startLocalWorkers(o: LocalWorkersOptions): LocalWorkers {
     },
   );
   const deliveryWorkers = runConsumer<DeliveryJob>(o.deliveryQueue, deliveryJobHandler(webhooks.engine), {
-    signal: stop.signal,
+    ...common,
     concurrency: 8,
     visibilityTimeoutSeconds: 60,
     parse: parseDeliveryJob,
@@ -88,10 +93,25 @@ export function startLocalWorkers(o: LocalWorkersOptions): LocalWorkers {
     onResult: failed('delivery job'),
   });
 
+  return Promise.all([pollWorkers, deliveryWorkers]);
+}
+
+export function startLocalWorkers(o: LocalWorkersOptions): LocalWorkers {
+  const stop = new AbortController();
+  const running = consume(o, stop.signal, false);
   return {
     async stop() {
       stop.abort();
-      await Promise.all([pollWorkers, deliveryWorkers]);
+      await running;
     },
   };
+}
+
+/**
+ * Handles every message visible now in both queues, and what handling them sends, until neither
+ * queue has a visible message (the simulated clock's step). Resolves with how many were received.
+ */
+export async function drainLocalQueues(o: LocalWorkersOptions): Promise<number> {
+  const [poll, delivery] = await consume(o, new AbortController().signal, true);
+  return poll.received + delivery.received;
 }

@@ -22,8 +22,16 @@ import type { DeliveryJob } from '../core/delivery/engine';
 import { RETRY_SCHEDULES } from '../core/delivery/retry-schedule';
 import type { PollJob } from '../core/polling/jobs';
 import type { EventBus, PublishResult } from '../core/publishing/ports';
+import { compileAllowList, parseAllowEntries } from '../core/webhooks/ssrf';
 import { awsClient, onFirstSend } from './aws-clients';
-import { type ConfigNeed, loadRuntimeConfig, RUNTIME_ENV, type RuntimeConfig, required } from './config';
+import {
+  ConfigError,
+  type ConfigNeed,
+  loadRuntimeConfig,
+  RUNTIME_ENV,
+  type RuntimeConfig,
+  required,
+} from './config';
 import { logger, type MetricSink, powertoolsMetricSink } from './observability';
 import { createRuntime, type Runtime } from './runtime';
 import type { createWebhooks, Webhooks } from './webhooks';
@@ -112,6 +120,28 @@ const processClients = {
     awsClient('secretsManager', (config) => new SecretsManagerClient(config)),
 };
 
+/**
+ * The sender's policy: the one given (tests), or the deployment's allow-list
+ * (`CARHOOK_WEBHOOK_ALLOW_HOSTS`, already checked by the config); none: only the public internet.
+ */
+function senderOptionsOf(
+  given: SenderOptions | undefined,
+  allowHosts: readonly string[],
+): { senderOptions?: SenderOptions } {
+  if (given) return { senderOptions: given };
+  if (allowHosts.length === 0) return {};
+  const compiled = compileAllowList(parseAllowEntries(allowHosts));
+  if (!compiled.ok) {
+    throw new ConfigError([
+      {
+        variable: RUNTIME_ENV.webhookAllowHosts,
+        message: `"${compiled.error.value}" is not an IP address, CIDR, hostname or *.suffix`,
+      },
+    ]);
+  }
+  return { senderOptions: { allowList: compiled.value } };
+}
+
 export function createAwsRuntime(options: AwsRuntimeOptions): AwsRuntime {
   const env = options.env ?? process.env;
   const config = loadRuntimeConfig(env, ['table', 'api', ...options.needs]);
@@ -154,17 +184,17 @@ export function createAwsRuntime(options: AwsRuntimeOptions): AwsRuntime {
         mapIntervalMs: config.mapIntervalSeconds * 1000,
       },
       version: config.version,
-      ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+      publicUrl: config.publicUrl,
     },
     {
       stores,
       rateBudget,
       bus,
       secrets,
-      ...(pollQueue ? { pollQueue } : {}),
+      pollQueue,
       metrics: options.metrics ?? powertoolsMetricSink(),
-      ...(options.now ? { now: options.now } : {}),
-      ...(options.fetch ? { fetch: options.fetch } : {}),
+      now: options.now,
+      fetch: options.fetch,
     },
   );
   const deliveriesUrl = config.queues.deliveries;
@@ -180,7 +210,7 @@ export function createAwsRuntime(options: AwsRuntimeOptions): AwsRuntime {
       webhooks ??= create(runtime, {
         ...createDynamoSubscriptionStores({ client: clients.dynamodb, tableName }),
         deliveryQueue: new SqsQueue<DeliveryJob>({ client: clients.sqs, queueUrl: deliveriesUrl }),
-        ...(options.webhookSender ? { senderOptions: options.webhookSender } : {}),
+        ...senderOptionsOf(options.webhookSender, config.webhookAllowHosts),
         retrySchedule: RETRY_SCHEDULES[config.retrySchedule],
         onProblem: (problem) => logger.warn('webhook delivery problem', { ...problem }),
       }).catch((error: unknown) => {

@@ -8,8 +8,10 @@
  * only for the parts it uses (`needs`): the planner never needs the API's secrets, for instance.
  */
 import * as z from 'zod';
-import { type RetryScheduleName, retryScheduleNames } from '../core/delivery/retry-schedule';
-import { type PollStrategy, pollStrategies } from '../core/polling/config';
+import type { RetryScheduleName } from '../core/delivery/retry-schedule';
+import type { PollStrategy } from '../core/polling/config';
+import { compileAllowList, parseAllowEntries } from '../core/webhooks/ssrf';
+import { CHOICE_SETTINGS, DEFAULT_EVENT_SOURCE, envChoice, envInteger, INTEGER_SETTINGS } from './settings';
 
 /** Every variable the runtime reads. */
 export const RUNTIME_ENV = {
@@ -22,19 +24,17 @@ export const RUNTIME_ENV = {
   apiBaseUrl: 'CARHOOK_API_BASE_URL',
   authUrl: 'CARHOOK_AUTH_URL',
   brands: 'CARHOOK_BRANDS',
-  quotaRequests: 'CARHOOK_QUOTA_REQUESTS',
-  quotaWindowSeconds: 'CARHOOK_QUOTA_WINDOW_SECONDS',
-  pollIntervalSeconds: 'CARHOOK_POLL_INTERVAL_SECONDS',
-  maintenanceDueDays: 'CARHOOK_MAINTENANCE_DUE_DAYS',
-  maintenanceDueKm: 'CARHOOK_MAINTENANCE_DUE_KM',
-  eventLogRetentionDays: 'CARHOOK_EVENT_LOG_RETENTION_DAYS',
-  pollStrategy: 'CARHOOK_POLL_STRATEGY',
-  /** How often services are read (default 86,400: daily). */
-  servicesIntervalSeconds: 'CARHOOK_SERVICES_INTERVAL_SECONDS',
-  /** How often map update information is read (default 86,400: daily). */
-  mapIntervalSeconds: 'CARHOOK_MAP_INTERVAL_SECONDS',
-  /** Webhook retry schedule: `standard` (default) or `fast`. */
-  retrySchedule: 'CARHOOK_RETRY_SCHEDULE',
+  // The tunable settings: named, bounded and defaulted in ./settings.ts.
+  quotaRequests: INTEGER_SETTINGS.quotaRequests.names.env,
+  quotaWindowSeconds: INTEGER_SETTINGS.quotaWindowSeconds.names.env,
+  pollIntervalSeconds: INTEGER_SETTINGS.pollIntervalSeconds.names.env,
+  maintenanceDueDays: INTEGER_SETTINGS.maintenanceDueDays.names.env,
+  maintenanceDueKm: INTEGER_SETTINGS.maintenanceDueKm.names.env,
+  eventLogRetentionDays: INTEGER_SETTINGS.eventLogRetentionDays.names.env,
+  pollStrategy: CHOICE_SETTINGS.pollStrategy.names.env,
+  servicesIntervalSeconds: INTEGER_SETTINGS.servicesIntervalSeconds.names.env,
+  mapIntervalSeconds: INTEGER_SETTINGS.mapIntervalSeconds.names.env,
+  retrySchedule: CHOICE_SETTINGS.retrySchedule.names.env,
   pollQueueUrl: 'CARHOOK_POLL_QUEUE_URL',
   fanOutQueueUrl: 'CARHOOK_FANOUT_QUEUE_URL',
   deliveryQueueUrl: 'CARHOOK_DELIVERY_QUEUE_URL',
@@ -45,6 +45,8 @@ export const RUNTIME_ENV = {
   oauthRedirectOrigins: 'CARHOOK_OAUTH_REDIRECT_ORIGINS',
   /** Where users reach Carhook's HTTP API: the re-authorization event links to its authorize route. */
   publicUrl: 'CARHOOK_PUBLIC_URL',
+  /** The console authorizer's admin token (a Secrets Manager ARN). */
+  consoleTokenSecretArn: 'CARHOOK_CONSOLE_TOKEN_SECRET_ARN',
 } as const;
 
 export type RuntimeEnvName = (typeof RUNTIME_ENV)[keyof typeof RUNTIME_ENV];
@@ -58,6 +60,8 @@ export type ConfigNeed =
   | 'secrets'
   /** The token key ring only (webhook functions: subscription secrets are sealed with it). */
   | 'keyRing'
+  /** The console authorizer's admin-token secret. */
+  | 'consoleToken'
   | 'pollQueue'
   | 'fanOutQueue'
   | 'deliveryQueue';
@@ -68,6 +72,7 @@ const NEEDED_VARIABLES: Readonly<Record<ConfigNeed, readonly RuntimeEnvName[]>> 
   api: [RUNTIME_ENV.apiBaseUrl, RUNTIME_ENV.authUrl, RUNTIME_ENV.brands],
   secrets: [RUNTIME_ENV.apiClientSecretArn, RUNTIME_ENV.tokenKeyRingSecretArn],
   keyRing: [RUNTIME_ENV.tokenKeyRingSecretArn],
+  consoleToken: [RUNTIME_ENV.consoleTokenSecretArn],
   pollQueue: [RUNTIME_ENV.pollQueueUrl],
   fanOutQueue: [RUNTIME_ENV.fanOutQueueUrl],
   deliveryQueue: [RUNTIME_ENV.deliveryQueueUrl],
@@ -91,12 +96,17 @@ export interface RuntimeConfig {
     readonly tokenKeyRingArn?: string;
     /** Absent: map update polling is skipped. */
     readonly mapApiArn?: string;
+    readonly consoleTokenArn?: string;
   };
   readonly queues: { readonly pollJobs?: string; readonly fanOut?: string; readonly deliveries?: string };
   /** Reported by GET /health. */
   readonly version: string;
   /** `CARHOOK_PUBLIC_URL`: the base of the authorize link in `enrollment.reauthorization_required`. */
   readonly publicUrl?: string;
+  /** Where webhooks may go besides the public internet (IP, CIDR, name, `*.suffix`); checked here. */
+  readonly webhookAllowHosts: readonly string[];
+  /** Origins besides the API's own that the OAuth authorize route may send users back to. */
+  readonly oauthRedirectOrigins: readonly string[];
 }
 
 export interface ConfigIssue {
@@ -115,22 +125,6 @@ export class ConfigError extends Error {
 
 const blankToUndefined = (v: unknown): unknown => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 
-const integer = (min: number, max: number, fallback: number) =>
-  z.preprocess(
-    (v) => blankToUndefined(v) ?? String(fallback),
-    z
-      .string()
-      .regex(/^\d+$/, { message: `must be a whole number from ${min} to ${max}` })
-      .transform(Number)
-      .pipe(
-        z
-          .number()
-          .int()
-          .min(min, { message: `must be at least ${min}` })
-          .max(max, { message: `must be at most ${max}` }),
-      ),
-  );
-
 const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an absolute http(s) URL' });
 
 // Secrets Manager ARN (aws-facts: arn:<partition>:secretsmanager:<region>:<account>:secret:<name>-<6 chars>).
@@ -141,6 +135,28 @@ const secretArn = z
   });
 
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankToUndefined, schema.optional());
+
+/** A comma-separated list (blank entries dropped; unset: none), each entry checked by `entry`. */
+const commaList = (entry: z.ZodType<string>) =>
+  z.preprocess(
+    (v) =>
+      typeof v === 'string'
+        ? v
+            .split(',')
+            .map((e) => e.trim())
+            .filter((e) => e !== '')
+        : [],
+    z.array(entry).max(256),
+  );
+
+// The same allow-list code as `carhook dev --allow-webhook-host` and the CDK prop `webhookAllowHosts`.
+const allowEntry = z.string().refine((entry) => compileAllowList(parseAllowEntries([entry])).ok, {
+  error: (issue) => `"${String(issue.input)}" is not an IP address, CIDR, hostname or *.suffix`,
+});
+
+const origin = z
+  .url({ protocol: /^https?$/, message: 'each origin must be an absolute http(s) URL' })
+  .transform((u) => new URL(u).origin);
 
 // The `<brand_path_segment>` of the OAuth authorize and token addresses.
 const BRAND = /^[a-z0-9][a-z0-9-]{0,63}$/;
@@ -185,35 +201,23 @@ const envSchema = z.object({
           .min(1),
       ),
   ),
-  [RUNTIME_ENV.quotaRequests]: integer(1, 1_000_000, 120),
-  [RUNTIME_ENV.quotaWindowSeconds]: integer(1, 86_400, 60),
-  [RUNTIME_ENV.pollIntervalSeconds]: integer(1, 86_400, 60),
-  [RUNTIME_ENV.servicesIntervalSeconds]: integer(1, 30 * 86_400, 86_400),
-  [RUNTIME_ENV.mapIntervalSeconds]: integer(1, 30 * 86_400, 86_400),
-  [RUNTIME_ENV.retrySchedule]: z.preprocess(
-    blankToUndefined,
-    z
-      .enum(retryScheduleNames, {
-        message: `must be one of ${retryScheduleNames.map((s) => `"${s}"`).join(', ')}`,
-      })
-      .default('standard'),
-  ),
-  [RUNTIME_ENV.maintenanceDueDays]: integer(0, 3650, 30),
-  [RUNTIME_ENV.maintenanceDueKm]: integer(0, 1_000_000, 1000),
-  [RUNTIME_ENV.eventLogRetentionDays]: integer(1, 3650, 30),
-  [RUNTIME_ENV.pollStrategy]: z.preprocess(
-    blankToUndefined,
-    z
-      .enum(pollStrategies, { message: `must be one of ${pollStrategies.map((s) => `"${s}"`).join(', ')}` })
-      .default('carhook'),
-  ),
+  [RUNTIME_ENV.quotaRequests]: envInteger('quotaRequests'),
+  [RUNTIME_ENV.quotaWindowSeconds]: envInteger('quotaWindowSeconds'),
+  [RUNTIME_ENV.pollIntervalSeconds]: envInteger('pollIntervalSeconds'),
+  [RUNTIME_ENV.servicesIntervalSeconds]: envInteger('servicesIntervalSeconds'),
+  [RUNTIME_ENV.mapIntervalSeconds]: envInteger('mapIntervalSeconds'),
+  [RUNTIME_ENV.retrySchedule]: envChoice('retrySchedule'),
+  [RUNTIME_ENV.maintenanceDueDays]: envInteger('maintenanceDueDays'),
+  [RUNTIME_ENV.maintenanceDueKm]: envInteger('maintenanceDueKm'),
+  [RUNTIME_ENV.eventLogRetentionDays]: envInteger('eventLogRetentionDays'),
+  [RUNTIME_ENV.pollStrategy]: envChoice('pollStrategy'),
   [RUNTIME_ENV.pollQueueUrl]: optional(httpUrl),
   [RUNTIME_ENV.fanOutQueueUrl]: optional(httpUrl),
   [RUNTIME_ENV.deliveryQueueUrl]: optional(httpUrl),
   [RUNTIME_ENV.version]: optional(z.string().max(64)),
-  // Checked where they are used (functions/runtime/webhooks.ts, functions/handlers/http-api.ts).
-  [RUNTIME_ENV.webhookAllowHosts]: optional(z.string().max(4096)),
-  [RUNTIME_ENV.oauthRedirectOrigins]: optional(z.string().max(4096)),
+  [RUNTIME_ENV.webhookAllowHosts]: commaList(allowEntry),
+  [RUNTIME_ENV.oauthRedirectOrigins]: commaList(origin),
+  [RUNTIME_ENV.consoleTokenSecretArn]: optional(secretArn),
 });
 
 /**
@@ -246,10 +250,13 @@ export function parseRuntimeConfig(
   const brands = e[RUNTIME_ENV.brands];
   const busName = e[RUNTIME_ENV.eventBusName];
   const version = e[RUNTIME_ENV.version];
+  // An unset variable is an undefined property: each consumer reads its own.
   const config: RuntimeConfig = {
-    ...(e[RUNTIME_ENV.tableName] ? { tableName: e[RUNTIME_ENV.tableName] } : {}),
-    ...(busName ? { eventBus: { name: busName, source: e[RUNTIME_ENV.eventSource] ?? 'carhook' } } : {}),
-    ...(baseUrl && authUrl && brands ? { api: { baseUrl, authUrl, brands } } : {}),
+    tableName: e[RUNTIME_ENV.tableName],
+    eventBus: busName
+      ? { name: busName, source: e[RUNTIME_ENV.eventSource] ?? DEFAULT_EVENT_SOURCE }
+      : undefined,
+    api: baseUrl && authUrl && brands ? { baseUrl, authUrl, brands } : undefined,
     quota: { requests: e[RUNTIME_ENV.quotaRequests], windowSeconds: e[RUNTIME_ENV.quotaWindowSeconds] },
     pollIntervalSeconds: e[RUNTIME_ENV.pollIntervalSeconds],
     pollStrategy: e[RUNTIME_ENV.pollStrategy],
@@ -259,19 +266,20 @@ export function parseRuntimeConfig(
     maintenanceDue: { days: e[RUNTIME_ENV.maintenanceDueDays], distanceKm: e[RUNTIME_ENV.maintenanceDueKm] },
     eventLogRetentionDays: e[RUNTIME_ENV.eventLogRetentionDays],
     secrets: {
-      ...(e[RUNTIME_ENV.apiClientSecretArn] ? { apiClientArn: e[RUNTIME_ENV.apiClientSecretArn] } : {}),
-      ...(e[RUNTIME_ENV.tokenKeyRingSecretArn]
-        ? { tokenKeyRingArn: e[RUNTIME_ENV.tokenKeyRingSecretArn] }
-        : {}),
-      ...(e[RUNTIME_ENV.mapApiSecretArn] ? { mapApiArn: e[RUNTIME_ENV.mapApiSecretArn] } : {}),
+      apiClientArn: e[RUNTIME_ENV.apiClientSecretArn],
+      tokenKeyRingArn: e[RUNTIME_ENV.tokenKeyRingSecretArn],
+      mapApiArn: e[RUNTIME_ENV.mapApiSecretArn],
+      consoleTokenArn: e[RUNTIME_ENV.consoleTokenSecretArn],
     },
     queues: {
-      ...(e[RUNTIME_ENV.pollQueueUrl] ? { pollJobs: e[RUNTIME_ENV.pollQueueUrl] } : {}),
-      ...(e[RUNTIME_ENV.fanOutQueueUrl] ? { fanOut: e[RUNTIME_ENV.fanOutQueueUrl] } : {}),
-      ...(e[RUNTIME_ENV.deliveryQueueUrl] ? { deliveries: e[RUNTIME_ENV.deliveryQueueUrl] } : {}),
+      pollJobs: e[RUNTIME_ENV.pollQueueUrl],
+      fanOut: e[RUNTIME_ENV.fanOutQueueUrl],
+      deliveries: e[RUNTIME_ENV.deliveryQueueUrl],
     },
     version: version ?? '0.1.0',
-    ...(e[RUNTIME_ENV.publicUrl] ? { publicUrl: e[RUNTIME_ENV.publicUrl] } : {}),
+    publicUrl: e[RUNTIME_ENV.publicUrl],
+    webhookAllowHosts: e[RUNTIME_ENV.webhookAllowHosts],
+    oauthRedirectOrigins: e[RUNTIME_ENV.oauthRedirectOrigins],
   };
   return { ok: true, config };
 }

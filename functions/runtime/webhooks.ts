@@ -15,8 +15,6 @@ import type { JobQueue } from '../core/queue/ports';
 import type { DeliveryStore, SubscriptionStore } from '../core/subscriptions/ports';
 import { createSubscriptionService, type SubscriptionService } from '../core/subscriptions/service';
 import type { Sender } from '../core/webhooks/sender';
-import { compileAllowList, parseAllowEntries } from '../core/webhooks/ssrf';
-import { ConfigError, RUNTIME_ENV } from './config';
 import { CARHOOK_METRIC_NAMES, type MetricSink, meteredBus } from './observability';
 import type { Runtime } from './runtime';
 
@@ -57,35 +55,14 @@ export function meteredSender(sender: Sender, sink: MetricSink): Sender {
   };
 }
 
-/**
- * The sender's policy on AWS from `CARHOOK_WEBHOOK_ALLOW_HOSTS` (the CDK prop `webhookAllowHosts`):
- * the same allow-list code as `carhook dev --allow-webhook-host`. Unset: only the public internet.
- */
-export function webhookSenderOptionsFromEnv(
-  env: Readonly<Record<string, string | undefined>>,
-): SenderOptions | undefined {
-  const raw = env[RUNTIME_ENV.webhookAllowHosts]?.trim();
-  if (!raw) return undefined;
-  const compiled = compileAllowList(parseAllowEntries(raw.split(',')));
-  if (!compiled.ok) {
-    throw new ConfigError([
-      {
-        variable: RUNTIME_ENV.webhookAllowHosts,
-        message: `"${compiled.error.value}" is not an IP address, CIDR, hostname or *.suffix`,
-      },
-    ]);
-  }
-  return { allowList: compiled.value };
-}
-
 export async function createWebhooks(
   runtime: Pick<Runtime, 'ports' | 'now' | 'metrics' | 'cipher'>,
   ports: WebhookPorts,
 ): Promise<Webhooks> {
   const secrets = createSecretBox(await runtime.cipher());
   const now = () => new Date(runtime.now());
-  // On AWS no policy is passed: the deployment's allow-list (if any) comes from the environment.
-  const senderOptions = ports.senderOptions ?? webhookSenderOptionsFromEnv(process.env);
+  // Absent: the secure defaults (public addresses only).
+  const senderOptions = ports.senderOptions;
   const sender = meteredSender(ports.sender ?? createSender({ ...senderOptions, now }), runtime.metrics);
   const engine = createDeliveryEngine({
     subscriptions: ports.subscriptions,
@@ -95,8 +72,8 @@ export async function createWebhooks(
     sender,
     secrets,
     now,
-    ...(ports.onProblem ? { onProblem: ports.onProblem } : {}),
-    ...(ports.retrySchedule ? { retrySchedule: ports.retrySchedule } : {}),
+    onProblem: ports.onProblem,
+    retrySchedule: ports.retrySchedule,
   });
   const { allowInsecureLoopback, allowList, extraPorts, resolve } = senderOptions ?? {};
   const service = createSubscriptionService({
@@ -107,9 +84,9 @@ export async function createWebhooks(
     secrets,
     now,
     urlPolicy: {
-      ...(allowInsecureLoopback !== undefined ? { allowInsecureLoopback } : {}),
-      ...(allowList ? { allowList } : {}),
-      ...(extraPorts ? { extraPorts } : {}),
+      allowInsecureLoopback,
+      allowList,
+      extraPorts,
       resolve: resolve ?? systemResolver,
     },
   });

@@ -20,7 +20,14 @@ export { recordJson, tripJson } from './body';
  * The control API (`/_sim`): JSON in and out, no authentication, never rate limited nor chaotic.
  * Creating calls answer 201 with the created records (ids included) so tests can correlate.
  */
-export function createControlRoutes(svc: SimServices, hooks: { reset(): void }): Hono {
+export function createControlRoutes(
+  svc: SimServices,
+  hooks: {
+    reset(): void;
+    /** Runs after each advance of the clock; the answer waits for it (see `onClockAdvance`). */
+    afterAdvance(ms: number): Promise<void>;
+  },
+): Hono {
   const app = new Hono({ strict: false });
   const world = svc.world;
 
@@ -41,8 +48,9 @@ export function createControlRoutes(svc: SimServices, hooks: { reset(): void }):
           return new BodyError('seconds', 'give ms or seconds, not both');
         return Math.round(ms ?? (seconds as number) * 1000);
       },
-      (ms) => {
+      async (ms) => {
         world.advance(ms);
+        await hooks.afterAdvance(ms);
         return c.json({ now: new Date(world.now()).toISOString(), advancedMs: ms });
       },
     ),
@@ -57,6 +65,20 @@ export function createControlRoutes(svc: SimServices, hooks: { reset(): void }):
   app.put('/users/:id/vehicles/:vehicleId', (c) =>
     fromOutcome(c, world.setVehicleListed(c.req.param('id'), c.req.param('vehicleId'), true), recordJson),
   );
+
+  // The v1 API stops knowing a VIN (404 on its single reads, omitted from the bulk lists), as when
+  // the vehicle leaves its fleet contract; PUT makes it known again.
+  for (const [method, known] of [
+    ['delete', false],
+    ['put', true],
+  ] as const) {
+    app[method]('/v1/vehicles/:vin', (c) => {
+      const vin = c.req.param('vin');
+      if (!world.setV1Known(vin, known))
+        return simError(c, 404, 'not_found', `no vehicle with VIN ${vin}`, 'vin');
+      return c.json({ vin, v1Known: known });
+    });
+  }
 
   app.post('/users/:id/revoke', (c) => fromOutcome(c, world.revokeUser(c.req.param('id')), recordJson));
 

@@ -49,7 +49,7 @@ export function v1Kit(world: WorldView & WorldMutations) {
 
   /** The vehicle a VIN and contract designate: 404 unknown VIN, 403 contract not covering it. */
   const vehicleOf = (vin: string, contract: string): SimVehicle => {
-    const vehicle = world.vehicleByVin(vin);
+    const vehicle = world.v1Knows(vin) ? world.vehicleByVin(vin) : undefined;
     if (!vehicle) throw new V1Failure('not_found', 'vin', `no vehicle with VIN ${vin}`);
     if (vehicle.contract !== contract) {
       throw new V1Failure('forbidden', 'contract', `contract ${contract} does not cover vehicle ${vin}`);
@@ -65,7 +65,7 @@ export function v1Kit(world: WorldView & WorldMutations) {
     const pairs: BulkPair[] = parseBulkBody(await c.req.text());
     const vehicles: SimVehicle[] = [];
     for (const pair of pairs) {
-      const vehicle = world.vehicleByVin(pair.vin);
+      const vehicle = world.v1Knows(pair.vin) ? world.vehicleByVin(pair.vin) : undefined;
       if (vehicle && vehicle.contract === pair.contract) vehicles.push(vehicle);
     }
     return vehicles;

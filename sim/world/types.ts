@@ -235,6 +235,8 @@ export interface SimMapInfo {
 export interface WorldView {
   /** The world clock (epoch ms): real time, or advanced through the control API. */
   now(): number;
+  /** Whether the v1 API knows this VIN (false after `setV1Known(vin, false)`). */
+  v1Knows(vin: string): boolean;
   users(): readonly SimUser[];
   user(id: string): SimUser | undefined;
   vehicles(): readonly SimVehicle[];
@@ -256,6 +258,11 @@ export interface WorldView {
 
 /** The few writes the API itself allows (v1 PUT operations). */
 export interface WorldMutations {
+  /**
+   * The v1 API stops (false) or starts again (true) knowing a VIN: its single reads answer 404 and
+   * the bulk lists omit it, as for a vehicle taken off its contract. False for an unknown VIN.
+   */
+  setV1Known(vin: string, known: boolean): boolean;
   setReferenceTrip(tripId: string, reference: boolean): void;
   setTripFuelPrice(tripId: string, price: number): void;
   setReferenceFuelPrice(vehicleId: string, price: number): void;

@@ -114,7 +114,22 @@ export class World implements WorldView, WorldMutations {
   /** Back to the generated world of the same seed and start time; advances of the clock are dropped. */
   reset(): void {
     this.clock.resetAdvances();
+    this.v1Withdrawn.clear();
     generatePopulation(this.w);
+  }
+
+  /** VINs the v1 API no longer knows (taken off their contract through the control API). */
+  private readonly v1Withdrawn = new Set<string>();
+
+  v1Knows(vin: string): boolean {
+    return this.w.byVin.has(vin) && !this.v1Withdrawn.has(vin);
+  }
+
+  setV1Known(vin: string, known: boolean): boolean {
+    if (!this.w.byVin.has(vin)) return false;
+    if (known) this.v1Withdrawn.delete(vin);
+    else this.v1Withdrawn.add(vin);
+    return true;
   }
 
   // ---------------------------------------------------------------- lookups

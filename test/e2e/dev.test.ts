@@ -3,24 +3,24 @@
  * HTTP API, the simulator driven through its control API; each expected event arrives once, signed,
  * and nothing else; after Ctrl-C and a restart on the same data dir, a delivery that was pending
  * arrives with its original id and nothing already delivered is sent again.
+ *
+ * It runs on the simulated clock (`--clock simulated`): the test moves the simulator's clock a
+ * second at a time through its control API, and each advance answers once Carhook has run its
+ * cycle and every job and delivery due, so nothing here waits on wall time (only the process
+ * start does).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  type AnyJson,
-  type DevProcess,
-  freePort,
-  json,
-  startDev,
-  startRecorder,
-  until,
-  untilQuiet,
-} from './support';
+import { type AnyJson, type DevProcess, freePort, json, startDev, startRecorder } from './support';
 
 const TOKEN = 'e2e-admin-token-0123456789abcdef';
+/** One step of the simulated clock: the planner's cadence (`--poll-interval 1s`). */
+const STEP_MS = 1000;
+/** Steps after which something expected is reported missing (simulated seconds). */
+const MAX_STEPS = 120;
 
 interface Got {
   readonly webhookId: string;
@@ -55,13 +55,40 @@ describe('carhook dev end to end', () => {
       '11',
       '--quota',
       '3000',
+      '--clock',
+      'simulated',
     ];
     dev = await startDev({ args, token: TOKEN, port, simPort });
     const running = dev;
     const api = (path: string, init: Parameters<typeof json>[1] = {}) =>
       json(`${running.api}${path}`, { token: TOKEN, ...init });
     const control = (method: string, path: string, body?: unknown) =>
-      json(`${running.sim}/_sim${path}`, { method, ...(body !== undefined ? { body } : {}) });
+      json(`${dev?.sim}/_sim${path}`, { method, ...(body !== undefined ? { body } : {}) });
+    /** Steps the simulated clock until `probe` finds something; fails naming `what` and the output. */
+    const stepUntil = async <T>(what: string, probe: () => T | undefined | Promise<T | undefined>) => {
+      for (let step = 0; ; step++) {
+        const found = await probe();
+        if (found !== undefined) return found;
+        if (step >= MAX_STEPS) {
+          throw new Error(
+            `${what}: not there after ${MAX_STEPS} simulated seconds\n--- carhook dev output ---\n${dev?.output().slice(-4000)}`,
+          );
+        }
+        const advanced = await control('POST', '/clock/advance', { ms: STEP_MS });
+        expect(advanced.status, JSON.stringify(advanced.body)).toBe(200);
+      }
+    };
+    /** Steps until `count` stayed the same over `steps` steps: everything due has been done. */
+    const stepUntilQuiet = async (what: string, count: () => Promise<number>, steps = 3) => {
+      let last = -1;
+      let quiet = 0;
+      await stepUntil(what, async () => {
+        const n = await count();
+        quiet = n === last ? quiet + 1 : 0;
+        last = n;
+        return quiet >= steps ? true : undefined;
+      });
+    };
 
     // The banner says what runs where.
     const banner = running.output();
@@ -85,7 +112,7 @@ describe('carhook dev end to end', () => {
 
     // Baseline first: the first polls record history (and announce it); wait until the log is quiet.
     const logSize = async () => (await api('/events?limit=100')).body.events.length as number;
-    await untilQuiet('a quiet event log', logSize, running);
+    await stepUntilQuiet('a quiet event log', logSize);
 
     let failing = false;
     const recorder = await startRecorder(() => (failing ? 503 : 204));
@@ -120,7 +147,8 @@ describe('carhook dev end to end', () => {
 
     // Anything detected from here on must come from the actions below (a slow baseline poll, detected
     // before, is history, not something else arriving).
-    const actionsStart = new Date().toISOString();
+    // (Detection times are the simulated clock's.)
+    const actionsStart: string = (await control('GET', '/clock')).body.now;
     const raised = await control('POST', `/vehicles/${vehicleApiId}/alerts`, { severity: 'high' });
     expect(raised.status).toBe(201);
     const alertId: string = raised.body.id;
@@ -141,7 +169,7 @@ describe('carhook dev end to end', () => {
     ).toBe(201);
     expect((await control('POST', `/users/${other.id}/revoke`)).status).toBe(200);
 
-    await until('the alert raised', arrived(aboutAlert('vehicle.alert.raised', alertId)), running);
+    await stepUntil('the alert raised', arrived(aboutAlert('vehicle.alert.raised', alertId)));
     expect((await control('POST', `/vehicles/${vehicleApiId}/alerts/${alertId}/fix`)).status).toBe(200);
 
     const expected = [
@@ -154,13 +182,12 @@ describe('carhook dev end to end', () => {
       (e: AnyJson) =>
         e.type === 'enrollment.reauthorization_required' && e.enrollment?.id === otherEnrollment,
     ];
-    for (const [i, pred] of expected.entries())
-      await until(`expected event #${i}`, arrived(pred), running, 45_000);
+    for (const [i, pred] of expected.entries()) await stepUntil(`expected event #${i}`, arrived(pred));
 
     // Let a few more cycles run: nothing else may arrive, and nothing twice.
     const fromActions = () => delivered().filter((g) => g.event.detectedAt >= actionsStart);
     const settled = fromActions().length;
-    await untilQuiet('three more poll cycles', logSize, running);
+    await stepUntilQuiet('three more poll cycles', logSize);
     const phase1 = fromActions();
     const beforeRestart = delivered();
     const describeAll = phase1
@@ -178,13 +205,10 @@ describe('carhook dev end to end', () => {
     // A delivery left pending at shutdown: the endpoint fails, Ctrl-C before the retry.
     failing = true;
     const second = await control('POST', `/vehicles/${vehicleApiId}/alerts`, { severity: 'low' });
-    const pending = await until(
-      'a failed attempt of the second alert',
-      () =>
-        received().find(
-          (g) => g.answered === 503 && aboutAlert('vehicle.alert.raised', second.body.id)(g.event),
-        ),
-      running,
+    const pending = await stepUntil('a failed attempt of the second alert', () =>
+      received().find(
+        (g) => g.answered === 503 && aboutAlert('vehicle.alert.raised', second.body.id)(g.event),
+      ),
     );
     expect(await running.stop()).toBe(0);
     expect(running.output()).toContain('carhook dev: stopped');
@@ -197,11 +221,9 @@ describe('carhook dev end to end', () => {
     expect(
       (await json(`${restarted.api}/subscriptions`, { token: TOKEN })).body.items.map((s: AnyJson) => s.id),
     ).toEqual([sub.body.id]);
-    const retried = await until(
-      'the pending delivery after the restart',
-      () => delivered().find((g) => g.webhookId === pending.webhookId),
-      restarted,
-      60_000,
+    // Its retry is due a few simulated seconds later (the endpoint asked for 12 s).
+    const retried = await stepUntil('the pending delivery after the restart', () =>
+      delivered().find((g) => g.webhookId === pending.webhookId),
     );
     expect(retried.event).toEqual(pending.event);
 

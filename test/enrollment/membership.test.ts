@@ -169,11 +169,12 @@ describe('deleting an enrollment', () => {
       },
       T0,
     );
-    const append = stores.events.append.bind(stores.events);
+    // The events are written with the vehicle's state (one commit): that write fails.
+    const commit = stores.states.commitPoll.bind(stores.states);
     let down = true;
-    stores.events.append = async (events, now) => {
+    stores.states.commitPoll = async (input) => {
       if (down) throw new Error('event log unavailable (test)');
-      return append(events, now);
+      return commit(input);
     };
     await expect(unenrollAndAnnounce(deps, 'enr_fleet_1')).rejects.toThrow(/unavailable/);
     expect((await stores.vehicles.get(`enr_fleet_1:${VIN}`))?.paused).toBe(true);
@@ -185,5 +186,12 @@ describe('deleting an enrollment', () => {
       ['enrollment.vehicle.removed', { vehicleId: `enr_fleet_1:${VIN}`, vin: VIN, brand: 'C' }],
     ]);
     expect(again.kind === 'Unenrolled' && again.removedEvents).toEqual([bus.received[0]?.id]);
+    // Numbered once on the vehicle's stream; a third DELETE finds it told and emits nothing.
+    expect(bus.received[0]?.sequence).toBe(1);
+    const third = await unenrollAndAnnounce({ ...deps, now: () => T0 + 9000 }, 'enr_fleet_1');
+    expect(third.kind === 'Unenrolled' && third.removedEvents).toEqual([]);
+    expect(bus.received).toHaveLength(1);
+    const state = JSON.parse((await stores.states.getState(`vin:${VIN}`))?.state ?? '{}');
+    expect(state.sequence).toBe(1);
   });
 });

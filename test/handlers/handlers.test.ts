@@ -27,7 +27,7 @@ import {
 } from './support';
 
 // The simulator only accepts loopback redirect URIs: that origin is allowed the way a deployment
-// allows its console (CARHOOK_OAUTH_REDIRECT_ORIGINS, set below).
+// allows its console (CARHOOK_OAUTH_REDIRECT_ORIGINS, in the handlers' environment: ./support.ts).
 const CALLBACK = 'http://127.0.0.1:9/oauth/callback';
 
 // As the CDK binds them (lib/carhook.ts): the webhook functions and the sweeper read the key ring and
@@ -44,13 +44,7 @@ type Json = any;
 
 describe('Lambda handlers on DynamoDB Local, the simulator and fake AWS clients', () => {
   let w: HandlerWorld;
-  beforeEach(() => {
-    vi.stubEnv('CARHOOK_OAUTH_REDIRECT_ORIGINS', new URL(CALLBACK).origin);
-  });
-  afterEach(() => {
-    vi.unstubAllEnvs();
-    return w.close();
-  });
+  afterEach(() => w.close());
 
   async function control(path: string, body: unknown = {}): Promise<Json> {
     const res = await fetch(`${w.sim.url}/_sim${path}`, {

@@ -219,6 +219,9 @@ export async function startHandlerWorld(options: { apiClientSecret?: string } = 
     CARHOOK_MAP_API_SECRET_ARN: SECRET_ARNS.map,
     CARHOOK_POLL_QUEUE_URL: POLL_QUEUE_URL,
     CARHOOK_DELIVERY_QUEUE_URL: DELIVERY_QUEUE_URL,
+    // The simulator only accepts loopback redirect URIs: the tests' OAuth callback origin is allowed
+    // the way a deployment allows its console.
+    CARHOOK_OAUTH_REDIRECT_ORIGINS: 'http://127.0.0.1:9',
   };
   return {
     sim,

@@ -2,6 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { devSettings } from '../../bin/cli/dev';
 import { formatDuration, parseDuration, parseInteger } from '../../functions/local/duration';
 import { LocalRuntimeError } from '../../functions/local/errors';
+import { startLocalRuntime } from '../../functions/local/runtime';
+
+/** The field a bad flag or variable is reported on; undefined when it was accepted. */
+const fieldOf = (run: () => unknown): string | undefined => {
+  try {
+    run();
+    return undefined;
+  } catch (error) {
+    return (error as LocalRuntimeError).field;
+  }
+};
 
 const limits = { minMs: 200, maxMs: 86_400_000 };
 
@@ -187,15 +198,6 @@ describe('--allow-webhook-host', () => {
 });
 
 describe('--services-interval, --map-interval, --retry-schedule', () => {
-  const fieldOf = (run: () => unknown): string | undefined => {
-    try {
-      run();
-      return undefined;
-    } catch (error) {
-      return (error as LocalRuntimeError).field;
-    }
-  };
-
   it('pass the cadences and the schedule to the runtime, a flag winning over its variable', () => {
     const s = devSettings({ servicesInterval: '30s', mapInterval: '2m', retrySchedule: 'fast' }, {});
     expect(s.runtime).toMatchObject({ servicesIntervalMs: 30_000, mapIntervalMs: 120_000 });
@@ -229,5 +231,35 @@ describe('--services-interval, --map-interval, --retry-schedule', () => {
       'CARHOOK_MAP_INTERVAL_SECONDS',
     );
     expect(fieldOf(() => devSettings({}, { CARHOOK_RETRY_SCHEDULE: 'slow' }))).toBe('CARHOOK_RETRY_SCHEDULE');
+  });
+});
+
+describe('--clock', () => {
+  const realApi = {
+    apiBaseUrl: 'https://api.example.net',
+    authBaseUrl: 'https://id.example.net',
+    brands: 'cielo',
+  };
+
+  it('simulated runs the local runtime on the simulator clock; wall (the default) leaves it on timers', () => {
+    expect(devSettings({ clock: 'simulated' }, {}).runtime.clock).toBe('simulated');
+    expect(devSettings({ clock: 'wall' }, {}).runtime.clock).toBeUndefined();
+    expect(devSettings({}, {}).runtime.clock).toBeUndefined();
+  });
+
+  it('refuses another value, a real API and the demo with the simulated clock, naming the flag', () => {
+    expect(fieldOf(() => devSettings({ clock: 'fast' }, {}))).toBe('--clock');
+    expect(fieldOf(() => devSettings({ clock: 'simulated', ...realApi }, {}))).toBe('--clock');
+    expect(fieldOf(() => devSettings({ clock: 'simulated', demo: true }, {}))).toBe('--demo');
+  });
+
+  it('the runtime itself refuses the simulated clock with a real API before starting anything', async () => {
+    const started = startLocalRuntime({
+      clock: 'simulated',
+      api: { baseUrl: 'https://api.example.net', authUrl: 'https://id.example.net', brands: ['cielo'] },
+      out: null,
+      err: null,
+    });
+    await expect(started).rejects.toMatchObject({ kind: 'InvalidOption', field: 'clock' });
   });
 });

@@ -102,9 +102,10 @@ describe('poll pipeline on DynamoDB Local', () => {
     );
     expect(collisions).toHaveLength(1);
     expect(p.bus.ids('vehicle.collision.detected')).toEqual([collisions[0]?.id]);
-    // One counter per vehicle, allocated by the commit that won: 1..n without gap or repeat.
+    // One counter per vehicle (its enrollment.vehicle.added included), allocated by the commit
+    // that won: 1..n without gap or repeat.
     const sequences = (await logged())
-      .filter((e) => e.type.startsWith('vehicle.') && e.vehicle?.id === vehicleId)
+      .filter((e) => e.vehicle?.id === vehicleId)
       .map((e) => e.sequence)
       .sort((a, b) => a - b);
     expect(sequences.length).toBeGreaterThan(0);

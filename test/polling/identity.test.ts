@@ -25,8 +25,9 @@ async function allEvents(p: Pipeline): Promise<EventEnvelope[]> {
   return page.items.map((s) => s.envelope);
 }
 
+/** Every event about the VIN: its `vehicle.*` events and its enrollment events share one counter. */
 const vehicleEvents = (events: readonly EventEnvelope[], vin: string) =>
-  events.filter((e) => e.type.startsWith('vehicle.') && e.vehicle?.vin === vin);
+  events.filter((e) => e.vehicle?.vin === vin);
 
 describe('one identity per physical vehicle', () => {
   let p: Pipeline;
@@ -76,8 +77,16 @@ describe('one identity per physical vehicle', () => {
       .slice(bus)
       .filter((e) => e.type.startsWith('vehicle.') && e.vehicle?.vin === vin);
     expect(told).toEqual([]);
+    // The new enrollment's `enrollment.vehicle.added` took the next number of the same stream.
+    const added = p.bus.received.filter(
+      (e) =>
+        e.type === 'enrollment.vehicle.added' &&
+        e.enrollment?.id === again.enrollmentId &&
+        e.vehicle?.vin === vin,
+    );
+    expect(added.map((e) => [e.vehicle?.vin, e.sequence])).toEqual([[vin, lastSequence + 1]]);
     const state = (await p.stores.states.getState(`vin:${vin}`))?.state ?? '';
-    expect(JSON.parse(state).sequence).toBe(lastSequence);
+    expect(JSON.parse(state).sequence).toBe(lastSequence + 1);
 
     // The stream goes on where it stopped: the next change takes the next number.
     await p.control('POST', `/vehicles/${apiId}/collisions`, { rear: 'high' });
@@ -86,7 +95,7 @@ describe('one identity per physical vehicle', () => {
       .slice(bus)
       .filter((e) => e.vehicle?.vin === vin && e.type.startsWith('vehicle.'));
     expect(next.map((e) => [e.type, e.sequence, e.enrollment?.id])).toEqual([
-      ['vehicle.collision.detected', lastSequence + 1, again.enrollmentId],
+      ['vehicle.collision.detected', lastSequence + 2, again.enrollmentId],
     ]);
   });
 

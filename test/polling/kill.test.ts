@@ -248,6 +248,48 @@ const scenarios: Scenario[] = [
     },
     expectTypes: ['vehicle.alert.raised', 'vehicle.collision.detected'],
   },
+  {
+    name: "a vehicle leaving the user's list (discovery: enrollment.vehicle.removed on the vehicle's stream)",
+    setup: async (b) => {
+      const { enrollmentId, userId, apiId } = await enrollAlerting(b, 2);
+      const vehicleId = `${enrollmentId}:${apiId}`;
+      await baseline(b, vehicleJob(vehicleId, FIRST_POLL, b.now()));
+      expect((await b.control('DELETE', `/users/${userId}/vehicles/${apiId}`)).status).toBe(200);
+      await b.advance(60);
+      return {
+        job: { kind: 'discover-vehicles', enrollmentId, plannedAt: iso(b.now()) },
+        vehicleIds: [vehicleId],
+        enrollmentId,
+        tokens: { userId, ttlSeconds: 3600 },
+      };
+    },
+    expectTypes: ['enrollment.vehicle.removed'],
+  },
+  {
+    name: 'a fleet vehicle the v1 API no longer knows',
+    setup: async (b) => {
+      const world = b.app.world;
+      const vehicle = world.vehicles().find((v) => world.alerts(v.id).some((a) => a.active));
+      if (!vehicle) throw new Error('no vehicle');
+      const enrolled = await enrollFleetContract(
+        { stores: b.stores, now: b.now, newId: () => 'gone' },
+        { vin: vehicle.vin, contract: vehicle.contract, brand: vehicle.brand },
+      );
+      if (enrolled.kind !== 'Enrolled') throw new Error(enrolled.kind);
+      const job = (): PollJob => ({
+        kind: 'poll-fleet',
+        brand: vehicle.brand,
+        vehicleIds: [enrolled.vehicleId],
+        rotate: false,
+        plannedAt: iso(b.now()),
+      });
+      await baseline(b, job());
+      expect((await b.control('DELETE', `/v1/vehicles/${vehicle.vin}`)).status).toBe(200);
+      await b.advance(60);
+      return { job: job(), vehicleIds: [enrolled.vehicleId], enrollmentId: enrolled.enrollmentId };
+    },
+    expectTypes: ['enrollment.vehicle.removed'],
+  },
 ];
 
 /** Puts the initial state back; returns the refresh token issued for a job that refreshes. */

@@ -1,18 +1,22 @@
 /**
  * `sequence` is one counter per physical vehicle, allocated with the conditional commit that writes
  * the events: whatever the interleaving of concurrent polls of the same vehicle (two workers of the
- * same enrollment, or an OAuth user and a fleet contract of the same VIN), the log holds every
+ * same enrollment, or an OAuth user and a fleet contract of the same VIN) and of enrollment changes
+ * (the vehicle leaving and joining the user's list, the enrollment deleted), the log holds every
  * change once, numbered 1, 2, 3… without gap or repeat, in commit order.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStores } from '../../functions/adapters/memory/stores';
 import type { Alert, Collision } from '../../functions/core/api/model';
-import type { Observation } from '../../functions/core/detection/observations';
+import type { Observation, ObservationOf } from '../../functions/core/detection/observations';
+import { applyVehicleList } from '../../functions/core/enrollment/discovery';
+import { unenrollAndAnnounce } from '../../functions/core/enrollment/membership';
 import type { EventEnvelope } from '../../functions/core/events/envelope';
 import { applyObservations } from '../../functions/core/polling/commit';
 import { DEFAULT_POLLING_CONFIG } from '../../functions/core/polling/config';
 import type { Stores } from '../../functions/core/store/ports';
+import type { OAuthUserEnrollment } from '../../functions/core/store/records';
 import type { MemoryBus } from './support';
 
 const T0 = Date.parse('2026-11-01T08:00:00.000Z');
@@ -155,3 +159,150 @@ describe('per-vehicle sequence across concurrent polls', () => {
     );
   });
 });
+
+/** Every store write and read of the state released in an order fast-check picks. */
+const racedStores = (stores: Stores, s: fc.Scheduler): Stores => ({
+  ...stores,
+  states: {
+    getState: s.scheduleFunction((id: string) => stores.states.getState(id)),
+    getVehicleWithState: s.scheduleFunction((id: string) => stores.states.getVehicleWithState(id)),
+    commitPoll: s.scheduleFunction((input) => stores.states.commitPoll(input)),
+  },
+});
+
+const ENROLLMENT = 'enr-a';
+const VEHICLE = `${ENROLLMENT}:api-1`;
+
+const vehicleList = (present: boolean, minute: number): ObservationOf<'v2.vehicles'> =>
+  ({
+    source: 'v2.vehicles',
+    items: present ? [{ id: 'api-1', vin: VIN, brand: 'cielo' }] : [],
+    complete: true,
+    fetchedAt: at(minute),
+  }) as ObservationOf<'v2.vehicles'>;
+
+describe('per-vehicle sequence across polls and enrollment changes', () => {
+  it('polls racing the vehicle leaving / joining the user list and the enrollment deleted: 1..n over every type', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(pollArb, fc.boolean()), { minLength: 1, maxLength: 5 }),
+        fc.boolean(),
+        fc.scheduler(),
+        async (rounds, deleteAtEnd, s) => {
+          const stores = createMemoryStores();
+          const enrollment: OAuthUserEnrollment = {
+            kind: 'oauth-user',
+            id: ENROLLMENT,
+            brand: 'cielo',
+            status: 'active',
+            userId: 'u1',
+            tokenCiphertext: 'x',
+            tokenExpiresAt: at(600),
+            createdAt: at(0),
+            updatedAt: at(0),
+          };
+          await stores.enrollments.create(enrollment);
+          const bus = quietBus();
+          // Enrolled: the first list announces the vehicle (sequence 1), then the baseline poll.
+          const first = await applyVehicleList(
+            { stores, bus, now: () => T0 },
+            enrollment,
+            vehicleList(true, 0),
+          );
+          expect(first).toMatchObject({ kind: 'Synced', added: [VEHICLE] });
+          await setupBaseline(stores);
+
+          const raced = racedStores(stores, s);
+          const config = { ...DEFAULT_POLLING_CONFIG, conflictRetries: 50 };
+          const poll = async (observations: Observation[], minute: number) => {
+            const { vehicle, state } = await raced.states.getVehicleWithState(VEHICLE);
+            if (!vehicle) throw new Error('no vehicle');
+            const r = await applyObservations(
+              { stores: raced, bus, now: () => T0 + minute * 60_000, config },
+              {
+                vehicle,
+                enrollment: { id: ENROLLMENT, kind: 'oauth-user' },
+                stored: state,
+                observations,
+                rotate: false,
+              },
+            );
+            expect(r.kind).toBe('Applied');
+          };
+          const list = async (present: boolean, minute: number) => {
+            const r = await applyVehicleList(
+              { stores: raced, bus, now: () => T0 + minute * 60_000, conflictRetries: 50 },
+              enrollment,
+              vehicleList(present, minute),
+            );
+            expect(r.kind).toBe('Synced');
+          };
+          for (const [i, [p, present]] of rounds.entries()) {
+            const minute = 10 + i * 10;
+            await s.waitFor(
+              Promise.all([poll(observationsOf(p, minute), minute), list(present, minute + 1)]),
+            );
+          }
+          if (deleteAtEnd) {
+            const minute = 10 + rounds.length * 10;
+            const [last] = rounds.at(-1) ?? [];
+            const deleted = Promise.all([
+              poll(observationsOf(last ?? { collisions: [5], alerts: [] }, minute), minute),
+              unenrollAndAnnounce({ stores: raced, bus, now: () => T0 + (minute + 1) * 60_000 }, ENROLLMENT),
+            ]);
+            await s.waitFor(deleted);
+          }
+
+          const page = await stores.events.listByTime({
+            since: at(-1000),
+            until: at(10_000),
+            now: T0,
+            limit: 1000,
+          });
+          const events = page.items.map((e) => e.envelope).filter((e) => e.vehicle?.vin === VIN);
+          const sequences = events.map((e) => e.sequence).sort((x, y) => x - y);
+          expect(sequences).toEqual(sequences.map((_, i) => i + 1));
+          // Membership alternates added / removed: each transition told once, on the same counter.
+          const membership = [...events]
+            .sort((a, b) => a.sequence - b.sequence)
+            .filter((e) => e.type.startsWith('enrollment.'))
+            .map((e) => e.type);
+          membership.forEach((type, i) => {
+            expect(type).toBe(i % 2 === 0 ? 'enrollment.vehicle.added' : 'enrollment.vehicle.removed');
+          });
+          let expectedTransitions = 1;
+          let present = true;
+          for (const [, p] of rounds) {
+            if (p !== present) expectedTransitions++;
+            present = p;
+          }
+          if (deleteAtEnd && present) expectedTransitions++;
+          expect(membership).toHaveLength(expectedTransitions);
+          const keys = events
+            .filter((e) => e.type.startsWith('vehicle.'))
+            .map((e) => `${e.type}/${e.source.recordId}/${String(e.data.occurrence ?? '')}`);
+          expect(new Set(keys).size).toBe(keys.length);
+          const state = JSON.parse((await stores.states.getState(`vin:${VIN}`))?.state ?? '{}');
+          expect(state.sequence).toBe(events.length);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+});
+
+/** The first poll of the enrolled vehicle (baseline: nothing from before is news). */
+async function setupBaseline(stores: Stores): Promise<void> {
+  const { vehicle, state } = await stores.states.getVehicleWithState(VEHICLE);
+  if (!vehicle) throw new Error('no vehicle');
+  await applyObservations(
+    { stores, bus: quietBus(), now: () => T0, config: DEFAULT_POLLING_CONFIG },
+    {
+      vehicle,
+      enrollment: { id: ENROLLMENT, kind: 'oauth-user' },
+      stored: state,
+      observations: [],
+      rotate: false,
+    },
+  );
+}

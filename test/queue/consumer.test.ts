@@ -40,6 +40,33 @@ const message = (
 });
 
 describe('runConsumer over the local queue', () => {
+  it('with untilEmpty: handles what is visible now, and what that sends, then returns without waiting', async () => {
+    const { clock, queue } = await setup();
+    await queue.send([{ body: { n: 1 } }, { body: { n: 2 } }, { body: { n: 3 }, delaySeconds: 60 }]);
+    const seen: number[] = [];
+    const drain = () =>
+      runConsumer<Job>(
+        queue,
+        async (job) => {
+          seen.push(job.n);
+          // A handler that queues a follow-up, visible at once: handled in the same drain.
+          if (job.n === 1) await queue.send([{ body: { n: 10 } }]);
+        },
+        // A consumer that waited for more would never return: no abort is ever signalled.
+        { signal: new AbortController().signal, untilEmpty: true, concurrency: 2, idleDelayMs: 60_000 },
+      );
+    const first = await drain();
+    expect(seen.sort((a, b) => a - b)).toEqual([1, 2, 10]);
+    expect(first).toMatchObject({ received: 3, done: 3 });
+    // The delayed message stays queued until the injected clock reaches it.
+    expect(await queue.count()).toBe(1);
+    expect(await drain()).toMatchObject({ received: 0 });
+    clock.now += 60_000;
+    expect(await drain()).toMatchObject({ received: 1, done: 1 });
+    expect(seen).toContain(3);
+    expect(await queue.count()).toBe(0);
+  });
+
   it('handles every message once and deletes it', async () => {
     const { queue } = await setup();
     await queue.send(Array.from({ length: 25 }, (_, n) => ({ body: { n } })));

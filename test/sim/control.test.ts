@@ -215,6 +215,29 @@ describe('control API (/_sim)', () => {
     expect((await t.control('DELETE', `/users/${user.id}/vehicles/nope`)).status).toBe(404);
   });
 
+  it('takes a VIN off the v1 API (single reads 404, bulk lists omit it) and back', async () => {
+    const v1 = '/connectedcar/v1/dev';
+    const q = `client_id=${t.sim.clientId}`;
+    const info = () => t.fetch(`${v1}/vehicle/information/${car.vin}?contract=${car.contract}&${q}`);
+    const bulk = async () =>
+      (await (
+        await t.fetch(`${v1}/maintenance/list?locale=en_GB&brand=${car.brand}&${q}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ listvin: [car.vin], listcontract: [car.contract] }),
+        })
+      ).json()) as { vin: string }[];
+    expect((await info()).status).toBe(200);
+    expect((await bulk()).map((r) => r.vin)).toEqual([car.vin]);
+    const off = await t.control('DELETE', `/v1/vehicles/${car.vin}`);
+    expect(off).toMatchObject({ status: 200, body: { vin: car.vin, v1Known: false } });
+    expect((await info()).status).toBe(404);
+    expect(await bulk()).toEqual([]);
+    expect((await t.control('PUT', `/v1/vehicles/${car.vin}`)).body).toEqual({ vin: car.vin, v1Known: true });
+    expect((await info()).status).toBe(200);
+    expect((await t.control('DELETE', '/v1/vehicles/VF3NOSUCHVIN00000')).status).toBe(404);
+  });
+
   it('revokes a user: access tokens stop working', async () => {
     const res = await t.control('POST', `/users/${user.id}/revoke`);
     expect(res.status).toBe(200);

@@ -331,6 +331,8 @@ export function createV1Fixture(): V1Fixture {
     vehicles: () => vehicles,
     vehicle: (id) => vehicles.find((v) => v.id === id),
     vehicleByVin: (vin) => vehicles.find((v) => v.vin === vin),
+    v1Knows: (vin) => vehicles.some((v) => v.vin === vin),
+    setV1Known: () => false,
     alerts: (vehicleId) => alerts.filter((a) => a.vehicleId === vehicleId),
     collisions: (vehicleId) => collisions.filter((c) => c.vehicleId === vehicleId),
     maintenance: (vehicleId) => maintenance.find((m) => m.vehicleId === vehicleId),

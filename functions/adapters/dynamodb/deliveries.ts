@@ -1,5 +1,4 @@
-import { BatchWriteCommand, paginateQuery, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { backoffCeiling, equalJitter } from '../../core/backoff';
+import { paginateQuery, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { invalidInput } from '../../core/store/errors';
 import {
   decodeCursor,
@@ -24,6 +23,7 @@ import {
   storeFailure,
   type TableContext,
 } from './common';
+import { BATCH_ITEMS, batchWriter, type DeliveryStoreOptions, keyOf } from './delivery-batch';
 import {
   attemptFromItem,
   attemptItem,
@@ -36,67 +36,15 @@ import {
 } from './delivery-items';
 import { INDEX } from './table';
 
+export type { DeliveryStoreOptions } from './delivery-batch';
 export { DELIVERY_DUE_SHARDS, deliveryKeys } from './delivery-items';
-
-/** BatchWriteItem takes at most 25 requests; a recorded attempt is 2 (delivery + attempt line). */
-const BATCH_ITEMS = 25;
-
-export interface DeliveryStoreOptions {
-  /**
-   * BatchWriteItem rounds for one chunk (the first included) while items come back in
-   * `UnprocessedItems`, which the API leaves to the caller to resend with backoff (the SDK retries
-   * failed requests, throttling included, not a request that succeeded for only some items);
-   * between rounds an exponential, jittered backoff from `batchBackoffMs` (default 8 rounds from
-   * 25 ms: about 3 s in all, capped at 1 s a wait).
-   */
-  readonly batchRounds?: number;
-  readonly batchBackoffMs?: number;
-  /** Injectable for tests (no sleeping): how the store waits between rounds. */
-  readonly sleep?: (ms: number) => Promise<void>;
-  readonly random?: () => number;
-}
 
 export function createDynamoDeliveryStore(
   ctx: TableContext,
   options: DeliveryStoreOptions = {},
 ): DeliveryStore {
   const { doc, tableName: TableName } = ctx;
-  const rounds = options.batchRounds ?? 8;
-  const backoffMs = options.batchBackoffMs ?? 25;
-  if (!Number.isInteger(rounds) || rounds < 1) throw invalidInput('batchRounds', 'must be an integer ≥ 1');
-  if (!Number.isFinite(backoffMs) || backoffMs < 0)
-    throw invalidInput('batchBackoffMs', 'must be a number ≥ 0');
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const random = options.random ?? Math.random;
-
-  const keyOf = (item: Item) => `${String(item.pk)}\u0000${String(item.sk)}`;
-
-  /**
-   * One BatchWriteItem chunk (≤ 25 puts), its unprocessed puts resent until every put landed or the
-   * rounds run out.
-   * Returns the keys still unwritten. Puts are whole items on fixed keys: repeating one that had
-   * landed writes the same thing again, so a retry never needs to know which ones did.
-   */
-  async function writeChunk(puts: readonly Item[], ids: readonly string[]): Promise<Set<string>> {
-    let left: Item[] = [...puts];
-    for (let round = 0; round < rounds && left.length > 0; round++) {
-      if (round > 0) await sleep(equalJitter(backoffCeiling(round, backoffMs, 1000), random));
-      // A failed request (throttled after the SDK's own retries, or any other error) fails the chunk.
-      const out = await doc
-        .send(
-          new BatchWriteCommand({
-            RequestItems: { [TableName]: left.map((Item) => ({ PutRequest: { Item } })) },
-          }),
-        )
-        .catch((error: unknown) => {
-          throw fail('BatchWriteItem recorded attempts', error, ids.join(','));
-        });
-      left = (out.UnprocessedItems?.[TableName] ?? []).flatMap((r) =>
-        r.PutRequest?.Item ? [r.PutRequest.Item as Item] : [],
-      );
-    }
-    return new Set(left.map(keyOf));
-  }
+  const writeChunk = batchWriter(ctx, options);
   const fail = (op: string, error: unknown, id: string) => storeFailure(ctx, op, error, { deliveryId: id });
 
   async function transition(

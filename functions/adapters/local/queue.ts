@@ -7,7 +7,6 @@ import {
   PutCommand,
   paginateQuery,
   QueryCommand,
-  TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { backoffCeiling } from '../../core/backoff';
@@ -19,7 +18,6 @@ import {
   QueueSendError,
   type ReceivedMessage,
 } from '../../core/queue/ports';
-import { cancellationReasons, isConditionalCheckFailed, isTransactionCanceled } from '../dynamodb/common';
 import { documentClient } from '../dynamodb/index';
 import {
   checkTableName,
@@ -27,8 +25,11 @@ import {
   describe,
   encodeReceipt,
   errorName,
+  isConditionFailure,
+  moveItem,
   QUEUE_INDEX,
   type QueueItem,
+  receivedMessage,
 } from './queue-table';
 
 export { createQueueTable, QUEUE_INDEX } from './queue-table';
@@ -66,11 +67,6 @@ export interface LocalQueueOptions {
 }
 
 const MAX_LOCAL_RECEIVE = 100;
-
-const isConditionFailure = (error: unknown): boolean =>
-  isConditionalCheckFailed(error) ||
-  (isTransactionCanceled(error) &&
-    cancellationReasons(error).some((reason) => reason.code === 'ConditionalCheckFailed'));
 
 export class LocalQueue<T> implements JobQueue<T>, QueueConsumer<T> {
   readonly queueName: string;
@@ -248,38 +244,15 @@ export class LocalQueue<T> implements JobQueue<T>, QueueConsumer<T> {
       if (isConditionFailure(error)) return undefined; // another consumer got it first
       throw error;
     }
-    let body: T;
-    try {
-      body = JSON.parse(claimed.body) as T;
-    } catch {
-      // Only a hand-edited table gets here; keep the raw text so the handler's parse names the problem.
-      body = claimed.body as T;
-    }
-    return {
-      id: claimed.id,
-      body,
-      receipt: encodeReceipt(claimed.id, token),
-      receiveCount: claimed.receiveCount,
-      sentAt: claimed.sentAt,
-      ...(claimed.notBefore !== undefined ? { notBefore: claimed.notBefore } : {}),
-      ...(claimed.groupKey !== undefined ? { groupKey: claimed.groupKey } : {}),
-    };
+    return receivedMessage<T>(claimed, encodeReceipt(claimed.id, token));
   }
 
-  /** Moves a message to another queue of the table in one transaction: a conditional delete and a put. */
-  private async move(
+  private move(
     from: Pick<QueueItem, 'queue' | 'id'>,
     condition: { ConditionExpression: string; ExpressionAttributeValues?: Record<string, unknown> },
     item: Record<string, unknown>,
   ): Promise<void> {
-    await this.doc.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Delete: { TableName: this.table, Key: { queue: from.queue, id: from.id }, ...condition } },
-          { Put: { TableName: this.table, Item: item } },
-        ],
-      }),
-    );
+    return moveItem(this.doc, this.table, from, condition, item);
   }
 
   private async moveToDeadLetter(item: QueueItem, now: number): Promise<void> {

@@ -4,8 +4,6 @@ import { stateKeyOf } from '../../core/store/identity';
 import {
   checkStateSize,
   DEFAULT_EVENT_RETENTION_MS,
-  decodeCursor,
-  encodeCursor,
   eventExpiresAt,
   eventSortKey,
   isExpired,
@@ -19,7 +17,6 @@ import {
   requireEpochMs,
   requireId,
   requireIsoDate,
-  requirePageLimit,
   requirePauseReason,
   requireTypes,
   requireVin,
@@ -47,14 +44,12 @@ import {
   type FleetContractEnrollment,
   type NewVehicle,
   type Page,
-  type PageRequest,
   type PauseReason,
   type ScheduleUpdate,
   type StoredEvent,
-  type VehicleRecord,
-  type VehicleStateRecord,
 } from '../../core/store/records';
 import { applySchedule } from '../../core/store/schedule';
+import { clone, emptyMemoryData, paginate } from './data';
 
 /**
  * In-memory implementation of every store port, for unit tests of use cases. It follows the same
@@ -65,42 +60,11 @@ export interface MemoryStoreOptions {
   readonly eventRetentionMs?: number;
 }
 
-interface MemoryData {
-  readonly enrollments: Map<string, Enrollment>;
-  readonly fleetVins: Map<string, string>;
-  readonly vehicles: Map<string, VehicleRecord>;
-  readonly states: Map<string, VehicleStateRecord>;
-  readonly events: Map<string, StoredEvent>;
-  readonly leases: Map<string, { owner: string; until: number }>;
-}
-
-const clone = <T>(value: T): T => structuredClone(value);
-
-/** Sorts by key, skips up to the cursor, cuts a page. */
-function paginate<T>(items: readonly T[], keyOf: (item: T) => string, request: PageRequest): Page<T> {
-  const limit = requirePageLimit(request.limit);
-  const after = decodeCursor(request.cursor);
-  const sorted = [...items].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
-  const rest = after === undefined ? sorted : sorted.filter((item) => keyOf(item) > after);
-  const page = rest.slice(0, limit);
-  const last = page.at(-1);
-  return rest.length > limit && last !== undefined
-    ? { items: page.map(clone), cursor: encodeCursor(keyOf(last)) }
-    : { items: page.map(clone) };
-}
-
 const eventKey = (event: StoredEvent): string => eventSortKey(event.envelope);
 
 export function createMemoryStores(options: MemoryStoreOptions = {}): Stores {
   const retentionMs = options.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS;
-  const data: MemoryData = {
-    enrollments: new Map(),
-    fleetVins: new Map(),
-    vehicles: new Map(),
-    states: new Map(),
-    events: new Map(),
-    leases: new Map(),
-  };
+  const data = emptyMemoryData();
 
   const liveEvent = (id: string, now: number): StoredEvent | undefined => {
     const event = data.events.get(id);

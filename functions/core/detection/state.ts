@@ -113,6 +113,17 @@ export const vehicleStateSchema = z.object({
    * car a fleet contract polls through v1): their ids go on the events (`enrollments`) while active.
    */
   links: z.array(z.object({ id: z.string(), kind: z.enum(['oauth-user', 'fleet-contract']) })).optional(),
+  /**
+   * Enrollment events (`enrollment.vehicle.added` / `removed`) already numbered on this vehicle's
+   * `sequence`: event id → when. Their ids are deterministic, so a repeated DELETE or a re-run
+   * discovery finds its event here and takes no second number (bounded, newest kept).
+   */
+  told: z.record(z.string(), iso).optional(),
+  /**
+   * Set when an enrollment event created the state before any poll: the first poll still treats
+   * everything as history (README "First poll") and clears it.
+   */
+  unpolled: z.literal(true).optional(),
   cursors: cursorsSchema,
 });
 

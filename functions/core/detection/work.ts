@@ -35,6 +35,12 @@ export interface DiffContext {
   readonly enrollment: EnrollmentRef;
   /** Every active enrollment of the vehicle, when it has more than one: copied to each event. */
   readonly enrollments?: readonly EnrollmentRef[];
+  /**
+   * Alert message text → the API's code for it, from the API's own alert referential
+   * (`alertCodeBook`, ./alert-codes.ts): an alert whose message is localized text gets its
+   * `messageCode` from here. Never guessed: a text absent from the book gets none.
+   */
+  readonly alertCodes?: ReadonlyMap<string, string>;
   /** The only clock the engine reads. */
   readonly now: Date;
   /** Overrides of DEFAULT_CONFIG; validate user input with `parseDiffConfig`. */
@@ -58,6 +64,15 @@ const dropUndefined = <T extends object>(o: T): T => {
     out[k] = v !== null && typeof v === 'object' && !Array.isArray(v) ? dropUndefined(v) : v;
   }
   return out as T;
+};
+
+/** An alert's `messageCode` from the referential when its message is text the API coded there. */
+const withAlertCode = <D>(data: D, codes: ReadonlyMap<string, string> | undefined): D => {
+  if (codes === undefined || codes.size === 0) return data;
+  const d = data as { message?: unknown; messageCode?: unknown };
+  if (typeof d.message !== 'string' || d.messageCode !== undefined) return data;
+  const code = codes.get(d.message);
+  return code === undefined ? data : { ...data, messageCode: code };
 };
 
 export const maxIso = (a: IsoDate | undefined, b: IsoDate | undefined): IsoDate | undefined =>
@@ -90,11 +105,16 @@ export class Work {
     this.config = ctx.config === undefined ? DEFAULT_CONFIG : { ...DEFAULT_CONFIG, ...ctx.config };
     this.nowMs = ctx.now.getTime();
     this.nowIso = ctx.now.toISOString();
-    this.firstPoll = prev === undefined;
+    // A state an enrollment event created (it holds only the sequence) has not been polled yet.
+    this.firstPoll = prev === undefined || prev.unpolled === true;
     const base = prev ?? initialState(ctx.identity ?? ctx.vehicle.id, this.nowIso);
     this.s = { ...base };
+    if (prev?.unpolled === true) {
+      delete this.s.unpolled;
+      this.s.createdAt = this.nowIso;
+    }
     this.prevEventsSince = base.cursors.eventsSince;
-    if (prev === undefined) this.dirty = true;
+    if (this.firstPoll) this.dirty = true;
   }
 
   /** History = baseline, not events (README "First poll"). */
@@ -339,7 +359,7 @@ export class Work {
           ? { enrollments: enrollments.map((e) => ({ id: e.id, kind: e.kind })) }
           : {}),
         source: dropUndefined({ ...source }),
-        data: dropUndefined(data),
+        data: dropUndefined(withAlertCode(data, this.ctx.alertCodes)),
       }) as CarhookEvent,
     );
   }

@@ -7,18 +7,21 @@
  *   (`removed`); a vehicle listed again is resumed.
  *
  * The enrollment-level state is kept through the VehicleStateStore under the id
- * `enrollment:<enrollmentId>` (a versioned, opaque state with its events in the same write: exactly
- * what that port offers), so no new port is needed. Vehicles are created/paused BEFORE the commit:
- * both are idempotent, so a crash in between is repaired by the next run, which re-diffs and
- * re-emits the same event ids.
+ * `enrollment:<enrollmentId>` (a versioned, opaque state: exactly what that port offers), so no new
+ * port is needed. Each event joins its vehicle's stream (./vehicle-stream.ts): numbered on the
+ * vehicle's one `sequence`, committed with the vehicle's state. Order: vehicles created/paused,
+ * then the events on their vehicles' streams, then the enrollment state. Every step is idempotent,
+ * so a crash in between is repaired by the next run, which re-diffs to the same event ids and finds
+ * the ones already numbered on their vehicle.
  */
 import type { CarClient } from '../api';
 import { diffEnrollmentVehicles, type EnrollmentState, enrollmentStateSchema } from '../detection/enrollment';
 import type { ObservationOf } from '../detection/observations';
-import { type PublishTuning, publishCommitted } from '../polling/commit';
+import type { PublishTuning } from '../polling/commit';
 import type { EventBus } from '../publishing/ports';
 import type { Stores } from '../store/ports';
 import type { OAuthUserEnrollment } from '../store/records';
+import { commitToVehicleStreams } from './vehicle-stream';
 
 export const ENROLLMENT_STATE_FORMAT = 'enrollment-1';
 
@@ -94,6 +97,8 @@ export async function applyVehicleList(
   let stored = await stores.states.getState(key);
   const retries = deps.conflictRetries ?? 3;
   const resumed = new Set<string>();
+  const eventsWritten: string[] = [];
+  const published: string[] = [];
   for (let attempt = 0; attempt <= retries; attempt++) {
     const now = deps.now();
     let previous: EnrollmentState | undefined;
@@ -167,31 +172,33 @@ export async function applyVehicleList(
         vehicleIds: d.vehicleIds.map((a) => vehicleIdOf(enrollment.id, a)),
       };
     }
+    // The events on their vehicles' streams first: a crash before the enrollment state is
+    // committed re-diffs to the same ids next run, and those are found already numbered.
+    const told = await commitToVehicleStreams(deps, d.events);
+    eventsWritten.push(...told.written);
+    published.push(...told.published);
+    if (told.failed.length > 0) return { kind: 'ConflictRetriesExhausted' };
     const result = await stores.states.commitPoll({
       vehicleId: key,
       expectedVersion: stored?.version ?? 0,
       state: JSON.stringify(d.state),
       stateFormat: ENROLLMENT_STATE_FORMAT,
-      events: d.events,
+      events: [],
       now,
     });
     if (result.kind === 'VersionConflict') {
       stored = result.current;
       continue;
     }
-    const written = new Set(result.eventsWritten);
-    const outcome = await publishCommitted(
-      deps,
-      d.events.filter((e) => written.has(e.id)),
-    );
+    const done = new Set(published);
     return {
       kind: 'Synced',
       added,
       removed,
       resumed: [...resumed],
-      eventsWritten: result.eventsWritten,
-      published: outcome.published,
-      unpublished: outcome.unpublished,
+      eventsWritten,
+      published,
+      unpublished: eventsWritten.filter((id) => !done.has(id)),
       vehicleIds: d.vehicleIds.map((a) => vehicleIdOf(enrollment.id, a)),
     };
   }

@@ -7,19 +7,22 @@
  *   the one single-vehicle read that answers for every known vehicle): the simulator, like the API,
  *   answers 404 for a VIN it does not know and 403 for a contract that does not cover the VIN.
  *
- * Events are appended to the event log (unpublished) and then published, as a poll's are, so a
- * crash between the two is repaired by the sweeper; their ids are deterministic (enrollment, vehicle,
- * transition), so repeating a DELETE never emits a different duplicate.
+ * Each event joins its vehicle's stream (./vehicle-stream.ts): numbered on the vehicle's one
+ * `sequence` and written to the event log in the same conditional commit as the vehicle's state,
+ * then published, as a poll's are (a crash between the two is repaired by the sweeper). Their ids
+ * are deterministic (enrollment, vehicle, transition) and the vehicle's state remembers them, so
+ * repeating a DELETE never emits a duplicate nor takes a second number.
  */
 import type { CarClient } from '../api';
 import { buildEvent, type CarhookEvent } from '../events/catalogue';
 import { eventId } from '../events/ids';
-import { type PublishTuning, publishCommitted } from '../polling/commit';
+import type { PublishTuning } from '../polling/commit';
 import type { EventBus } from '../publishing/ports';
 import type { Stores } from '../store/ports';
 import type { Enrollment, VehicleRecord } from '../store/records';
 import { type EnrollFleetResult, enrollFleetContract, validateFleetInput } from './fleet';
 import { unenrollEnrollment } from './unenroll';
+import { commitToVehicleStreams } from './vehicle-stream';
 
 export interface MembershipDeps {
   readonly stores: Stores;
@@ -31,8 +34,8 @@ export interface MembershipDeps {
 type MembershipType = 'enrollment.vehicle.added' | 'enrollment.vehicle.removed';
 
 /**
- * One membership event. `sequence` is 0: these events are not part of a vehicle's diff state (the
- * enrollment's vehicle list has its own counter in ./discovery.ts).
+ * One membership event, not yet numbered (`sequence` 0): `announce` gives it the next number of
+ * its vehicle's stream when it commits it.
  */
 export function membershipEvent(
   type: MembershipType,
@@ -43,6 +46,8 @@ export function membershipEvent(
     readonly transition: string;
     readonly at: number;
     readonly operation: string;
+    /** The API whose answer revealed it (default `carhook`: a management call). */
+    readonly api?: 'v1' | 'v2' | 'carhook';
   },
 ): CarhookEvent {
   const { enrollment, vehicle } = input;
@@ -58,7 +63,7 @@ export function membershipEvent(
         ? { id: vehicle.id, vin: vehicle.vin }
         : { id: vehicle.id, vin: vehicle.vin, brand },
     enrollment: { id: enrollment.id, kind: enrollment.kind },
-    source: { api: 'carhook', operation: input.operation, recordId: vehicle.id },
+    source: { api: input.api ?? 'carhook', operation: input.operation, recordId: vehicle.id },
     data: {
       vehicleId: vehicle.id,
       vin: vehicle.vin,
@@ -67,19 +72,19 @@ export function membershipEvent(
   }) as CarhookEvent;
 }
 
-/** Appends to the event log (duplicates skipped), then publishes what was new. */
+/**
+ * Commits each event on its vehicle's stream (numbered, with the vehicle's state; an event its
+ * vehicle already numbered is skipped), then publishes what was new.
+ */
 export async function announce(
   deps: MembershipDeps,
   events: readonly CarhookEvent[],
-): Promise<{ readonly written: readonly string[]; readonly published: readonly string[] }> {
-  if (events.length === 0) return { written: [], published: [] };
-  const appended = await deps.stores.events.append(events, deps.now());
-  const written = new Set(appended.written);
-  const outcome = await publishCommitted(
-    deps,
-    events.filter((e) => written.has(e.id)),
-  );
-  return { written: [...written], published: outcome.published };
+): Promise<{
+  readonly written: readonly string[];
+  readonly published: readonly string[];
+  readonly failed: readonly string[];
+}> {
+  return commitToVehicleStreams(deps, events);
 }
 
 export type UnenrollAnnouncedResult =

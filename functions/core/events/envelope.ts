@@ -21,17 +21,17 @@ export const envelopeSchema = z.object({
   /** When Carhook saw it (ISO 8601 UTC). */
   detectedAt: isoDate.describe('when Carhook saw it'),
   /**
-   * One counter per physical vehicle (its VIN), shared by all its `vehicle.*` events whatever the
-   * enrollment or API that revealed them: strictly increasing, no gaps, so it orders a vehicle's
-   * events and a missing number is a missed event. `enrollment.vehicle.*` events are numbered by
-   * their enrollment's own counter; events not about a vehicle carry 0.
+   * One counter per physical vehicle (its VIN), shared by all its events (`vehicle.*` and
+   * `enrollment.vehicle.*`) whatever the enrollment or API that revealed them: strictly increasing,
+   * no gaps, so it orders a vehicle's events and a missing number is a missed event. Events not
+   * about a vehicle carry 0.
    */
   sequence: z
     .number()
     .int()
     .nonnegative()
     .describe(
-      'per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle',
+      'per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle',
     ),
   vehicle: z
     .object({

@@ -63,6 +63,8 @@ export interface ApplyInput {
   readonly observations: readonly Observation[];
   /** The planner asked to record the poll time (short budget: stalest first next time). */
   readonly rotate: boolean;
+  /** Alert text → the API's code (./alert-codes.ts), for `messageCode`. */
+  readonly alertCodes?: ReadonlyMap<string, string>;
 }
 
 export type ApplyOutcome =
@@ -168,7 +170,7 @@ function scheduleFor(
 
 /** What the diff engine is told about the vehicle: its identity, the car, the enrollments. */
 export function detectionContext(
-  input: Pick<ApplyInput, 'vehicle' | 'enrollment' | 'enrollments'>,
+  input: Pick<ApplyInput, 'vehicle' | 'enrollment' | 'enrollments' | 'alertCodes'>,
   identity: string,
   now: number,
   config: PollingConfig,
@@ -187,6 +189,7 @@ export function detectionContext(
     ...(input.enrollments !== undefined && input.enrollments.length > 1
       ? { enrollments: input.enrollments }
       : {}),
+    ...(input.alertCodes !== undefined ? { alertCodes: input.alertCodes } : {}),
     now: new Date(now),
     config: diffConfigFor(config),
   };

@@ -5,16 +5,21 @@
  *
  * The API states no maximum number of VINs per list body: the batch size is configurable,
  * and a batch the server refuses with 400 is split in halves until it is accepted (a single VIN
- * refused gets no observation, so nothing is fixed or removed for it).
+ * refused gets no observation, so nothing is fixed or removed for it). A batch answered 404 / 403
+ * is split too: the VIN refused alone, or one the maintenance list leaves out (a known vehicle
+ * always has its record), may be one the API no longer knows, which
+ * ../enrollment/fleet-removal.ts confirms with one read before anything is applied for it.
  */
 import type { ApiError, CarClient, Result, V1Target } from '../api';
 import type { V1Alert, V1Crash, V1Maintenance, V1Trip } from '../api/model';
 import type { Observation } from '../detection/observations';
+import { confirmFleetVehicle, removeFleetVehicle } from '../enrollment/fleet-removal';
 import type {
   FleetContractEnrollment,
   VehicleRecord,
   VehicleStateRecord as VehicleState,
 } from '../store/records';
+import { alertCodesFor } from './alert-codes';
 import { applyObservations } from './commit';
 import { DEFAULT_POLLING_CONFIG, type PollingConfig } from './config';
 import type { PollFleetJob } from './jobs';
@@ -37,6 +42,8 @@ export interface FleetPollSummary {
   readonly published: readonly string[];
   readonly unpublished: readonly string[];
   readonly failures: readonly ResourceFailure[];
+  /** Vehicles the API no longer knows: `enrollment.vehicle.removed` told, polling stopped. */
+  readonly removed: readonly string[];
 }
 
 interface Member {
@@ -55,10 +62,12 @@ export async function bulkWithSplit<K extends { readonly vin: string }, T>(
   targets: readonly K[],
   call: (batch: readonly K[]) => Promise<Result<readonly T[]>>,
   onBatch: () => void,
-): Promise<{ items: T[]; answered: Set<string>; errors: ApiError[] }> {
+): Promise<{ items: T[]; answered: Set<string>; errors: ApiError[]; refused: Set<string> }> {
   const items: T[] = [];
   const answered = new Set<string>();
   const errors: ApiError[] = [];
+  /** VINs refused alone with 404 / 403: possibly unknown to the API now. */
+  const refused = new Set<string>();
   const go = async (batch: readonly K[]): Promise<void> => {
     if (batch.length === 0) return;
     onBatch();
@@ -68,16 +77,18 @@ export async function bulkWithSplit<K extends { readonly vin: string }, T>(
       for (const t of batch) answered.add(t.vin);
       return;
     }
-    if (r.error.kind === 'InvalidRequest' && r.error.status === 400 && batch.length > 1) {
+    const unknownVin = r.error.kind === 'NotFound' || r.error.kind === 'AccessDenied';
+    if (((r.error.kind === 'InvalidRequest' && r.error.status === 400) || unknownVin) && batch.length > 1) {
       const half = Math.ceil(batch.length / 2);
       await go(batch.slice(0, half));
       await go(batch.slice(half));
       return;
     }
+    if (unknownVin && batch[0] !== undefined) refused.add(batch[0].vin);
     errors.push(r.error);
   };
   await go(targets);
-  return { items, answered, errors };
+  return { items, answered, errors, refused };
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -112,6 +123,7 @@ export async function pollFleet(deps: FleetDeps, job: PollFleetJob): Promise<Fle
     published: [] as string[],
     unpublished: [] as string[],
     failures,
+    removed: [] as string[],
   };
   if (members.length === 0) return summary;
 
@@ -123,7 +135,7 @@ export async function pollFleet(deps: FleetDeps, job: PollFleetJob): Promise<Fle
   const brand = job.brand;
   const now = deps.now();
 
-  type Read<T> = { items: T[]; answered: Set<string>; fetchedAt: string };
+  type Read<T> = { items: T[]; answered: Set<string>; refused: Set<string>; fetchedAt: string };
   const read = async <T>(name: string, call: BulkCall<T>): Promise<Read<T> | undefined> => {
     if (metered.exhausted()) return undefined;
     const r = await bulkWithSplit(targets, call, () => {
@@ -136,7 +148,7 @@ export async function pollFleet(deps: FleetDeps, job: PollFleetJob): Promise<Fle
         kind: metered.exhausted() ? 'BudgetDenied' : e.kind,
         message: e.message,
       });
-    return { items: r.items, answered: r.answered, fetchedAt: iso(deps.now()) };
+    return { items: r.items, answered: r.answered, refused: r.refused, fetchedAt: iso(deps.now()) };
   };
 
   // `active` 1 lists the active alerts; an alert missing from it (complete) is fixed.
@@ -152,11 +164,39 @@ export async function pollFleet(deps: FleetDeps, job: PollFleetJob): Promise<Fle
     const r = await client.v1.tripList({ targets: t, from, to: new Date(now) });
     return r.ok ? { ...r, value: r.value.trips } : r;
   });
-  summary.requests = metered.requests();
-  summary.denied = metered.denied();
+  const publish = deps.publish ? { publish: deps.publish } : {};
+  // v1 alert texts are localized: their codes come from the API's alert referential (one read a
+  // day, only when there are alerts to tell and budget left after the lists).
+  const alertCodes =
+    alerts !== undefined && alerts.items.length > 0
+      ? await alertCodesFor(deps.access, client, { locale, brand }, deps.now(), !metered.exhausted())
+      : undefined;
+  await metered.settle();
+  const reads = [alerts, crash, maintenance, trips];
+  /** Left out of the maintenance list, or refused alone with 404 / 403 by a list. */
+  const mayBeUnknown = (vin: string): boolean =>
+    reads.some((r) => r?.refused.has(vin)) ||
+    (maintenance?.answered.has(vin) === true && !maintenance.items.some((i) => i.vin === vin));
 
   for (const m of members) {
     const vin = m.vehicle.vin;
+    if (mayBeUnknown(vin)) {
+      // Confirmed with one read before anything is applied: an omission alone fixes nothing.
+      if (metered.exhausted()) continue;
+      const presence = await confirmFleetVehicle(client, { vin, contract: m.enrollment.contract });
+      await metered.settle();
+      if (presence === 'unconfirmed') continue;
+      if (presence === 'unknown') {
+        const r = await removeFleetVehicle(
+          { stores, bus: deps.bus, now: deps.now, ...publish },
+          m.enrollment,
+          m.vehicle,
+        );
+        summary.eventsWritten.push(...r.removedEvents);
+        if (r.paused) summary.removed.push(m.vehicle.id);
+        continue;
+      }
+    }
     const observations: Observation[] = [];
     const add = <T extends { vin: string }>(
       source: Observation['source'],
@@ -184,6 +224,7 @@ export async function pollFleet(deps: FleetDeps, job: PollFleetJob): Promise<Fle
         stored: m.state,
         observations,
         rotate: job.rotate,
+        ...(alertCodes !== undefined ? { alertCodes } : {}),
       },
     );
     if (applied.kind === 'Applied') {
@@ -203,5 +244,7 @@ export async function pollFleet(deps: FleetDeps, job: PollFleetJob): Promise<Fle
       });
     }
   }
+  summary.requests = metered.requests();
+  summary.denied = metered.denied();
   return summary;
 }

@@ -8,20 +8,25 @@
 
 import { parseState, STATE_FORMAT, serializeState } from '../detection/state';
 import type { EnrollmentRef } from '../detection/work';
+import { fleetVehicleIdOf } from '../enrollment/fleet';
 import { isLegacyState, stateKeyOf } from '../store/identity';
 import type { Stores } from '../store/ports';
 import type { FleetContractEnrollment, VehicleRecord, VehicleStateRecord } from '../store/records';
 
-/** The active fleet contract that polls this VIN, when it is not the vehicle's own enrollment. */
+/**
+ * The active fleet contract that polls this VIN, when it is not the vehicle's own enrollment. A
+ * contract whose vehicle is paused (the v1 API no longer knows it, ../enrollment/fleet-removal.ts)
+ * polls nothing: the VIN is then polled through this enrollment again.
+ */
 export async function coveringFleet(
-  stores: Pick<Stores, 'enrollments'>,
+  stores: Pick<Stores, 'enrollments' | 'vehicles'>,
   vehicle: Pick<VehicleRecord, 'vin' | 'enrollmentId'>,
 ): Promise<FleetContractEnrollment | undefined> {
   if (vehicle.vin === '') return undefined;
   const fleet = await stores.enrollments.findByFleetVin(vehicle.vin);
-  return fleet !== undefined && fleet.status === 'active' && fleet.id !== vehicle.enrollmentId
-    ? fleet
-    : undefined;
+  if (fleet === undefined || fleet.status !== 'active' || fleet.id === vehicle.enrollmentId) return undefined;
+  const polled = await stores.vehicles.get(fleetVehicleIdOf(fleet.id, vehicle.vin));
+  return polled !== undefined && !polled.paused ? fleet : undefined;
 }
 
 /**

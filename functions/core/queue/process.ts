@@ -147,6 +147,11 @@ export interface ConsumerOptions<T> {
   readonly visibilityTimeoutSeconds?: number;
   /** Stops receiving when aborted; the promise resolves once in-flight messages are settled. */
   readonly signal: AbortSignal;
+  /**
+   * Stop once a receive finds no visible message and none is in flight, instead of waiting for
+   * more (a driver that moves a simulated clock drains the queue after each step).
+   */
+  readonly untilEmpty?: boolean;
   readonly parse?: (raw: unknown) => T;
   /** Pause after an empty receive (default 250 ms) and after a receive error (×4). */
   readonly idleDelayMs?: number;
@@ -243,6 +248,12 @@ export const runConsumer = async <T>(
     }
     stats.received += messages.length;
     if (messages.length === 0) {
+      if (options.untilEmpty) {
+        // Messages in flight may send more (a retry, a follow-up): receive again once one settles.
+        if (inFlight.size === 0) break;
+        await Promise.race(inFlight);
+        continue;
+      }
       await sleep(idle, signal);
       continue;
     }

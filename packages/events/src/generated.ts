@@ -20,7 +20,7 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
@@ -100,7 +100,7 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
@@ -160,7 +160,7 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
@@ -220,7 +220,7 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
@@ -266,7 +266,7 @@ occurrence: string
  */
 message: string
 /**
- * the message when it is a code (e.g. alertOilPressure)
+ * the API's code of the alert (e.g. alertOilPressure): the message when it is a code, else the code the API's alert referential lists for the message text; absent when the API gives none
  */
 messageCode?: string
 /**
@@ -337,7 +337,7 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
@@ -383,7 +383,7 @@ occurrence: string
  */
 message: string
 /**
- * the message when it is a code (e.g. alertOilPressure)
+ * the API's code of the alert (e.g. alertOilPressure): the message when it is a code, else the code the API's alert referential lists for the message text; absent when the API gives none
  */
 messageCode?: string
 /**
@@ -442,7 +442,7 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
@@ -540,7 +540,7 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
@@ -632,7 +632,7 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
@@ -713,7 +713,7 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
@@ -790,7 +790,7 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
@@ -859,7 +859,7 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
@@ -926,7 +926,7 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
@@ -1018,7 +1018,7 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
@@ -1093,7 +1093,7 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
@@ -1245,7 +1245,7 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
@@ -1320,7 +1320,7 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {
@@ -1383,7 +1383,7 @@ occurredAt: string
  */
 detectedAt: string
 /**
- * per-vehicle increasing number (one counter per VIN across all vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; enrollment.vehicle.* events count per enrollment; 0 for events not about a vehicle
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle
  */
 sequence: number
 vehicle?: {

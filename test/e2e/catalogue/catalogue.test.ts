@@ -1,9 +1,11 @@
 /**
  * Every catalogue type, end to end in the local runtime: a simulator control (or a management
  * call) → the webhook received by a real receiver, signed so the Standard Webhooks verifier
- * accepts it, with a payload the published schema accepts. Short cadences (services, map,
- * maintenance and discovery every second, a two-retry webhook schedule) keep it fast; every wait
- * is a condition with a deadline, never a fixed sleep.
+ * accepts it, with a payload the published schema accepts. The runtime runs on the simulator's
+ * clock: the test advances it a second at a time (each step runs a planner cycle, every job and
+ * delivery that is due, and returns once they have settled) until what it expects has arrived, so
+ * nothing waits on wall time and machine load cannot make it late. Short cadences (services, map,
+ * maintenance and discovery every second, a two-retry webhook schedule) keep the steps few.
  *
  * The payloads received are the samples of docs/events.md: this test fails when they no longer
  * have the documented shape; `CARHOOK_WRITE_EVENT_SAMPLES=1 npx vitest run test/e2e/catalogue`
@@ -26,7 +28,6 @@ import type { EventEnvelope } from '../../../functions/core/events/envelope';
 import { validateEvent } from '../../../functions/core/events/validate';
 import { banner, type LocalRuntime, startLocalRuntime } from '../../../functions/local/runtime';
 import type { SimUser, SimVehicle } from '../../../sim/world/types';
-import { until } from '../support';
 
 interface Received {
   readonly path: string;
@@ -35,7 +36,10 @@ interface Received {
   readonly envelope: EventEnvelope;
 }
 
-const TIMEOUT = 30_000;
+/** One step of the simulated clock: the planner's cadence. */
+const STEP_MS = 1000;
+/** Steps after which something expected is reported missing (simulated seconds). */
+const MAX_STEPS = 60;
 
 /** A receiver: `/gone` answers 410, `/fail` 500, every other path 204. */
 async function startReceiver() {
@@ -110,15 +114,26 @@ describe('every catalogue type, end to end in the local runtime', { timeout: 60_
       .filter(([id]) => id.includes(op))
       .reduce((a, [, n]) => a + n, 0);
   };
-  /** Waits until Carhook has read `op` at least twice more (the state it sees includes what came before). */
+  /**
+   * Advances the simulated clock a step at a time until `probe` finds what it looks for; fails
+   * naming `what` after MAX_STEPS steps.
+   */
+  async function stepUntil<T>(
+    what: string,
+    probe: () => Promise<T | undefined> | T | undefined,
+    maxSteps = MAX_STEPS,
+  ): Promise<T> {
+    for (let step = 0; ; step++) {
+      const found = await probe();
+      if (found !== undefined) return found;
+      if (step >= maxSteps) throw new Error(`${what}: not there after ${maxSteps} simulated seconds`);
+      await rt.advance(STEP_MS);
+    }
+  }
+  /** Steps until Carhook has read `op` at least twice more (the state it sees includes what came before). */
   const twoReadsOf = async (op: string) => {
     const from = await reads(op);
-    await until(
-      `two more ${op} reads`,
-      async () => ((await reads(op)) >= from + 2 ? true : undefined),
-      undefined,
-      TIMEOUT,
-    );
+    await stepUntil(`two more ${op} reads`, async () => ((await reads(op)) >= from + 2 ? true : undefined));
   };
 
   /**
@@ -129,12 +144,12 @@ describe('every catalogue type, end to end in the local runtime', { timeout: 60_
     path: string,
     type: string,
     match: (e: EventEnvelope) => boolean = () => true,
+    maxSteps = MAX_STEPS,
   ): Promise<EventEnvelope> {
-    const got = await until(
+    const got = await stepUntil(
       `${type} at ${path}`,
       () => rx.received.find((r) => r.path === path && r.envelope.type === type && match(r.envelope)),
-      undefined,
-      TIMEOUT,
+      maxSteps,
     );
     const payload = new Webhook(secrets.get(path) as string).verify(got.body, got.headers) as {
       type: string;
@@ -156,7 +171,8 @@ describe('every catalogue type, end to end in the local runtime', { timeout: 60_
       simPort: 0,
       vehicles: 6,
       seed: 18,
-      pollIntervalMs: 500,
+      clock: 'simulated',
+      pollIntervalMs: STEP_MS,
       quota: 100_000,
       servicesIntervalMs: 1000,
       mapIntervalMs: 1000,
@@ -291,6 +307,26 @@ describe('every catalogue type, end to end in the local runtime', { timeout: 60_
       (e) => e.enrollment?.id === enrolled.body.enrollmentId,
     );
   });
+
+  it('enrollment.vehicle.removed: a fleet vehicle the v1 API no longer knows', async () => {
+    const world = (rt.sim as NonNullable<LocalRuntime['sim']>).world;
+    const gone = world.vehicles().at(-2) as SimVehicle;
+    const enrolled = await api('POST', '/enrollments/contracts', {
+      vin: gone.vin,
+      contract: gone.contract,
+      brand: gone.brand,
+    });
+    expect(enrolled.status, JSON.stringify(enrolled.body)).toBe(201);
+    const mine = (e: EventEnvelope) => e.enrollment?.id === enrolled.body.enrollmentId;
+    const added = await expectWebhook('/all', 'enrollment.vehicle.added', mine);
+    // The simulator's v1 API stops knowing the VIN (single reads 404, bulk lists omit it).
+    expect((await control('DELETE', `/v1/vehicles/${gone.vin}`)).status).toBe(200);
+    // Told at the VIN's next fleet poll, whenever the planner books it (the other cars keep it busy).
+    const removed = await expectWebhook('/all', 'enrollment.vehicle.removed', mine, 600);
+    expect(removed.source).toMatchObject({ api: 'v1', operation: 'v1.vehicle.information' });
+    expect(removed.data).toMatchObject({ vehicleId: enrolled.body.vehicleId, vin: gone.vin });
+    expect(removed.sequence).toBeGreaterThan(added.sequence);
+  }, 120_000);
 
   it("enrollment.vehicle.removed: a vehicle leaves the user's list", async () => {
     const world = (rt.sim as NonNullable<LocalRuntime['sim']>).world;

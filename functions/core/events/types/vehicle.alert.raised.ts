@@ -10,7 +10,12 @@ export const alertFields = {
       'key of this occurrence of the alert: the same alert id raised again later is a new occurrence',
     ),
   message: z.string().describe('message as the API sent it: a code, or text in the language set by `locale`'),
-  messageCode: z.string().optional().describe('the message when it is a code (e.g. alertOilPressure)'),
+  messageCode: z
+    .string()
+    .optional()
+    .describe(
+      "the API's code of the alert (e.g. alertOilPressure): the message when it is a code, else the code the API's alert referential lists for the message text; absent when the API gives none",
+    ),
   localizedText: z.string().optional().describe('human-readable text of the alert when the API sent one'),
   advice: z.string().optional(),
   category: z.string().optional(),
