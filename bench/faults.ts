@@ -215,6 +215,11 @@ export async function runFaultScenario(options: FaultOptions): Promise<FaultRepo
       ...(options.accessTokenTtlSeconds ? { accessTokenTtlSeconds: options.accessTokenTtlSeconds } : {}),
     },
     ...(dynamo ? { backend: { stores: dynamo, budget: dynamo.rateBudget } } : {}),
+    // A first poll looking back an hour, not the default day: the simulator's generated past
+    // ends before the scenario starts, so the vehicles' events lists start empty and its
+    // 404-for-empty-list fault is injected (a day's look-back finds records, and every later read
+    // from that cursor returns at least its last one).
+    config: { initialEventsLookbackMs: 60 * MINUTE },
     timeoutMs: CLIENT_TIMEOUT_MS,
   });
   const receiver = await startFaultReceiver();

@@ -45,6 +45,8 @@ export interface RunFigures {
   readonly boundMeanSeconds: number;
   /** Round-robin's mean on the same rates, computed (every vehicle every N/R minutes). */
   readonly fairMeanSeconds: number;
+  /** The known-rates bound over every change, alert fixes included (active alerts as items). */
+  readonly boundAllMeanSeconds?: number;
   readonly byKind: Readonly<Record<string, KindFigures>>;
   readonly maxRequestsInWindow: number;
   readonly http429: number;

@@ -34,6 +34,13 @@ export const freshnessKinds = [
 ] as const;
 export type FreshnessKind = (typeof freshnessKinds)[number];
 
+/**
+ * The vehicles' past made before the warm-up (the same processes, a stream of their own): a day,
+ * as far back as a first poll looks (`initialEventsLookbackMs`), so a vehicle enrolled today is
+ * found with the history a real one has.
+ */
+export const WORLD_HISTORY_MS = 24 * HOUR;
+
 /** Changes per vehicle-hour of a vehicle with multiplier 1 at curve 1 (alert fixes come on top). */
 export const BASE_RATE_PER_HOUR = 0.35;
 
@@ -59,6 +66,12 @@ export interface WorldScript {
   /** Each vehicle's rate multiplier (1 in the uniform world). */
   readonly multipliers: readonly number[];
   readonly changes: readonly ScriptedChange[];
+  /**
+   * The vehicles' past before `from` (`historyMs`, default none): the same processes, drawn from a
+   * stream of their own, so the changes above are the same whatever the history's length. A first
+   * poll's look-back finds them as history (never reported as detected changes).
+   */
+  readonly history: readonly ScriptedChange[];
 }
 
 /** A standard normal from two uniforms (Box–Muller). */
@@ -75,12 +88,29 @@ export function generateScript(
   from: number,
   to: number,
   seed: number,
+  historyMs = 0,
 ): WorldScript {
   const random = rng(seed * 7919 + vehicles);
   const sigma = 1.5;
   const multipliers = Array.from({ length: vehicles }, () =>
     world === 'uniform' ? 1 : Math.exp(sigma * normal(random) - (sigma * sigma) / 2),
   );
+  const changes = drawChanges(world, multipliers, from, to, random);
+  const history =
+    historyMs > 0
+      ? drawChanges(world, multipliers, from - historyMs, from, rng(seed * 7919 + vehicles + 104_729))
+      : [];
+  return { world, multipliers, changes, history };
+}
+
+/** Every vehicle's changes in `[from, to)`, sorted by time then vehicle. */
+function drawChanges(
+  world: World,
+  multipliers: readonly number[],
+  from: number,
+  to: number,
+  random: () => number,
+): ScriptedChange[] {
   const maxCurve = world === 'uniform' ? 1 : 3;
   const curve = (t: number): number => (world === 'uniform' ? 1 : dailyCurve(t));
   const changes: ScriptedChange[] = [];
@@ -110,7 +140,26 @@ export function generateScript(
     }
   });
   changes.sort((a, b) => a.at - b.at || a.vehicle - b.vehicle);
-  return { world, multipliers, changes };
+  return changes;
+}
+
+/**
+ * Active alerts as items of the known-rates bound, beside the vehicles' events: the alerts active
+ * over `[from, to)` on average (each a slot), each slot with an equal share of the fixes made in the
+ * window (an alert fixed at or after `to` is not fixed in the run). An idealisation, as the bound
+ * is: it spreads the fixes evenly over the active time, where a real alert's fix is one event.
+ */
+export function alertFixItems(script: WorldScript, from: number, to: number): number[] {
+  let activeMs = 0;
+  let fixes = 0;
+  for (const c of [...script.history, ...script.changes]) {
+    if (c.kind !== 'alert-raised') continue;
+    const fixAt = c.at + Math.max(MINUTE, Math.round(c.activeMs ?? MINUTE));
+    activeMs += Math.max(0, Math.min(fixAt, to) - Math.max(c.at, from));
+    if (fixAt >= from && fixAt < to) fixes++;
+  }
+  const slots = Math.round(activeMs / Math.max(1, to - from));
+  return slots > 0 ? new Array<number>(slots).fill(fixes / slots) : [];
 }
 
 /** A change made in the simulator, waiting to be seen on the bus. */
@@ -134,6 +183,8 @@ export class WorldDriver {
   readonly #maintained = new Set<string>();
   #next = 0;
   #seen = 0;
+  /** False while the vehicles' past is made: those changes are history, not measured changes. */
+  #recording = true;
 
   constructor(
     private readonly p: BenchPipeline,
@@ -144,6 +195,39 @@ export class WorldDriver {
     /** No change (fixes included) is made at or after this time. */
     private readonly stopAt: number,
   ) {}
+
+  /**
+   * Makes the script's history (the vehicles' past, before the pipeline's first poll), moving the
+   * clock to each change's time: nothing of it is recorded, since a first poll reports history as
+   * baseline, but alerts raised then are fixed on schedule, and a fix at or after `until` is a
+   * change like any other.
+   */
+  async runHistory(until: number): Promise<void> {
+    this.#recording = false;
+    try {
+      for (const change of this.script.history) {
+        if (change.at >= until) break;
+        await this.#fixesUntil(change.at);
+        await this.p.advance(change.at - this.p.now());
+        this.make(change);
+      }
+      await this.#fixesUntil(until);
+      await this.p.advance(until - this.p.now());
+    } finally {
+      this.#recording = true;
+      // A countdown changed in the past is read as baseline by the first poll: the run's own
+      // change of each vehicle (made after the warm-up) cannot undo it unseen.
+      this.#maintained.clear();
+    }
+  }
+
+  async #fixesUntil(until: number): Promise<void> {
+    for (let fix = this.#fixes[0]; fix && fix.at < until; fix = this.#fixes[0]) {
+      await this.p.advance(fix.at - this.p.now());
+      this.#fixes.shift();
+      this.fix(fix);
+    }
+  }
 
   /** Makes every change due before `until`, moving the clock to each one's time. */
   async runUntil(until: number): Promise<void> {
@@ -179,6 +263,7 @@ export class WorldDriver {
   }
 
   private record(change: Omit<MadeFreshnessChange, 'measured'>): void {
+    if (!this.#recording) return;
     this.made.push({ ...change, measured: change.changedAt >= this.measureFrom });
   }
 

@@ -9,6 +9,7 @@ import { parseFreshnessFile, resultsOf } from '../../bench/support/freshness-rep
 import { freshnessKinds } from '../../bench/support/freshness-world';
 
 const runKeys = [
+  'boundAllMeanSeconds',
   'boundMeanSeconds',
   'byKind',
   'changes',

@@ -140,10 +140,47 @@ describe('planner', () => {
     ).toEqual(['busy']);
   });
 
-  it('gives a vehicle at least its events when its full read does not fit', () => {
+  it('gives a vehicle at least its events when its full read can never fit a cycle', () => {
     const due = vehicle('a', { resourcePolledAt: {} });
     const p = plan({ vehicles: [due], budget: 2, now: T0 });
     expect(vehicleJobs(p.jobs)[0]?.resources).toEqual(['events']);
+  });
+
+  it('never reads a vehicle’s events before its baselines: the first events read carries them, or waits', () => {
+    // 40 vehicles never read, 13 reads a cycle: the guarantee and the index want more first
+    // reads than fit, and each first read costs 4 (events, alerts, maintenance, services).
+    let fleet = Array.from({ length: 40 }, (_, i) => vehicle(`n${i}`, { resourcePolledAt: {} }));
+    const memory = createPlannerMemory();
+    const baselined = new Set<string>();
+    for (let c = 0; c < 12; c++) {
+      const now = T0 + c * MIN;
+      const p = plan({ vehicles: fleet, budget: 13, now, memory, config: { maxStalenessMs: 3 * MIN } });
+      remember(memory, fleet, p, now);
+      expect(p.estimatedRequests).toBeLessThanOrEqual(13);
+      for (const j of vehicleJobs(p.jobs)) {
+        if (j.kind === 'poll-vehicle' && !baselined.has(j.vehicleId)) {
+          expect(j.resources).toEqual(['events', 'alerts', 'maintenance', 'services']);
+          baselined.add(j.vehicleId);
+        }
+      }
+      // The reads made: their lists are read from now on.
+      fleet = fleet.map((v) =>
+        baselined.has(v.id)
+          ? {
+              ...v,
+              resourcePolledAt: {
+                alerts: iso(now),
+                maintenance: iso(now),
+                services: iso(now),
+                map: iso(now),
+              },
+            }
+          : v,
+      );
+    }
+    // At most 3 first reads a cycle (4 requests each; map batches take a read now and then).
+    expect(baselined.size).toBeLessThanOrEqual(36);
+    expect(baselined.size).toBeGreaterThanOrEqual(30);
   });
 
   it('batches fleet vehicles per brand group in bulk jobs of the configured size', () => {
@@ -157,6 +194,169 @@ describe('planner', () => {
     );
     expect(jobs.sort()).toEqual(['C:f0,f1', 'C:f2', 'P:f3,f4']);
     expect(p.estimatedRequests).toBe(12);
+  });
+
+  it('books a fleet batch when the budget left is exactly its cost, and defers its vehicles when it is not', () => {
+    const fleet = Array.from({ length: 3 }, (_, i) => {
+      const { apiVehicleId: _none, ...rest } = vehicle(`f${i}`);
+      return rest as VehicleRecord;
+    });
+    const exact = plan({ vehicles: fleet, budget: 4, now: T0 });
+    expect(exact.jobs.map((j) => j.kind)).toEqual(['poll-fleet']);
+    expect(exact.estimatedRequests).toBe(4);
+    expect(exact.deferred).toEqual([]);
+    const short = plan({ vehicles: fleet, budget: 3, now: T0 });
+    expect(short.jobs).toEqual([]);
+    expect(short.estimatedRequests).toBe(0);
+    expect(short.deferred).toEqual(['f0', 'f1', 'f2']);
+  });
+
+  it('sizes the alerts guarantee on the vehicles with alerts active, the events guarantee on all', () => {
+    // 2,000 vehicles at 106 reads a cycle: G = 2 × 2000 / 106 → 38 cycles; 5 alerting: 15 min.
+    const fleet = Array.from({ length: 2000 }, (_, i) =>
+      vehicle(`g${i}`, { hints: { activeAlerts: i < 5, priority: 0 } }),
+    );
+    const p = plan({ vehicles: fleet, budget: 108, now: T0 });
+    expect(p.guaranteeMs).toBe(38 * MIN);
+    expect(p.alertGuaranteeMs).toBe(15 * MIN);
+  });
+
+  it('weighs an active alerts read by the number of alerts active: three beat one at the same age', () => {
+    const memory = createPlannerMemory();
+    const one = vehicle('one', {
+      hints: { activeAlerts: true, priority: 0, rates: `r1:${T0}:0:100:10:10:1` },
+    });
+    const three = vehicle('three', {
+      hints: { activeAlerts: true, priority: 0, rates: `r1:${T0}:0:100:10:10:3` },
+    });
+    for (const v of [one, three]) memory.set(v.id, { events: T0 - MIN, alerts: T0 - 3 * MIN });
+    for (const order of [
+      [one, three],
+      [three, one],
+    ]) {
+      // One read: the events (rate 0, read a minute ago) lose to the alerts; three alerts first.
+      const p = plan({ vehicles: order, budget: 1, now: T0, memory, config: { followUpReserveRatio: 0 } });
+      expect(vehicleJobs(p.jobs).map((j) => [j.vehicleId, j.resources])).toEqual([['three', ['alerts']]]);
+    }
+  });
+
+  it('reads an overdue periodic read with the events when the budget left is exactly enough', () => {
+    const memory = createPlannerMemory();
+    const old = vehicle('old', {
+      resourcePolledAt: {
+        alerts: iso(T0 - MIN),
+        maintenance: iso(T0 - 40 * 60 * MIN),
+        services: iso(T0 - MIN),
+        map: iso(T0 - MIN),
+      },
+    });
+    memory.set(old.id, { events: T0 - 5 * MIN });
+    const p = plan({ vehicles: [old], budget: 2, now: T0, memory, config: { followUpReserveRatio: 0 } });
+    expect(vehicleJobs(p.jobs).map((j) => j.resources)).toEqual([['events', 'maintenance']]);
+  });
+
+  it('spends the last read of a cycle on a due periodic read, then on a map batch', () => {
+    const memory = createPlannerMemory();
+    const due = vehicle('due', {
+      // Maintenance due (a day old, not yet overdue), the map read exactly a day ago.
+      resourcePolledAt: {
+        alerts: iso(T0 - MIN),
+        maintenance: iso(T0 - 25 * 60 * MIN),
+        services: iso(T0 - MIN),
+        map: iso(T0 - 24 * 60 * MIN),
+      },
+    });
+    memory.set(due.id, { events: T0 - 5 * MIN });
+    const config = { followUpReserveRatio: 0 };
+    const two = plan({ vehicles: [due], budget: 2, now: T0, memory, config });
+    expect(two.jobs).toEqual([
+      expect.objectContaining({ vehicleId: 'due', resources: ['events', 'maintenance'] }),
+    ]);
+    const three = plan({ vehicles: [due], budget: 3, now: T0, memory, config });
+    expect(three.jobs.at(-1)).toEqual({ kind: 'poll-map', vehicleIds: ['due'], plannedAt: iso(T0) });
+    expect(three.estimatedRequests).toBe(3);
+  });
+
+  it('books no read of an OAuth vehicle whose VIN a fleet contract polls: a job without cost links it', () => {
+    const dual = vehicle('dual', { vin: 'VC9R5C0HY8LNSSMND' });
+    const other = vehicle('other', { vin: 'VC2BS85NADMNYAMM1' });
+    const covered = new Set(['VC9R5C0HY8LNSSMND']);
+    for (const strategy of ['carhook', 'round-robin', 'naive'] as const) {
+      const p = plan({ vehicles: [dual, other], budget: 108, now: T0, strategy, coveredVins: covered });
+      const jobs = vehicleJobs(p.jobs);
+      // Only `other` is booked: the covered vehicle costs nothing and is not deferred either.
+      expect(p.estimatedRequests).toBe(strategy === 'naive' ? 4 : 1);
+      expect(p.deferred).toEqual([]);
+      const link = jobs.find((j) => j.vehicleId === 'dual');
+      expect(link).toEqual({
+        kind: 'poll-vehicle',
+        vehicleId: 'dual',
+        resources: ['events'],
+        strategy,
+        rotate: false,
+        followUps: false,
+        plannedAt: iso(T0),
+      });
+      expect(jobs.map((j) => j.vehicleId)).toEqual(['other', 'dual']);
+    }
+    // With a budget of one read, that read goes to the vehicle the contract does not cover.
+    const tight = plan({ vehicles: [dual, other], budget: 1, now: T0, coveredVins: covered });
+    expect(vehicleJobs(tight.jobs).map((j) => [j.vehicleId, j.resources])).toEqual([
+      ['other', ['events']],
+      ['dual', ['events']],
+    ]);
+    // Without the contract (or with an empty VIN) it is a vehicle like any other.
+    expect(plan({ vehicles: [dual, other], budget: 108, now: T0 }).estimatedRequests).toBe(2);
+    const noVin = vehicle('novin', { vin: '' });
+    expect(
+      plan({ vehicles: [noVin], budget: 108, now: T0, coveredVins: new Set(['']) }).estimatedRequests,
+    ).toBe(1);
+  });
+
+  it('runPlanner stops booking an OAuth vehicle once an active fleet contract covers its VIN', async () => {
+    const stores = createMemoryStores();
+    const at = iso(T0);
+    await stores.enrollments.create({
+      kind: 'oauth-user',
+      id: 'enr_1',
+      brand: 'cielo',
+      status: 'active',
+      createdAt: at,
+      updatedAt: at,
+    });
+    for (const [id, vin] of [
+      ['a', 'VC2BS85NADMNYAMM1'],
+      ['b', 'VC9R5C0HY8LNSSMND'],
+    ] as const) {
+      await stores.vehicles.put(
+        { id: `enr_1:${id}`, enrollmentId: 'enr_1', vin, apiVehicleId: id, nextPollAt: at },
+        T0,
+      );
+    }
+    const queue = new MemoryQueue<unknown>();
+    const config = { discoveryIntervalMs: 24 * 60 * MIN };
+    const before = await runPlanner({ ...stores, queue, now: () => T0, config });
+    // Each vehicle: events and the three baselines never read; one map batch for both.
+    expect(before.estimatedRequests).toBe(9);
+    queue.drain();
+    await stores.enrollments.create({
+      kind: 'fleet-contract',
+      id: 'fleet_1',
+      brand: 'cielo',
+      vin: 'VC9R5C0HY8LNSSMND',
+      contract: 'C-1',
+      status: 'active',
+      createdAt: at,
+      updatedAt: at,
+    });
+    const after = await runPlanner({ ...stores, queue, now: () => T0 + MIN, config });
+    // Only `a` is booked (its reads were booked but never made: still due), `b` costs nothing.
+    expect(after.estimatedRequests).toBe(5);
+    const jobs = (queue.drain() as PollVehicleJob[]).filter((j) => j.kind === 'poll-vehicle');
+    expect(jobs.map((j) => [j.vehicleId, j.followUps])).toEqual([
+      ['enr_1:a', undefined],
+      ['enr_1:b', false],
+    ]);
   });
 
   it('sizes a cycle from the budget capacity (120 per 60 s minus the margin)', () => {

@@ -1,11 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { rng } from '../../bench/support/stats';
+import type { Observation } from '../../functions/core/detection/observations';
 import {
   advance,
   decodeRates,
   encodeRates,
   fleetPrior,
+  lookBackOf,
   MAX_PRIOR_WEIGHT_HOURS,
   observe,
   posterior,
@@ -17,6 +19,7 @@ const HOUR = 3_600_000;
 const T0 = Date.parse('2026-01-15T09:00:00.000Z');
 const settings = { rateHalfLifeMs: 4 * HOUR };
 const prior = { eventsPerHour: 0.5, fixesPerHour: 1, eventsWeightHours: 1, fixesWeightHours: 1 };
+const iso = (ms: number): string => new Date(ms).toISOString();
 const ev = (type: string, n = 1) => Array.from({ length: n }, () => ({ type }) as { type: never });
 
 describe('the change-rate estimator', () => {
@@ -42,7 +45,7 @@ describe('the change-rate estimator', () => {
       { events: ev('vehicle.trip.completed', 3), activeAlerts: 1 },
       settings,
     );
-    // The first poll reads a look-back that is not measured exposure: it only starts the clock.
+    // A first poll without its look-back's records only starts the clock (its events are history).
     expect(start).toEqual({ t: T0, events: 0, eventsHours: 0, fixes: 0, alertHours: 0, active: 1 });
     const next = observe(
       start,
@@ -64,6 +67,95 @@ describe('the change-rate estimator', () => {
     );
     expect(next).toEqual({ t: T0, events: 5, eventsHours: 0, fixes: 2, alertHours: 0, active: 3 });
     expect(observe(next, T0, { events: [], activeAlerts: -1 }, settings).active).toBe(0);
+  });
+
+  it('counts a first poll’s look-back as the vehicle’s past: each record decayed by its age, over the whole window', () => {
+    const k = Math.LN2 / 4; // per hour, half-life 4 h
+    const since = T0 - 8 * HOUR;
+    const first = observe(
+      undefined,
+      T0,
+      {
+        // The look-back's history is never reported as events: only its records are counted.
+        events: [],
+        activeAlerts: 2,
+        // Two records 4 h old, one just now; one before the window and one after the poll are not the window's.
+        lookBack: { since, at: [T0 - 4 * HOUR, T0 - 4 * HOUR, T0, since - 1, T0 + 1] },
+      },
+      settings,
+    );
+    expect(first.t).toBe(T0);
+    expect(first.events).toBeCloseTo(0.5 + 0.5 + 1, 12);
+    // ∫₀⁸ e^(−k s) ds = (1 − ¼) / k hours.
+    expect(first.eventsHours).toBeCloseTo(0.75 / k, 12);
+    expect(first.active).toBe(2);
+    expect(first.fixes).toBe(0);
+    expect(first.alertHours).toBe(0);
+    // A busy past gives a busy estimate from the first poll on: 3 records an hour for 8 h, five times the prior (0.5).
+    const busy = observe(
+      undefined,
+      T0,
+      {
+        events: [],
+        activeAlerts: 0,
+        lookBack: { since, at: Array.from({ length: 24 }, (_, i) => T0 - i * 20 * 60_000) },
+      },
+      settings,
+    );
+    expect(posterior(busy, prior).eventsPerHour).toBeGreaterThan(2.5);
+    // A look-back that starts at (or after) the poll counts nothing.
+    expect(
+      observe(undefined, T0, { events: [], activeAlerts: 0, lookBack: { since: T0, at: [T0] } }, settings),
+    ).toEqual({ t: T0, events: 0, eventsHours: 0, fixes: 0, alertHours: 0, active: 0 });
+    // A later poll does not count a look-back again: only its events.
+    const later = observe(
+      first,
+      T0,
+      { events: ev('vehicle.trip.completed'), activeAlerts: 0, lookBack: { since, at: [T0] } },
+      settings,
+    );
+    expect(later.events).toBeCloseTo(first.events + 1, 12);
+    expect(later.eventsHours).toBe(first.eventsHours);
+  });
+
+  it('counts a look-back record at the window’s start, decayed by its full age', () => {
+    const since = T0 - 8 * HOUR;
+    const first = observe(
+      undefined,
+      T0,
+      { events: [], activeAlerts: 0, lookBack: { since, at: [since, T0 - 2 * HOUR] } },
+      settings,
+    );
+    // 2^(−8/4) + 2^(−2/4).
+    expect(first.events).toBeCloseTo(0.25 + Math.SQRT1_2, 12);
+  });
+
+  it('takes a look-back only from a complete events read with a start, and skips records without a time', () => {
+    const read = (o: Partial<Observation>): Observation =>
+      ({
+        source: 'v2.events',
+        fetchedAt: iso(T0),
+        complete: true,
+        window: { since: iso(T0 - HOUR) },
+        items: [
+          { id: 'a', type: 'TRIP', eventId: 't1', createdAt: iso(T0 - 30 * 60_000) },
+          { id: 'b', type: 'ALERT', eventId: 'a1', updatedAt: iso(T0 - 10 * 60_000) },
+          { id: 'c', type: 'REFUEL', eventId: 'r1', createdAt: 'not a date' },
+        ],
+        ...o,
+      }) as Observation;
+    expect(lookBackOf([read({})])).toEqual({ since: T0 - HOUR, at: [T0 - 30 * 60_000, T0 - 10 * 60_000] });
+    expect(lookBackOf([read({ complete: false })])).toBeUndefined();
+    expect(lookBackOf([read({ window: {} })])).toBeUndefined();
+    expect(lookBackOf([{ ...read({}), source: 'v2.alerts' } as Observation])).toBeUndefined();
+    expect(lookBackOf([])).toBeUndefined();
+    // The events read among the poll's other reads, whatever their order.
+    const alerts = { source: 'v2.alerts', fetchedAt: iso(T0), complete: true, items: [] } as Observation;
+    expect(lookBackOf([alerts, read({})])).toEqual({
+      since: T0 - HOUR,
+      at: [T0 - 30 * 60_000, T0 - 10 * 60_000],
+    });
+    expect(lookBackOf([{ ...read({}), source: 'v2.trips' } as Observation])).toBeUndefined();
   });
 
   it('starts a vehicle never observed at the prior, and moves to what it observes', () => {
@@ -207,6 +299,37 @@ describe('the fleet prior (empirical Bayes)', () => {
     });
     // A vehicle never read (no sums) adds nothing.
     expect(fleetPrior([undefined, undefined], priorSettings).eventsPerHour).toBe(0.5);
+  });
+
+  it('learns the prior’s weight by the method of moments: m / τ², τ² from the spread beyond Poisson noise', () => {
+    const a: RateState = { t: T0, events: 8, eventsHours: 5, fixes: 0, alertHours: 0, active: 0 };
+    const b: RateState = { t: T0, events: 2, eventsHours: 5, fixes: 0, alertHours: 0, active: 0 };
+    const k = Math.LN2 / 4;
+    const m = (8 + 2 + 0.5) / (5 + 5 + 1);
+    const spread = (8 - m * 5) ** 2 / 5 + (2 - m * 5) ** 2 / 5;
+    const noise = 2 * (1 - (k * 5) / 2);
+    const dof = 10 - 50 / 10;
+    const tau2 = (spread - m * noise) / dof;
+    const p = fleetPrior([a, b, undefined], priorSettings);
+    expect(p.eventsPerHour).toBeCloseTo(m, 12);
+    expect(m / tau2).toBeGreaterThan(1); // between the least weight and the cap
+    expect(p.eventsWeightHours).toBeCloseTo(m / tau2, 9);
+    // One vehicle tells nothing of the spread: the least weight.
+    expect(fleetPrior([a], priorSettings).eventsWeightHours).toBe(1);
+    // A vehicle with no exposure yet is not part of the spread.
+    const fresh: RateState = { ...b, events: 0, eventsHours: 0 };
+    expect(fleetPrior([a, b, fresh], priorSettings).eventsWeightHours).toBeCloseTo(m / tau2, 9);
+  });
+
+  it('weighs the configured prior by ratePriorMs hours in the pooled rates', () => {
+    const a: RateState = { t: T0, events: 6, eventsHours: 3, fixes: 1, alertHours: 4, active: 0 };
+    const p = fleetPrior([a], { ...priorSettings, ratePriorMs: 2 * HOUR });
+    expect(p.eventsPerHour).toBeCloseTo((6 + 0.5 * 2) / (3 + 2), 12);
+    expect(p.fixesPerHour).toBeCloseTo((1 + 1 * 2) / (4 + 2), 12);
+    expect(p.fixesWeightHours).toBe(2);
+    // The fix-rate posterior: (fixes + rate × weight) / (alert-hours + weight).
+    const r = posterior(a, { ...prior, fixesPerHour: 0.5, fixesWeightHours: 4 });
+    expect(r.fixesPerHour).toBeCloseTo((1 + 0.5 * 4) / (4 + 4), 12);
   });
 
   it('centres on the pooled rate: every count over every hour, the configured prior included', () => {

@@ -28,7 +28,7 @@ import type { EventLog, Stores } from '../store/ports';
 import type { ScheduleUpdate, VehicleRecord, VehicleStateRecord as VehicleState } from '../store/records';
 import { scheduleNeedsWrite } from '../store/schedule';
 import { diffConfigFor, type PollingConfig } from './config';
-import { decodeRates, encodeRates, observe } from './rates';
+import { decodeRates, encodeRates, lookBackOf, observe } from './rates';
 import { streamEnrollments } from './streams';
 
 /** Publisher tuning (the bus and marker come from the deps). */
@@ -220,11 +220,14 @@ export async function applyObservations(deps: CommitDeps, input: ApplyInput): Pr
     const routine = scheduleFor(input, d.next, now, config);
     // The learned rates go with a write the poll makes anyway, never as a reason to write: a poll
     // that saw no change has nothing to add (the exposure it covered is computed from the time).
+    // A first poll's events are the look-back's history: counted as the vehicle's past (rates.ts).
+    const known = decodeRates(input.vehicle.hints.rates);
+    const lookBack = known === undefined ? lookBackOf(input.observations) : undefined;
     const rates = encodeRates(
       observe(
-        decodeRates(input.vehicle.hints.rates),
+        known,
         now,
-        { events: d.events, activeAlerts: d.next.activeAlerts },
+        { events: d.events, activeAlerts: d.next.activeAlerts, ...(lookBack ? { lookBack } : {}) },
         config,
       ),
     );

@@ -51,12 +51,16 @@ export const pollingConfigSchema = z.object({
    * when the budget allows). A fix is not an event: only an alert read sees it.
    */
   activeAlertsEveryMs: z.number().int().positive().default(MINUTE),
-  /** Half-life of the learned change rates: a vehicle that starts or stops driving is followed within a few. */
+  /**
+   * Half-life of the learned change rates: a vehicle that starts or stops driving is followed within
+   * a few (the estimate moves halfway to a new rate in one half-life), while a longer memory counts
+   * more changes per estimate (README "How a cycle is planned": 6 h measured against 4, 8, 12 h).
+   */
   rateHalfLifeMs: z
     .number()
     .int()
     .positive()
-    .default(4 * HOUR),
+    .default(6 * HOUR),
   /**
    * Least weight of the prior (the fleet's pooled rates) in each vehicle's events-rate estimate, as
    * hours of observation (the weight itself is learned from the fleet's spread), and the weight of
@@ -85,8 +89,12 @@ export const pollingConfigSchema = z.object({
   servicesIntervalMs: z.number().int().positive().default(DAY),
   /** Map update refresh period, in bulk (`--map-interval`, `CARHOOK_MAP_INTERVAL_SECONDS`). */
   mapIntervalMs: z.number().int().positive().default(DAY),
-  /** The first events read of a vehicle (no cursor yet) looks back this far. */
-  initialEventsLookbackMs: z.number().int().positive().default(HOUR),
+  /**
+   * The first events read of a vehicle (no cursor yet) looks back this far. What it finds is
+   * history (no event is reported for it), but the feed returns every record of the window, so the
+   * planner counts it as the vehicle's past and starts from a learned rate, not the prior alone.
+   */
+  initialEventsLookbackMs: z.number().int().positive().default(DAY),
   /** Collision and trip lists are read over this window. */
   listWindowMs: z.number().int().positive().default(DAY),
   /** Page size of v2 lists (the simulator allows up to 100; the API states no maximum). */

@@ -72,6 +72,12 @@ export interface PlanInput {
   readonly strategy?: PollStrategy;
   /** When each read was last booked; absent: a phase from the id's hash (see the module). */
   readonly memory?: Pick<PlannerMemory, 'get'>;
+  /**
+   * VINs an active fleet contract polls through the v1 bulk lists. An OAuth vehicle with one of
+   * them sends no request of its own (the worker links its enrollment into the shared stream):
+   * none of its reads is booked; it gets a job that costs no request, to link.
+   */
+  readonly coveredVins?: ReadonlySet<string>;
 }
 
 export interface Plan {
@@ -94,11 +100,20 @@ export function plan(input: PlanInput): Plan {
   const plannedAt = new Date(now).toISOString();
   const budget = Math.max(0, Math.floor(input.budget));
   const fleet = input.vehicles.filter(isFleetVehicle);
-  const v2 = input.vehicles.filter((v) => !isFleetVehicle(v));
+  const covered = (v: VehicleRecord): boolean => v.vin !== '' && input.coveredVins?.has(v.vin) === true;
+  const v2 = input.vehicles.filter((v) => !isFleetVehicle(v) && !covered(v));
+  const links = linkJobs(
+    input.vehicles.filter((v) => !isFleetVehicle(v) && covered(v)),
+    strategy,
+    plannedAt,
+  );
   const fleetBatches = fleetBookings(fleet, config, plannedAt);
   const split = resourceSplitter(now, config);
 
-  if (strategy === 'naive') return planNaive(v2, fleetBatches, budget, now, plannedAt);
+  if (strategy === 'naive') {
+    const naive = planNaive(v2, fleetBatches, budget, now, plannedAt);
+    return links.length > 0 ? { ...naive, jobs: [...naive.jobs, ...links] } : naive;
+  }
 
   const reserve = followUpReserve(budget, config);
   let left = budget - reserve;
@@ -155,8 +170,24 @@ export function plan(input: PlanInput): Plan {
     alertGuaranteeMs: ga,
     alertsMinMs: config.activeAlertsEveryMs,
   });
+  // A vehicle's first events read carries its baselines (alerts, maintenance, services never
+  // read), or waits until they fit. A first read of a list is baseline (no event), so a countdown
+  // that changed after the first events read but before the first maintenance read (the
+  // follow-up after the trip that came with it) would never be told. Only the first events read
+  // this planner books: a baseline that keeps failing does not ride on every read after it.
+  const book = (i: number, r: VehicleResource): boolean => {
+    const v = v2[i] as VehicleRecord;
+    const first = r === 'events' && input.memory?.get(v.id)?.events === undefined ? baselinesOf(v) : [];
+    const need = [r, ...first].filter((x) => !resourcesOf.get(i)?.has(x)).length;
+    // A first read that can never fit a cycle is made in parts, events first (never starved).
+    const whole = need <= perCycle;
+    if ((whole ? need : 1) > left) return false;
+    addRead(i, r);
+    if (whole) for (const x of first) addRead(i, x);
+    return true;
+  };
   const forced = chosen.filter((c) => c.reason === 'guarantee');
-  for (const c of forced) addRead(c.index, c.resource);
+  for (const c of forced) book(c.index, c.resource);
   const splits = v2.map(split);
   splits.forEach(({ now: urgent }, i) => {
     if (urgent.length <= 1) return;
@@ -173,7 +204,7 @@ export function plan(input: PlanInput): Plan {
   for (const c of chosen) {
     if (left < 1) break;
     if (c.reason === 'guarantee' || resourcesOf.get(c.index)?.has(c.resource)) continue;
-    addRead(c.index, c.resource);
+    book(c.index, c.resource);
   }
   // 3. Periodic reads due, then map batches, with budget to spare (daily, never urgent).
   for (const i of order) {
@@ -206,12 +237,39 @@ export function plan(input: PlanInput): Plan {
     ...fleetBatches.filter((b) => !bookings.includes(b)).flatMap((b) => (b.job as PollFleetJob).vehicleIds),
   ];
   return {
-    jobs: [...vehicleJobs, ...bookings.map((b) => b.job), ...maps.map((b) => b.job)],
+    jobs: [...vehicleJobs, ...bookings.map((b) => b.job), ...maps.map((b) => b.job), ...links],
     estimatedRequests: budget - reserve - left,
     deferred,
     guaranteeMs: g,
     alertGuaranteeMs: ga,
   };
+}
+
+/** The resources of a vehicle never read (its baselines besides the events). */
+const baselinesOf = (v: VehicleRecord): VehicleResource[] =>
+  (['alerts', 'maintenance', 'services'] as const).filter((r) => v.resourcePolledAt[r] === undefined);
+
+/**
+ * Jobs that cost no request, for OAuth vehicles whose VIN a fleet contract polls: the worker finds
+ * the covering contract before any request and links the enrollment into the shared stream (the
+ * first job after the contract's first poll; later ones find the link and write nothing). One a
+ * cycle, so the link follows the contract's first poll within a cycle; none is counted against
+ * the budget.
+ */
+function linkJobs(
+  covered: readonly VehicleRecord[],
+  strategy: PollStrategy,
+  plannedAt: string,
+): PollVehicleJob[] {
+  return covered.map((v) => ({
+    kind: 'poll-vehicle',
+    vehicleId: v.id,
+    resources: ['events'],
+    strategy,
+    rotate: false,
+    followUps: false,
+    plannedAt,
+  }));
 }
 
 export interface PlannerDeps {
@@ -259,6 +317,7 @@ export async function runPlanner(deps: PlannerDeps): Promise<PlannerRun> {
   const cycleStart = Math.floor(now / config.cycleMs) * config.cycleMs;
 
   const discovery: PollJob[] = [];
+  const coveredVins = new Set<string>();
   let cursor: string | undefined;
   do {
     const page = await deps.enrollments.list({
@@ -267,7 +326,10 @@ export async function runPlanner(deps: PlannerDeps): Promise<PlannerRun> {
       ...(cursor ? { cursor } : {}),
     });
     for (const e of page.items) {
-      if (e.kind !== 'oauth-user') continue;
+      if (e.kind === 'fleet-contract') {
+        if (e.vin !== '') coveredVins.add(e.vin);
+        continue;
+      }
       if (inCycle(`discovery:${e.id}`, now, config.discoveryIntervalMs, config.cycleMs)) {
         discovery.push({ kind: 'discover-vehicles', enrollmentId: e.id, plannedAt });
       }
@@ -287,7 +349,7 @@ export async function runPlanner(deps: PlannerDeps): Promise<PlannerRun> {
   // Discovery reads one page per enrollment (usually): reserve it.
   const budget = Math.max(0, cycleBudget(config, deps.rateBudget) - discovery.length);
   const memory = deps.memory ?? createPlannerMemory();
-  const planned = plan({ vehicles: due, budget, now, config, memory });
+  const planned = plan({ vehicles: due, budget, now, config, memory, coveredVins });
   remember(memory, due, planned, now);
   const messages: OutgoingMessage<PollJob>[] = [
     ...discovery.map((job) => ({

@@ -18,6 +18,7 @@
  * stays near the fleet's average instead of at zero, and in a fleet of equal vehicles chance
  * differences between a few counts do not reorder the fleet.
  */
+import type { Observation } from '../detection/observations';
 import type { CarhookEvent } from '../events/catalogue';
 
 const HOUR = 3_600_000;
@@ -76,6 +77,12 @@ export function advance(state: RateState, now: number, s: RateSettings): RateSta
 export interface RateObservation {
   readonly events: readonly Pick<CarhookEvent, 'type'>[];
   readonly activeAlerts: number;
+  /**
+   * A first poll's look-back: the feed's records from `since` (epoch ms) up to the poll, `at` their
+   * record times. They are history (baseline, never events), but the feed returns all of them, so
+   * they are an exact count over a known exposure: the vehicle's past, before it was enrolled.
+   */
+  readonly lookBack?: { readonly since: number; readonly at: readonly number[] };
 }
 
 /** A vehicle's sums after a poll at `now` (`undefined`: its first poll starts the clock). */
@@ -85,22 +92,59 @@ export function observe(
   seen: RateObservation,
   s: RateSettings,
 ): RateState {
-  const base = state ? advance(state, now, s) : emptyState(now, 0);
+  if (state === undefined) return firstState(now, seen, s);
+  const base = advance(state, now, s);
   let events = 0;
   let fixes = 0;
   for (const e of seen.events) {
     if (EVENTS_FEED_TYPES.has(e.type)) events++;
     else if (e.type === 'vehicle.alert.fixed') fixes++;
   }
-  // A first poll reads the events of the initial look-back: they are not changes of an exposure
-  // we measured, so they are not counted.
-  const first = state === undefined;
   return {
     ...base,
-    events: base.events + (first ? 0 : events),
-    fixes: base.fixes + (first ? 0 : fixes),
+    events: base.events + events,
+    fixes: base.fixes + fixes,
     active: Math.max(0, seen.activeAlerts),
   };
+}
+
+/**
+ * The sums of a vehicle's first poll. Its events are the history of the initial look-back (the
+ * detection reports none of them); with the look-back's records and start, they are counted as
+ * what they are: every record of the feed over `[since, now]`, each decayed by its age, over an
+ * exposure of that whole window (decayed as `advance` would have). Without them the clock starts
+ * at zero exposure.
+ */
+function firstState(now: number, seen: RateObservation, s: RateSettings): RateState {
+  const start = emptyState(now, Math.max(0, seen.activeAlerts));
+  const back = seen.lookBack;
+  if (back === undefined || !(back.since < now)) return start;
+  const k = decayPerHour(s);
+  let events = 0;
+  for (const at of back.at) {
+    if (!(at >= back.since && at <= now)) continue; // outside the window asked for: not counted
+    events += Math.exp((-k * (now - at)) / HOUR);
+  }
+  const hours = (now - back.since) / HOUR;
+  return { ...start, events, eventsHours: (1 - Math.exp(-k * hours)) / k };
+}
+
+/**
+ * The look-back of a poll's events read: its window start and its records' times, when the read
+ * is complete (every page): a first poll counts them (`observe`). A record without a parseable
+ * time is left out, so a count is never inflated by damaged data.
+ */
+export function lookBackOf(observations: readonly Observation[]): RateObservation['lookBack'] {
+  const read = observations.find((o) => o.source === 'v2.events');
+  if (read === undefined || read.source !== 'v2.events' || !read.complete) return undefined;
+  const since = Date.parse(read.window?.since ?? '');
+  if (!Number.isFinite(since)) return undefined;
+  const at: number[] = [];
+  for (const e of read.items) {
+    const t = Date.parse(e.createdAt ?? e.updatedAt ?? '');
+    if (Number.isFinite(t)) at.push(t);
+  }
+  return { since, at };
 }
 
 export const emptyState = (t: number, active: number): RateState => ({
