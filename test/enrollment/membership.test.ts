@@ -61,6 +61,32 @@ describe('fleet contract enrollment checked with the API', () => {
     expect((await stores.events.get(added?.id ?? '', T0))?.published).toBe(true);
   });
 
+  it('an announcement lost after the enrollment was stored is told by the repeated POST (409), once, same id', async () => {
+    const { stores, bus, deps } = setup();
+    const commit = stores.states.commitPoll.bind(stores.states);
+    let down = true;
+    stores.states.commitPoll = async (input) => {
+      if (down) throw new Error('event log unavailable (test)');
+      return commit(input);
+    };
+    const api = v1Answering('ok');
+    const body = { vin: VIN, contract: 'K1', brand: 'C' };
+    await expect(enrollCheckedFleetContract(deps, api.client, body)).rejects.toThrow(/unavailable/);
+    const [stored] = (await stores.enrollments.list()).items;
+    expect(stored).toMatchObject({ kind: 'fleet-contract', vin: VIN, status: 'active' });
+    expect(bus.received).toEqual([]);
+
+    down = false;
+    const again = await enrollCheckedFleetContract({ ...deps, now: () => T0 + 5000 }, api.client, body);
+    expect(again).toMatchObject({ kind: 'DuplicateVin', existingEnrollmentId: stored?.id });
+    expect(bus.received.map((e) => [e.type, e.enrollment?.id, e.occurredAt, e.sequence])).toEqual([
+      ['enrollment.vehicle.added', stored?.id, new Date(T0).toISOString(), 1],
+    ]);
+    const third = await enrollCheckedFleetContract({ ...deps, now: () => T0 + 9000 }, api.client, body);
+    expect(third.kind).toBe('DuplicateVin');
+    expect(bus.received).toHaveLength(1);
+  });
+
   it.each([
     ['NotFound', 404, 'UnknownVin', 'vin'],
     ['AccessDenied', 422, 'UnknownContract', 'contract'],
@@ -145,6 +171,35 @@ describe('deleting an enrollment', () => {
       kind: 'NotFound',
       enrollmentId: 'enr_missing',
     });
+  });
+
+  it('a DELETE whose events other writers keep from being numbered fails, and its repeat tells them', async () => {
+    const { stores, bus, deps } = setup();
+    const api = v1Answering('ok');
+    const r = await enrollCheckedFleetContract(deps, api.client, { vin: VIN, contract: 'K1', brand: 'C' });
+    if (r.kind !== 'Enrolled') throw new Error(r.kind);
+    const commit = stores.states.commitPoll.bind(stores.states);
+    let racing = true;
+    stores.states.commitPoll = async (input) =>
+      racing
+        ? {
+            kind: 'VersionConflict',
+            vehicleId: input.vehicleId,
+            expectedVersion: input.expectedVersion,
+            current: undefined,
+          }
+        : commit(input);
+    await expect(unenrollAndAnnounce({ ...deps, conflictRetries: 2 }, r.enrollmentId)).rejects.toThrow(
+      new RegExp(`vehicle\\(s\\) ${r.vehicleId} could not be numbered.*repeat the request`),
+    );
+    expect(bus.ids('enrollment.vehicle.removed')).toEqual([]);
+    racing = false;
+    const again = await unenrollAndAnnounce(deps, r.enrollmentId);
+    expect(again).toMatchObject({ kind: 'Unenrolled', transitioned: false });
+    expect(bus.received.map((e) => [e.type, e.sequence])).toEqual([
+      ['enrollment.vehicle.added', 1],
+      ['enrollment.vehicle.removed', 2],
+    ]);
   });
 
   it('a DELETE that failed after unenrolling (event log down) is repaired by the next one, same event ids', async () => {

@@ -29,6 +29,8 @@ export interface MembershipDeps {
   readonly bus: EventBus;
   readonly now: () => number;
   readonly publish?: PublishTuning;
+  /** Re-numberings of an event after a `VersionConflict` before the request fails (default 10). */
+  readonly conflictRetries?: number;
 }
 
 type MembershipType = 'enrollment.vehicle.added' | 'enrollment.vehicle.removed';
@@ -87,6 +89,39 @@ export async function announce(
   return commitToVehicleStreams(deps, events);
 }
 
+/**
+ * `announce` for a management request: events other writers kept from being numbered fail the
+ * request (500), so the caller repeats it, and the repeat tells them under the same ids.
+ */
+async function announceOrFail(deps: MembershipDeps, events: readonly CarhookEvent[]) {
+  const told = await announce(deps, events);
+  if (told.failed.length > 0) {
+    throw new Error(
+      `the events of vehicle(s) ${told.failed.join(', ')} could not be numbered (their state kept changing); nothing is lost: repeat the request`,
+    );
+  }
+  return told;
+}
+
+/** `enrollment.vehicle.added` for a fleet enrollment's vehicle, at the enrollment's creation. */
+async function announceFleetAdded(deps: MembershipDeps, enrollment: Enrollment): Promise<void> {
+  const vehicles = await deps.stores.vehicles.listByEnrollment(enrollment.id);
+  await announceOrFail(
+    deps,
+    vehicles
+      .filter((vehicle) => !vehicle.paused)
+      .map((vehicle) =>
+        membershipEvent('enrollment.vehicle.added', {
+          enrollment,
+          vehicle,
+          transition: 'fleet-enrolled',
+          at: Date.parse(enrollment.createdAt),
+          operation: 'POST /enrollments/contracts',
+        }),
+      ),
+  );
+}
+
 export type UnenrollAnnouncedResult =
   | {
       readonly kind: 'Unenrolled';
@@ -123,7 +158,7 @@ export async function unenrollAndAnnounce(
         operation: 'DELETE /enrollments/{id}',
       }),
     );
-  const { written } = await announce(deps, events);
+  const { written } = await announceOrFail(deps, events);
   return {
     kind: 'Unenrolled',
     transitioned: r.transitioned,
@@ -203,6 +238,10 @@ export async function enrollCheckedFleetContract(
   // A VIN already enrolled is refused before any request is spent on it.
   const existing = await deps.stores.enrollments.findByFleetVin(checked.value.vin);
   if (existing && existing.status !== 'unenrolled') {
+    // The repeat of a request whose announcement failed after the enrollment was stored: the
+    // event is told now (same id; a vehicle's stream skips an id it already numbered).
+    if (existing.kind === 'fleet-contract' && existing.status === 'active')
+      await announceFleetAdded(deps, existing);
     return {
       kind: 'DuplicateVin',
       vin: checked.value.vin,
@@ -214,18 +253,7 @@ export async function enrollCheckedFleetContract(
   if (!check.ok) return { kind: 'Refused', check };
   const r = await enrollFleetContract(deps, checked.value);
   if (r.kind !== 'Enrolled') return r;
-  const vehicle = await deps.stores.vehicles.get(r.vehicleId);
   const enrollment = await deps.stores.enrollments.get(r.enrollmentId);
-  if (vehicle && enrollment) {
-    await announce(deps, [
-      membershipEvent('enrollment.vehicle.added', {
-        enrollment,
-        vehicle,
-        transition: 'fleet-enrolled',
-        at: deps.now(),
-        operation: 'POST /enrollments/contracts',
-      }),
-    ]);
-  }
+  if (enrollment) await announceFleetAdded(deps, enrollment);
   return r;
 }
