@@ -78,16 +78,10 @@ export function membershipEvent(
  * Commits each event on its vehicle's stream (numbered, with the vehicle's state; an event its
  * vehicle already numbered is skipped), then publishes what was new.
  */
-export async function announce(
+export const announce: (
   deps: MembershipDeps,
   events: readonly CarhookEvent[],
-): Promise<{
-  readonly written: readonly string[];
-  readonly published: readonly string[];
-  readonly failed: readonly string[];
-}> {
-  return commitToVehicleStreams(deps, events);
-}
+) => ReturnType<typeof commitToVehicleStreams> = commitToVehicleStreams;
 
 /**
  * `announce` for a management request: events other writers kept from being numbered fail the
