@@ -1,5 +1,8 @@
 import * as z from 'zod';
-import type { DiffConfig } from '../detection/config';
+import { type DiffConfig, diffConfigSchema } from '../detection/config';
+
+/** Settings the diff engine shares: their bounds and defaults have one home, its schema. */
+const shared = diffConfigSchema.shape;
 
 /**
  * Settings of the poll pipeline (DESIGN.md "Polling within the quota"). Every field has a default;
@@ -78,17 +81,13 @@ export const pollingConfigSchema = z.object({
    */
   followUpReserveRatio: z.number().min(0).max(0.5).default(0.02),
   /** A complete alert list at least this often (catches what events did not reveal). */
-  alertsReconcileMs: z
-    .number()
-    .int()
-    .positive()
-    .default(6 * HOUR),
+  alertsReconcileMs: shared.alertsReconcileMs,
   /** Maintenance refresh period (besides the read after a trip). */
-  dailyMs: z.number().int().positive().default(DAY),
+  dailyMs: shared.dailyMs,
   /** Services refresh period (`--services-interval`, `CARHOOK_SERVICES_INTERVAL_SECONDS`). */
-  servicesIntervalMs: z.number().int().positive().default(DAY),
+  servicesIntervalMs: shared.servicesMs,
   /** Map update refresh period, in bulk (`--map-interval`, `CARHOOK_MAP_INTERVAL_SECONDS`). */
-  mapIntervalMs: z.number().int().positive().default(DAY),
+  mapIntervalMs: shared.mapMs,
   /**
    * The first events read of a vehicle (no cursor yet) looks back this far. What it finds is
    * history (no event is reported for it), but the feed returns every record of the window, so the
@@ -100,9 +99,7 @@ export const pollingConfigSchema = z.object({
   /** Page size of v2 lists (the simulator allows up to 100; the API states no maximum). */
   pageLimit: z.number().int().min(1).max(1000).default(100),
   /** Maintenance is due when days left ≤ `days` OR km left ≤ `mileageKm` (passed to the diff engine). */
-  maintenanceDue: z
-    .object({ days: z.number().int().nonnegative(), mileageKm: z.number().int().nonnegative() })
-    .default({ days: 30, mileageKm: 1000 }),
+  maintenanceDue: shared.maintenanceDue,
   /**
    * VINs per v1 bulk POST; a batch the server refuses with 400 is split in halves. 100 is the
    * simulator's maximum (the API states none): one 4-request job covers 100 vehicles, so one
