@@ -14,7 +14,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type AnyJson, type DevProcess, freePort, json, startDev, startRecorder } from './support';
+import {
+  type AnyJson,
+  type DevProcess,
+  freePort,
+  json,
+  startDev,
+  startRecorder,
+  stepUntil as stepUntilOf,
+  stepUntilQuiet as stepUntilQuietOf,
+} from './support';
 
 const TOKEN = 'e2e-admin-token-0123456789abcdef';
 /** One step of the simulated clock: the planner's cadence (`--poll-interval 1s`). */
@@ -64,31 +73,10 @@ describe('carhook dev end to end', () => {
       json(`${running.api}${path}`, { token: TOKEN, ...init });
     const control = (method: string, path: string, body?: unknown) =>
       json(`${dev?.sim}/_sim${path}`, { method, ...(body !== undefined ? { body } : {}) });
-    /** Steps the simulated clock until `probe` finds something; fails naming `what` and the output. */
-    const stepUntil = async <T>(what: string, probe: () => T | undefined | Promise<T | undefined>) => {
-      for (let step = 0; ; step++) {
-        const found = await probe();
-        if (found !== undefined) return found;
-        if (step >= MAX_STEPS) {
-          throw new Error(
-            `${what}: not there after ${MAX_STEPS} simulated seconds\n--- carhook dev output ---\n${dev?.output().slice(-4000)}`,
-          );
-        }
-        const advanced = await control('POST', '/clock/advance', { ms: STEP_MS });
-        expect(advanced.status, JSON.stringify(advanced.body)).toBe(200);
-      }
-    };
-    /** Steps until `count` stayed the same over `steps` steps: everything due has been done. */
-    const stepUntilQuiet = async (what: string, count: () => Promise<number>, steps = 3) => {
-      let last = -1;
-      let quiet = 0;
-      await stepUntil(what, async () => {
-        const n = await count();
-        quiet = n === last ? quiet + 1 : 0;
-        last = n;
-        return quiet >= steps ? true : undefined;
-      });
-    };
+    const stepUntil = <T>(what: string, probe: () => T | undefined | Promise<T | undefined>) =>
+      stepUntilOf(what, probe, running, { stepMs: STEP_MS, maxSteps: MAX_STEPS });
+    const stepUntilQuiet = (what: string, count: () => Promise<number>, steps = 3) =>
+      stepUntilQuietOf(what, count, running, { steps, stepMs: STEP_MS, maxSteps: MAX_STEPS });
 
     // The banner says what runs where.
     const banner = running.output();

@@ -203,3 +203,52 @@ export async function untilQuiet(
     options.timeoutMs ?? 60_000,
   );
 }
+
+/**
+ * Steps the simulated clock of a `carhook dev --clock simulated` process (`POST /_sim/clock/advance`,
+ * which answers once Carhook's cycle and every due job and delivery settled) until `probe` finds
+ * something; fails naming `what` and the process output after `maxSteps` steps.
+ */
+export async function stepUntil<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  dev: DevProcess,
+  options: { stepMs?: number; maxSteps?: number } = {},
+): Promise<T> {
+  const stepMs = options.stepMs ?? 1000;
+  const maxSteps = options.maxSteps ?? 120;
+  for (let step = 0; ; step++) {
+    const found = await probe();
+    if (found !== undefined) return found;
+    if (step >= maxSteps) {
+      throw new Error(
+        `${what}: not there after ${maxSteps} steps of ${stepMs} simulated ms\n--- carhook dev output ---\n${dev.output().slice(-4000)}`,
+      );
+    }
+    const advanced = await json(`${dev.sim}/_sim/clock/advance`, { method: 'POST', body: { ms: stepMs } });
+    if (advanced.status !== 200)
+      throw new Error(`clock advance answered ${advanced.status}: ${JSON.stringify(advanced.body)}`);
+  }
+}
+
+/** Steps until `count` stayed the same over `steps` steps: everything due has been done. */
+export async function stepUntilQuiet(
+  what: string,
+  count: () => Promise<number>,
+  dev: DevProcess,
+  options: { steps?: number; stepMs?: number; maxSteps?: number } = {},
+): Promise<void> {
+  let last = -1;
+  let quiet = 0;
+  await stepUntil(
+    what,
+    async () => {
+      const n = await count();
+      quiet = n === last ? quiet + 1 : 0;
+      last = n;
+      return quiet >= (options.steps ?? 3) ? true : undefined;
+    },
+    dev,
+    options,
+  );
+}

@@ -1,7 +1,8 @@
 /**
  * The example receiver (examples/webhook-receiver) against `carhook dev`: a subscription created
  * through the HTTP API, a test event and a simulated alert arrive verified and typed; a forged
- * request is refused and never reaches the handler.
+ * request is refused and never reaches the handler. It runs on the simulated clock (`--clock
+ * simulated`): the test steps the simulator's clock instead of waiting.
  */
 import type { AddressInfo } from 'node:net';
 import type { CarhookEvent } from '@carhook/events';
@@ -9,7 +10,15 @@ import { isVehicleAlertRaised, isWebhookTest } from '@carhook/events';
 import { serve } from '@hono/node-server';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createReceiver } from '../../examples/webhook-receiver/src/app';
-import { type AnyJson, type DevProcess, freePort, json, startDev, until, untilQuiet } from '../e2e/support';
+import {
+  type AnyJson,
+  type DevProcess,
+  freePort,
+  json,
+  startDev,
+  stepUntil,
+  stepUntilQuiet,
+} from '../e2e/support';
 
 const TOKEN = 'example-admin-token-0123456789abcdef';
 
@@ -33,7 +42,18 @@ describe('example webhook receiver', () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
 
     dev = await startDev({
-      args: ['--poll-interval', '1s', '--vehicles', '2', '--seed', '5', '--quota', '3000'],
+      args: [
+        '--poll-interval',
+        '1s',
+        '--vehicles',
+        '2',
+        '--seed',
+        '5',
+        '--quota',
+        '3000',
+        '--clock',
+        'simulated',
+      ],
       token: TOKEN,
       port: await freePort(),
       simPort: await freePort(),
@@ -50,15 +70,14 @@ describe('example webhook receiver', () => {
     secrets = [sub.body.secret];
 
     expect((await api(`/subscriptions/${sub.body.id}/test`, { method: 'POST' })).status).toBeLessThan(300);
-    const test = await until('the test event', () => events.find(isWebhookTest), running);
+    const test = await stepUntil('the test event', () => events.find(isWebhookTest), running);
     expect(test.type).toBe('webhook.test');
 
     // As a user would: once the first polls are done (the event log is quiet), make a change.
-    await untilQuiet(
+    await stepUntilQuiet(
       'a quiet event log',
       async () => (await api('/events?limit=100')).body.events.length as number,
       running,
-      { polls: 8 },
     );
     const world = (await json(`${running.sim}/_sim/world`)).body;
     const vehicleApiId: string = world.users.find((u: AnyJson) => u.vehicleIds.length > 0).vehicleIds[0];
@@ -67,11 +86,10 @@ describe('example webhook receiver', () => {
       body: { severity: 'high' },
     });
     expect(raised.status).toBe(201);
-    const alert = await until(
+    const alert = await stepUntil(
       'the alert raised',
       () => events.filter(isVehicleAlertRaised).find((e) => e.data.alertId === raised.body.id),
       running,
-      150_000,
     );
     expect(alert.data.severity).toBe('high');
     expect(alert.vehicle?.id).toContain(vehicleApiId);
