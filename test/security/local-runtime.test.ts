@@ -13,7 +13,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DevProcess, freePort, runCarhook, startDev, startRecorder, until } from '../e2e/support';
+import {
+  type DevProcess,
+  freePort,
+  runCarhook,
+  startDev,
+  startRecorder,
+  stepUntil,
+  until,
+} from '../e2e/support';
 import { alive, childrenOf, commandOf, listeners, rssOf, streamChunked } from './support';
 
 const TOKEN = 'security-suite-admin-token-0123456789';
@@ -40,7 +48,7 @@ describe('carhook dev against hostile neighbours, input and crashes', () => {
     port = await freePort();
     simPort = await freePort();
     dev = await startDev({
-      args: ['--data-dir', dataDir, '--vehicles', '2', '--poll-interval', '30s'],
+      args: ['--data-dir', dataDir, '--vehicles', '2', '--poll-interval', '30s', '--clock', 'simulated'],
       token: TOKEN,
       port,
       simPort,
@@ -413,8 +421,10 @@ describe('carhook dev against hostile neighbours, input and crashes', () => {
     expect(new Set(secrets).size).toBe(3);
     const test = await send('POST', `/subscriptions/${sub.id}/test`);
     expect(test.status).toBe(200);
-    const delivery = await until('the test delivery', () =>
-      rx.requests.find((r) => r.body.includes(String(test.json.eventId))),
+    const delivery = await stepUntil(
+      'the test delivery',
+      () => rx.requests.find((r) => r.body.includes(String(test.json.eventId))),
+      dev,
     );
     const headers = {
       'webhook-id': String(delivery.headers['webhook-id']),
