@@ -17,14 +17,7 @@ describe('messageCode from the API', () => {
   });
   afterEach(() => p.close());
 
-  const cycles = async (n: number): Promise<JobResult[]> => {
-    const out: JobResult[] = [];
-    for (let i = 0; i < n; i++) {
-      out.push(...(await p.cycle()));
-      await p.advance(60);
-    }
-    return out;
-  };
+  const cycles = (n: number): Promise<JobResult[]> => p.cycles(n);
   const referentialReads = async (): Promise<number> =>
     (await p.control('GET', '/stats')).body.byOperation['v1.referential.alert'] ?? 0;
 

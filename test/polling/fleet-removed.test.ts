@@ -33,14 +33,7 @@ describe('a fleet vehicle the v1 API no longer knows', () => {
   });
   afterEach(() => p.close());
 
-  const cycles = async (n: number): Promise<JobResult[]> => {
-    const out: JobResult[] = [];
-    for (let i = 0; i < n; i++) {
-      out.push(...(await p.cycle()));
-      await p.advance(60);
-    }
-    return out;
-  };
+  const cycles = (n: number): Promise<JobResult[]> => p.cycles(n);
   const about = (vin: string) => p.bus.received.filter((e) => e.vehicle?.vin === vin);
 
   it('is removed once: enrollment.vehicle.removed on its stream, polling stops, its active alert stays told', async () => {

@@ -39,14 +39,7 @@ describe('one identity per physical vehicle', () => {
   });
   afterEach(() => p.close());
 
-  const cycles = async (n: number): Promise<JobResult[]> => {
-    const out: JobResult[] = [];
-    for (let i = 0; i < n; i++) {
-      out.push(...(await p.cycle()));
-      await p.advance(60);
-    }
-    return out;
-  };
+  const cycles = (n: number): Promise<JobResult[]> => p.cycles(n);
 
   it('unenrolling and enrolling again resumes the state: nothing already reported is told again', async () => {
     const first = await p.enroll(user);

@@ -42,6 +42,8 @@ export interface Pipeline extends Omit<PollPipeline<MemoryBus>, 'control' | 'adv
   advance(seconds: number): Promise<void>;
   /** One planner run and every job it enqueued. */
   cycle(): Promise<JobResult[]>;
+  /** `n` cycles a simulated minute apart (each cycle, then the clock moves 60 s); every job result. */
+  cycles(n: number): Promise<JobResult[]>;
   /** A second worker (own token manager, same stores/budget/bus): for concurrency tests. */
   worker(): PollDeps;
 }
@@ -52,11 +54,20 @@ export async function startPipeline(options: PollPipelineOptions = {}): Promise<
     { ...options, sim: { vehicles: 6, seed: 7, ...options.sim } },
     () => new MemoryBus(),
   );
+  const cycle = async () => (await p.cycle()).results;
   return {
     ...p,
     tokens: p.pollDeps.tokens,
     advance: (seconds) => p.advance(seconds * 1000),
-    cycle: async () => (await p.cycle()).results,
+    cycle,
+    cycles: async (n) => {
+      const out: JobResult[] = [];
+      for (let i = 0; i < n; i++) {
+        out.push(...(await cycle()));
+        await p.advance(60_000);
+      }
+      return out;
+    },
     worker: () => p.workerDeps(),
   };
 }
