@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ProcessTimer } from '../../functions/core/clock';
-import type { FanOutResult } from '../../functions/core/delivery/contract';
+import { DeliveryError, type FanOutResult } from '../../functions/core/delivery/contract';
+import { createDeliveryEngine } from '../../functions/core/delivery/engine';
 import { deliveryId } from '../../functions/core/subscriptions/logic';
 import type { DeliveryRecord } from '../../functions/core/subscriptions/records';
 import { createKeyedLimiter, type KeyedLimiter } from '../../functions/core/webhooks/limiter';
@@ -209,12 +210,15 @@ describe('the hold: a line for a slot', () => {
     const sub = await w.subscribe();
     const e = event();
     const id = deliveryId(e.id, sub.id);
+    // The line is counted from the fan-out's own start, here at process time 5,000.
+    const start = 5_000;
+    await w.time.advanceTo(start);
     w.gate.shut();
     const fan = track(w.engine.fanOut(e));
-    await w.time.advanceTo(10 * HOLD - 1);
+    await w.time.advanceTo(start + 10 * HOLD - 1);
     expect(w.created).toStrictEqual([]);
     expect(fan.result).toBeUndefined();
-    await w.time.advanceTo(10 * HOLD);
+    await w.time.advanceTo(start + 10 * HOLD);
     expect(w.created.map(pick)).toStrictEqual([claimedAt(id, T0, T0 + 60_000)]);
     expect(fan.result?.deliveryIds).toStrictEqual([id]);
     expect(w.sent).toStrictEqual([]);
@@ -316,6 +320,35 @@ describe('the hold: a subscription already known slow', () => {
     expect(w.created.map((d) => d.id)).toStrictEqual([deliveryId(a.id, sub.id), deliveryId(b.id, sub.id)]);
     w.endpoint.releaseAll();
     await settle();
+  });
+});
+
+describe('a limiter that resolves without running the attempt', () => {
+  it('fails the fan-out (its message comes back) and reports the delivery: nothing is lost silently', async () => {
+    const w = world({ held: false });
+    const sub = await w.subscribe();
+    const e = event();
+    const id = deliveryId(e.id, sub.id);
+    const inner = createKeyedLimiter({ perKey: 4, global: 100 });
+    w.engine = createDeliveryEngine({
+      ...w.deps,
+      limiter: { run: async () => undefined as never, stats: inner.stats },
+    });
+    const fan = track(w.engine.fanOut(e));
+    await w.time.advanceTo(10);
+    expect(w.sent).toStrictEqual([]);
+    expect(fan.error).toBeInstanceOf(DeliveryError);
+    expect((fan.error as DeliveryError).context).toStrictEqual({ eventId: e.id, deliveryIds: id });
+    expect(w.problems).toStrictEqual([
+      {
+        kind: 'StoreFailure',
+        deliveryId: id,
+        subscriptionId: sub.id,
+        message: `DeliveryError: delivery ${id}: no attempt was made`,
+      },
+    ]);
+    expect((fan.error as DeliveryError).message).toContain(`delivery ${id}: no attempt was made`);
+    expect(await w.stores.deliveries.get(id)).toBeUndefined();
   });
 });
 

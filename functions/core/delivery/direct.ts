@@ -27,7 +27,8 @@ export function attemptDirect(
   const first: DeliveryRecord = { ...delivery, attempts: 1 };
   // Resolves to the lease end when the claimed record was written, undefined when it was not.
   let escalation: Promise<number | undefined> | undefined;
-  let sendingSince: number | undefined;
+  // When the request began (process time); no request yet is never a whole hold in flight.
+  let sendingSince = Number.POSITIVE_INFINITY;
   const startedAt = state.timer.now();
   const escalate = () => {
     const now = state.clock().getTime();
@@ -59,7 +60,7 @@ export function attemptDirect(
   let cancel: () => void;
   const tick = () => {
     const t = state.timer.now();
-    const slowEndpoint = sendingSince !== undefined && t - sendingSince >= state.holdMs;
+    const slowEndpoint = t - sendingSince >= state.holdMs;
     if (slowEndpoint) state.slowUntil.set(subscription.id, state.clock().getTime() + state.slowForMs);
     if (
       slowEndpoint ||
