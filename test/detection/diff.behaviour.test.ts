@@ -358,8 +358,8 @@ describe('poll hints', () => {
   const hintsAfter = (prior: VehicleState | undefined, observations: readonly Observation[], nowMs: number) =>
     diff(prior, observations, context(nowMs / MINUTE)).next;
 
-  it('a fresh vehicle: everything is worth reading now, alerts via a reconciliation', () => {
-    expect(hintsAfter(undefined, [], 0)).toEqual({
+  it('a fresh vehicle: everything is worth reading now, alerts via a reconciliation; no cursor, no activity', () => {
+    expect(hintsAfter(undefined, [], 0)).toStrictEqual({
       alerts: 'reconcile',
       collisions: 'skip',
       trips: 'skip',

@@ -265,4 +265,61 @@ describe('enrollment vehicles: exact events and stored state', () => {
     expect(removed.filter(([, v]) => v.changedAt === at(1))).toHaveLength(249);
     expect(removed.filter(([, v]) => v.changedAt === at(2))).toHaveLength(250);
   });
+
+  it('forgets the longest removed first, whatever their order in the stored state, and of equally old ones the smaller id', () => {
+    const vehicles: EnrollmentState['vehicles'] = {};
+    const gone = (minute: number) => ({ vin: 'V', present: false, additions: 1, changedAt: at(minute) });
+    // Stored newest first: 496 removed at minute 3, one at minute 2, then five at minute 1 in no order.
+    for (let i = 0; i < 496; i++) vehicles[`r${String(i).padStart(3, '0')}`] = gone(3);
+    vehicles.m2 = gone(2);
+    for (const id of ['z1', 'x1', 'v1', 'y1', 'w1']) vehicles[id] = gone(1);
+    vehicles.keep = { vin: 'K', present: true, additions: 1, changedAt: at(0) };
+    const prior: EnrollmentState = { ...emptyEnrollmentState(ENR, at(0)), vehicles, seenAt: at(3) };
+    // 502 removed, plus `keep` removed now: 503, so the three longest removed are forgotten.
+    const r = diffEnrollmentVehicles(prior, obs('v2.vehicles', [], 10), ctx(10));
+    const ids = Object.keys(r.state.vehicles);
+    expect(ids).toHaveLength(500);
+    const older = ['v1', 'w1', 'x1', 'y1', 'z1', 'm2', 'keep'];
+    expect(older.filter((id) => ids.includes(id))).toStrictEqual(['y1', 'z1', 'm2', 'keep']);
+    expect(ids.filter((id) => id.startsWith('r'))).toHaveLength(496);
+  });
+
+  it('present vehicles are never forgotten, however old, and 500 removed ones are all kept', () => {
+    const vehicles: EnrollmentState['vehicles'] = {};
+    vehicles.old = { vin: 'O', present: true, additions: 1, changedAt: at(0) };
+    for (let i = 0; i < 500; i++)
+      vehicles[`r${String(i).padStart(3, '0')}`] = {
+        vin: 'V',
+        present: false,
+        additions: 1,
+        changedAt: at(5),
+      };
+    const prior: EnrollmentState = { ...emptyEnrollmentState(ENR, at(0)), vehicles, seenAt: at(5) };
+    const r = diffEnrollmentVehicles(prior, obs('v2.vehicles', [car('old'), car('new')], 10), ctx(10));
+    expect(r.changed).toBe('state');
+    expect(Object.keys(r.state.vehicles)).toHaveLength(502);
+    expect(r.vehicleIds).toStrictEqual(['new', 'old']);
+  });
+
+  it('an item that is null, or whose id is not a string, is refused by index; the others apply', () => {
+    const r = diffEnrollmentVehicles(
+      baseline('a'),
+      obs('v2.vehicles', [null, { id: 7, vin: 'VIN-7' }, car('a'), car('b')] as unknown as Vehicle[], 5),
+      ctx(5),
+    );
+    expect(r.rejected.map((x) => [x.field, x.reason])).toStrictEqual([
+      ['items[0].id', 'vehicle without id or vin'],
+      ['items[1].id', 'vehicle without id or vin'],
+    ]);
+    expect(r.events.map((e) => e.id)).toStrictEqual([idOf(ADDED, 'b', 1)]);
+    expect(r.vehicleIds).toStrictEqual(['a', 'b']);
+  });
+
+  it('an unchanged list gives back the vehicles to poll: the present ones, sorted', () => {
+    const prior = diffEnrollmentVehicles(baseline('b', 'a'), obs('v2.vehicles', [car('a')], 5), ctx(5)).state;
+    const r = diffEnrollmentVehicles(prior, obs('v2.vehicles', [car('a')], 6), ctx(6));
+    expect(r.changed).toBe('none');
+    expect(r.state).toBe(prior);
+    expect(r.vehicleIds).toStrictEqual(['a']);
+  });
 });

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import type { ProcessTimer } from '../clock';
 import type { EventEnvelope } from '../events/envelope';
 import type { EventBus } from '../publishing/ports';
 import type { JobQueue } from '../queue/ports';
@@ -62,6 +63,8 @@ export interface DeliveryEngineDeps {
   readonly perSubscriptionConcurrency?: number;
   readonly maxWaitingPerSubscription?: number;
   readonly now?: () => Date;
+  /** Process time and timer for the hold (default `performance.now` and `setTimeout`). */
+  readonly timer?: ProcessTimer;
   readonly random?: Random;
   readonly leaseMs?: number;
   /** Lease time an attempt needs to start (default 20 s: the 15 s timeout and the writes). */

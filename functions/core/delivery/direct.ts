@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import { iso } from '../subscriptions/logic';
 import type { DeliveryRecord, SubscriptionRecord } from '../subscriptions/records';
 import type { DeliveryAttempt } from '../webhooks/sender';
@@ -26,11 +25,11 @@ export function attemptDirect(
     markFailed = reject;
   });
   const first: DeliveryRecord = { ...delivery, attempts: 1 };
-  let over = false;
   // Resolves to the lease end when the claimed record was written, undefined when it was not.
   let escalation: Promise<number | undefined> | undefined;
-  let sendingSince: number | undefined;
-  const startedAt = performance.now();
+  // When the request began (process time); no request yet is never a whole hold in flight.
+  let sendingSince = Number.POSITIVE_INFINITY;
+  const startedAt = state.timer.now();
   const escalate = () => {
     const now = state.clock().getTime();
     const lease = now + state.leaseMs;
@@ -58,11 +57,10 @@ export function attemptDirect(
   // has the line for a slot lasted `lineHoldMs`? Then write the claimed record. A wait that is only
   // this process being busy, or a short line, writes nothing: under load, extra writes would make
   // every attempt later still.
-  let timer: ReturnType<typeof setTimeout>;
+  let cancel: () => void;
   const tick = () => {
-    if (over) return;
-    const t = performance.now();
-    const slowEndpoint = sendingSince !== undefined && t - sendingSince >= state.holdMs;
+    const t = state.timer.now();
+    const slowEndpoint = t - sendingSince >= state.holdMs;
     if (slowEndpoint) state.slowUntil.set(subscription.id, state.clock().getTime() + state.slowForMs);
     if (
       slowEndpoint ||
@@ -70,19 +68,19 @@ export function attemptDirect(
       t - startedAt >= state.lineHoldMs
     )
       escalate();
-    else timer = setTimeout(tick, state.holdMs);
+    else cancel = state.timer.after(state.holdMs, tick);
   };
-  timer = setTimeout(tick, state.holdMs);
+  cancel = state.timer.after(state.holdMs, tick);
   const done = (async () => {
     let attempt: DeliveryAttempt | undefined;
     try {
       attempt = await attemptOnce(state, first, subscription, async () => {
-        sendingSince = performance.now();
+        sendingSince = state.timer.now();
         return escalation ? await escalation : undefined;
       });
     } finally {
-      over = true;
-      clearTimeout(timer);
+      // The attempt is over: a tick still to come would find nothing to escalate.
+      cancel();
     }
     const leaseEnd = escalation ? await escalation : undefined;
     if (leaseEnd !== undefined) {

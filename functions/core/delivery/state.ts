@@ -1,4 +1,4 @@
-import { systemDate, systemNow } from '../clock';
+import { type ProcessTimer, systemDate, systemNow, systemTimer } from '../clock';
 import type { EventEnvelope } from '../events/envelope';
 import type { OutgoingMessage } from '../queue/ports';
 import { invalidInput } from '../store/errors';
@@ -42,6 +42,8 @@ export interface RecordWaiter {
 export interface EngineState {
   readonly deps: DeliveryEngineDeps;
   readonly clock: () => Date;
+  /** Process time for the hold: how long an attempt has been in line or in flight. */
+  readonly timer: ProcessTimer;
   readonly report: (problem: DeliveryProblem) => void;
   readonly random: Random;
   readonly limiter: KeyedLimiter;
@@ -92,6 +94,7 @@ export function createEngineState(deps: DeliveryEngineDeps): EngineState {
   return {
     deps,
     clock: deps.now ?? systemDate,
+    timer: deps.timer ?? systemTimer,
     report: deps.onProblem ?? (() => undefined),
     random: deps.random ?? Math.random,
     limiter: deps.limiter ?? createKeyedLimiter({ perKey, global: DEFAULT_GLOBAL_CONCURRENCY }),

@@ -182,13 +182,16 @@ export const diffEnrollmentVehicles = (
       emit('enrollment.vehicle.removed', id, entry);
     }
   }
-  if (!changed)
-    return { state: state ?? next, events, changed: 'none', vehicleIds: present(state ?? next), rejected };
+  // Unchanged, `next` lists the same vehicles as `state`.
+  if (!changed) return { state: state ?? next, events, changed: 'none', vehicleIds: present(next), rejected };
   next.seenAt = observation.fetchedAt;
-  // Bound: forget the longest-removed vehicles beyond MAX_REMOVED.
+  // Bound: forget the longest-removed vehicles beyond MAX_REMOVED; of those removed at the same
+  // time, the smaller id first (a stored map's key order is not kept, so it cannot decide).
   const removed = Object.entries(next.vehicles)
     .filter(([, v]) => !v.present)
-    .sort((a, b) => (a[1].changedAt < b[1].changedAt ? -1 : a[1].changedAt > b[1].changedAt ? 1 : 0));
+    .sort(([ia, a], [ib, b]) =>
+      a.changedAt < b.changedAt ? -1 : a.changedAt > b.changedAt ? 1 : ia < ib ? -1 : ia > ib ? 1 : 0,
+    );
   for (const [id] of removed.slice(0, Math.max(0, removed.length - MAX_REMOVED))) delete next.vehicles[id];
   return { state: next, events, changed: 'state', vehicleIds: present(next), rejected };
 };
