@@ -3,7 +3,7 @@ import { sourceAliases } from './vitest.config';
 
 /**
  * A focused test set for mutation runs of the planner's files (functions/core/polling: rates,
- * selection, planner, memory, reads, naive): their behaviour tests only, so a mutant costs a
+ * selection, planner, memory, reads, naive, jobs): their behaviour tests only, so a mutant costs a
  * second, not the unit tier's pipeline suites. Fewer tests can only kill fewer mutants: a score
  * measured here is a lower bound of the unit tier's (TESTING.md).
  *
@@ -13,7 +13,17 @@ import { sourceAliases } from './vitest.config';
 export default defineConfig({
   resolve: { alias: sourceAliases },
   test: {
-    include: ['test/polling/rates.test.ts', 'test/polling/selection.test.ts', 'test/polling/planner.test.ts'],
+    include: [
+      'test/polling/rates.test.ts',
+      'test/polling/selection.test.ts',
+      'test/polling/planner.test.ts',
+      // The scheduling files the planner reads: its memory, the periodic reads, the naive
+      // baseline and the job messages.
+      'test/polling/memory.test.ts',
+      'test/polling/reads.test.ts',
+      'test/polling/naive.test.ts',
+      'test/polling/jobs.test.ts',
+    ],
     testTimeout: 20_000,
     pool: 'forks',
   },
