@@ -52,6 +52,7 @@ export async function fanOut(state: EngineState, event: EventEnvelope): Promise<
         created.push(id);
         const direct = attemptDirect(
           state,
+          // Stryker disable next-line BooleanLiteral: attemptDirect sets attempts to 1 and every write of it sets nextAttemptAt, the two fields `claimed` changes
           newDelivery(state, event, subscription, 'event', id, false),
           subscription,
         );
@@ -66,6 +67,7 @@ export async function fanOut(state: EngineState, event: EventEnvelope): Promise<
   // Stryker disable next-line ConditionalExpression,EqualityOperator: enqueue of no ids makes no queue call
   if (queued.length > 0) await enqueue(state, queued);
   const written = await Promise.allSettled(durable.map((d) => d.written));
+  // Stryker disable next-line OptionalChaining: `written` is allSettled of `durable`, one result per element
   const lost = durable.filter((_, i) => written[i]?.status === 'rejected').map((d) => d.id);
   for (const id of lost) state.seen.delete(id);
   const failures = [...started, ...written].filter((r) => r.status === 'rejected');
