@@ -77,6 +77,7 @@ export function parsePollJob(body: unknown): PollJob {
   const parsed = pollJobSchema.safeParse(body);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
+  // Stryker disable next-line OptionalChaining: a failed zod parse always lists at least one issue
   throw new InvalidJobError(issue?.path.join('.') || 'body', issue?.message ?? 'invalid job');
 }
 

@@ -1,0 +1,253 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryStores } from '../../functions/adapters/memory/stores';
+import type { Observation } from '../../functions/core/detection/observations';
+import type { EventEnvelope } from '../../functions/core/events/envelope';
+import { type ApplyOutcome, applyObservations } from '../../functions/core/polling/commit';
+import { DEFAULT_POLLING_CONFIG, type PollingConfig } from '../../functions/core/polling/config';
+import type { CommitPollInput, Stores } from '../../functions/core/store/ports';
+import type { ScheduleUpdate } from '../../functions/core/store/records';
+
+/**
+ * What a poll's commit writes for the planner: the scheduling fields (`resourcePolledAt`,
+ * `nextPollAt`, `lastPolledAt`, the hints) and whether a cursor-only change is worth a write, on
+ * memory stores with every write captured.
+ */
+
+const T0 = Date.parse('2026-11-01T08:00:00.000Z');
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+const DAY = 24 * HOUR;
+const iso = (ms: number) => new Date(ms).toISOString();
+const VEHICLE = 'enr-a:api-1';
+
+// A period per periodic read, so a write taken from the wrong one shows: half of each is 3 h,
+// 12 h, 24 h and 48 h.
+const config: PollingConfig = {
+  ...DEFAULT_POLLING_CONFIG,
+  alertsReconcileMs: 6 * HOUR,
+  dailyMs: DAY,
+  servicesIntervalMs: 2 * DAY,
+  mapIntervalMs: 4 * DAY,
+};
+
+type Write =
+  | { kind: 'commit'; schedule: ScheduleUpdate; input: CommitPollInput }
+  | { kind: 'touch'; schedule: ScheduleUpdate };
+
+async function world(options: { conflictRetries?: number } = {}) {
+  const stores = createMemoryStores();
+  await stores.vehicles.put(
+    {
+      id: VEHICLE,
+      enrollmentId: 'enr-a',
+      vin: 'VF3ABCDEFGH123456',
+      apiVehicleId: 'api-1',
+      nextPollAt: iso(T0),
+    },
+    T0,
+  );
+  const writes: Write[] = [];
+  let conflictsLeft = 0;
+  const captured: Stores = {
+    ...stores,
+    states: {
+      ...stores.states,
+      commitPoll: async (input) => {
+        if (conflictsLeft > 0) {
+          conflictsLeft -= 1;
+          // Another worker committed the same state meanwhile: the poll re-diffs against it.
+          const { state } = await stores.states.getVehicleWithState(VEHICLE);
+          if (!state) throw new Error('no state to conflict with');
+          return { kind: 'VersionConflict', current: state };
+        }
+        writes.push({ kind: 'commit', schedule: input.schedule as ScheduleUpdate, input });
+        return stores.states.commitPoll(input);
+      },
+    },
+    vehicles: {
+      ...stores.vehicles,
+      touchSchedule: async (id, update, now) => {
+        writes.push({ kind: 'touch', schedule: update });
+        return stores.vehicles.touchSchedule(id, update, now);
+      },
+    },
+  };
+  const published: EventEnvelope[] = [];
+  const c = { ...config, conflictRetries: options.conflictRetries ?? config.conflictRetries };
+  async function poll(
+    at: number,
+    observations: readonly Observation[],
+    rotate = false,
+  ): Promise<ApplyOutcome> {
+    const { vehicle, state } = await stores.states.getVehicleWithState(VEHICLE);
+    if (!vehicle) throw new Error('no vehicle');
+    return applyObservations(
+      {
+        stores: captured,
+        bus: {
+          publish: async (events) => {
+            published.push(...events);
+            return { published: events.map((e) => e.id), failed: [] };
+          },
+        },
+        now: () => at,
+        config: c,
+      },
+      { vehicle, enrollment: { id: 'enr-a', kind: 'oauth-user' }, stored: state, observations, rotate },
+    );
+  }
+  /** The scheduling fields of the last write, without the learned rates (rates.ts's own tests). */
+  function lastSchedule(): Omit<ScheduleUpdate, 'hints'> & { hints: Record<string, unknown> } {
+    const w = writes.at(-1);
+    if (!w) throw new Error('nothing written');
+    const { rates: _rates, ...hints } = w.schedule.hints ?? {};
+    return { ...w.schedule, hints };
+  }
+  /** The next `n` commits find that another worker committed first. */
+  const conflictNext = (n: number) => {
+    conflictsLeft = n;
+    writes.length = 0;
+  };
+  return { stores, writes, poll, lastSchedule, published, conflictNext };
+}
+
+type Source = 'v2.alerts' | 'v2.maintenance' | 'services' | 'map';
+const read = (source: Source, at: number, extra: Partial<Observation> = {}): Observation =>
+  ({ source, items: [], complete: true, fetchedAt: iso(at), ...extra }) as Observation;
+const all = (at: number) =>
+  (['v2.alerts', 'v2.maintenance', 'services', 'map'] as const).map((s) => read(s, at));
+
+describe('the scheduling fields a poll writes', () => {
+  it('records each periodic read the first time, at the poll time, with the cursors', async () => {
+    const w = await world();
+    await w.poll(T0, []);
+    expect(w.lastSchedule()).toStrictEqual({
+      nextPollAt: iso(T0),
+      hints: { activeAlerts: false },
+      lastChangeAt: iso(T0),
+    });
+    const t1 = T0 + MIN;
+    expect((await w.poll(t1, all(t1))).kind).toBe('Applied');
+    expect(w.lastSchedule()).toStrictEqual({
+      nextPollAt: iso(T0),
+      hints: { activeAlerts: false },
+      resourcePolledAt: { alerts: iso(t1), maintenance: iso(t1), services: iso(t1), map: iso(t1) },
+      lastChangeAt: iso(t1),
+    });
+  });
+
+  it('moves a periodic read time at exactly half its own period since the last, not one millisecond sooner', async () => {
+    const w = await world();
+    await w.poll(T0, []);
+    await w.poll(T0, all(T0));
+    const halves: [Source, string, number][] = [
+      ['v2.alerts', 'alerts', 3 * HOUR],
+      ['v2.maintenance', 'maintenance', 12 * HOUR],
+      ['services', 'services', 24 * HOUR],
+      ['map', 'map', 48 * HOUR],
+    ];
+    for (const [source, resource, half] of halves) {
+      // Rotating, so the scheduling fields are written whatever the state.
+      await w.poll(T0 + half - 1, [read(source, T0 + half - 1)], true);
+      expect(w.lastSchedule().resourcePolledAt?.[resource]).toBeUndefined();
+    }
+    for (const [source, resource, half] of halves) {
+      await w.poll(T0 + half, [read(source, T0 + half)], true);
+      expect(w.lastSchedule().resourcePolledAt).toStrictEqual({ [resource]: iso(T0 + half) });
+    }
+  });
+
+  it('does not record a windowed alert list or an incomplete read', async () => {
+    const w = await world();
+    await w.poll(T0, []);
+    const t = T0 + MIN;
+    await w.poll(
+      t,
+      [
+        read('v2.alerts', t, { window: { since: iso(t - HOUR) } }),
+        read('v2.maintenance', t, { complete: false }),
+        read('services', t, { complete: false }),
+        read('map', t),
+      ],
+      true,
+    );
+    expect(w.lastSchedule().resourcePolledAt).toStrictEqual({ map: iso(t) });
+  });
+
+  it('a rotating poll moves nextPollAt and lastPolledAt to its time; another keeps nextPollAt and writes no lastPolledAt', async () => {
+    const w = await world();
+    await w.poll(T0, []);
+    const t = T0 + 5 * MIN;
+    await w.poll(t, [], true);
+    expect(w.lastSchedule()).toStrictEqual({
+      nextPollAt: iso(t),
+      lastPolledAt: iso(t),
+      hints: { activeAlerts: false },
+    });
+    expect((await w.stores.vehicles.get(VEHICLE))?.lastPolledAt).toBe(iso(t));
+    await w.poll(t + MIN, all(t + MIN));
+    expect(w.lastSchedule()).toStrictEqual({
+      nextPollAt: iso(t),
+      hints: { activeAlerts: false },
+      resourcePolledAt: {
+        alerts: iso(t + MIN),
+        maintenance: iso(t + MIN),
+        services: iso(t + MIN),
+        map: iso(t + MIN),
+      },
+      lastChangeAt: iso(t + MIN),
+    });
+  });
+});
+
+describe('a change of cursors only', () => {
+  const halves: [Source, number][] = [
+    ['v2.alerts', 3 * HOUR],
+    ['v2.maintenance', 12 * HOUR],
+    ['services', 24 * HOUR],
+    ['map', 48 * HOUR],
+  ];
+  for (const [source, half] of halves) {
+    it(`${source}: writes nothing until the read is half its period after the committed one, then commits`, async () => {
+      const w = await world();
+      await w.poll(T0, []);
+      await w.poll(T0, all(T0));
+      const before = w.writes.length;
+      expect(await w.poll(T0 + half - 1, [read(source, T0 + half - 1)])).toMatchObject({
+        kind: 'Applied',
+        wrote: 'none',
+      });
+      expect(w.writes).toHaveLength(before);
+      expect(await w.poll(T0 + half, [read(source, T0 + half)])).toMatchObject({
+        kind: 'Applied',
+        wrote: 'commit',
+      });
+      expect(w.writes.slice(before).map((x) => x.kind)).toStrictEqual(['commit']);
+    });
+  }
+});
+
+describe('conflicting commits', () => {
+  it('re-diffs against the committed state up to conflictRetries times', async () => {
+    const w = await world({ conflictRetries: 2 });
+    await w.poll(T0, []);
+    w.conflictNext(2);
+    expect(await w.poll(T0 + MIN, all(T0 + MIN))).toMatchObject({
+      kind: 'Applied',
+      wrote: 'commit',
+      conflicts: 2,
+    });
+    expect(w.writes.map((x) => x.kind)).toStrictEqual(['commit']);
+  });
+
+  it('one conflict more fails the poll, and nothing is written', async () => {
+    const w = await world({ conflictRetries: 2 });
+    await w.poll(T0, []);
+    w.conflictNext(3);
+    expect(await w.poll(T0 + MIN, all(T0 + MIN))).toStrictEqual({
+      kind: 'ConflictRetriesExhausted',
+      conflicts: 3,
+    });
+    expect(w.writes).toStrictEqual([]);
+  });
+});
