@@ -58,7 +58,12 @@ async function world(options: { conflictRetries?: number } = {}) {
           // Another worker committed the same state meanwhile: the poll re-diffs against it.
           const { state } = await stores.states.getVehicleWithState(VEHICLE);
           if (!state) throw new Error('no state to conflict with');
-          return { kind: 'VersionConflict', current: state };
+          return {
+            kind: 'VersionConflict',
+            vehicleId: input.vehicleId,
+            expectedVersion: input.expectedVersion,
+            current: state,
+          };
         }
         writes.push({ kind: 'commit', schedule: input.schedule as ScheduleUpdate, input });
         return stores.states.commitPoll(input);
