@@ -198,3 +198,26 @@ describe('a subscription with a full line: its delivery written and queued', () 
     ]);
   });
 });
+
+describe('outcomes lost in the write after the attempts', () => {
+  it('names every delivery whose outcome was lost, comma-separated, in the error context', async () => {
+    const ctx = setup();
+    const a = await ctx.subscribe();
+    const b = await ctx.subscribe();
+    const c = await ctx.subscribe();
+    const e = event();
+    const lost = [deliveryId(e.id, a.id), deliveryId(e.id, c.id)];
+    const record = ctx.stores.deliveries.recordAttempts.bind(ctx.stores.deliveries);
+    ctx.stores.deliveries.recordAttempts = async (entries) => {
+      await record(entries.filter((x) => !lost.includes(x.delivery.id)));
+      return { failed: entries.map((x) => x.delivery.id).filter((id) => lost.includes(id)) };
+    };
+    const error = await rejection(ctx.engine.fanOut(e));
+    expect(error).toMatchObject({ kind: 'StoreFailure' });
+    expect((error as DeliveryError).message).toMatch(
+      new RegExp(`^fan-out of ${e.id}: 2 of 3 deliveries not recorded: `),
+    );
+    expect((error as DeliveryError).context).toStrictEqual({ eventId: e.id, deliveryIds: lost.join(',') });
+    expect((await ctx.stores.deliveries.get(deliveryId(e.id, b.id)))?.status).toBe('succeeded');
+  });
+});

@@ -137,4 +137,28 @@ describe('resume', () => {
     // Nothing parked is left: a second resume finds none.
     expect(await ctx.engine.resume(sub.id)).toBe(0);
   });
+
+  it("reads each next page with the cursor the store's previous page returned", async () => {
+    const ctx = setup();
+    const sub = await ctx.subscribe();
+    const parked: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const d = await pendingDelivery(ctx, sub, event(), 1);
+      await ctx.stores.deliveries.park(d.id, T0);
+      parked.push(d.id);
+    }
+    // A store answering two pages: the first names a cursor, the second (asked with it) none.
+    const queries: unknown[] = [];
+    const list = ctx.stores.deliveries.listBySubscription.bind(ctx.stores.deliveries);
+    ctx.stores.deliveries.listBySubscription = async (query) => {
+      queries.push(query);
+      const page = await list({ ...query, limit: 2 });
+      return page;
+    };
+    expect(await ctx.engine.resume(sub.id)).toBe(3);
+    expect(queries).toHaveLength(2);
+    expect(queries[0]).toStrictEqual({ subscriptionId: sub.id, status: 'parked', limit: 500 });
+    expect(queries[1]).toMatchObject({ subscriptionId: sub.id, status: 'parked', limit: 500 });
+    expect(typeof (queries[1] as { cursor?: unknown }).cursor).toBe('string');
+  });
 });
