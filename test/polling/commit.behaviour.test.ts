@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryStores } from '../../functions/adapters/memory/stores';
 import type { Observation } from '../../functions/core/detection/observations';
 import type { EventEnvelope } from '../../functions/core/events/envelope';
-import { type ApplyOutcome, applyObservations } from '../../functions/core/polling/commit';
+import { type ApplyInput, type ApplyOutcome, applyObservations } from '../../functions/core/polling/commit';
 import { DEFAULT_POLLING_CONFIG, type PollingConfig } from '../../functions/core/polling/config';
 import type { CommitPollInput, Stores } from '../../functions/core/store/ports';
 import type { ScheduleUpdate } from '../../functions/core/store/records';
@@ -34,7 +34,9 @@ type Write =
   | { kind: 'commit'; schedule: ScheduleUpdate; input: CommitPollInput }
   | { kind: 'touch'; schedule: ScheduleUpdate };
 
-async function world(options: { conflictRetries?: number } = {}) {
+async function world(
+  options: { conflictRetries?: number; vehicle?: { brand?: string; model?: string; subModel?: string } } = {},
+) {
   const stores = createMemoryStores();
   await stores.vehicles.put(
     {
@@ -43,6 +45,7 @@ async function world(options: { conflictRetries?: number } = {}) {
       vin: 'VF3ABCDEFGH123456',
       apiVehicleId: 'api-1',
       nextPollAt: iso(T0),
+      ...options.vehicle,
     },
     T0,
   );
@@ -78,11 +81,13 @@ async function world(options: { conflictRetries?: number } = {}) {
     },
   };
   const published: EventEnvelope[] = [];
+  const bus = { failing: false };
   const c = { ...config, conflictRetries: options.conflictRetries ?? config.conflictRetries };
   async function poll(
     at: number,
     observations: readonly Observation[],
     rotate = false,
+    extra: Partial<Pick<ApplyInput, 'enrollments' | 'stored'>> = {},
   ): Promise<ApplyOutcome> {
     const { vehicle, state } = await stores.states.getVehicleWithState(VEHICLE);
     if (!vehicle) throw new Error('no vehicle');
@@ -91,6 +96,16 @@ async function world(options: { conflictRetries?: number } = {}) {
         stores: captured,
         bus: {
           publish: async (events) => {
+            if (bus.failing)
+              return {
+                published: [],
+                failed: events.map((e) => ({
+                  id: e.id,
+                  retryable: true,
+                  code: 'BusCallFailed',
+                  message: 'bus down',
+                })),
+              };
             published.push(...events);
             return { published: events.map((e) => e.id), failed: [] };
           },
@@ -98,7 +113,14 @@ async function world(options: { conflictRetries?: number } = {}) {
         now: () => at,
         config: c,
       },
-      { vehicle, enrollment: { id: 'enr-a', kind: 'oauth-user' }, stored: state, observations, rotate },
+      {
+        vehicle,
+        enrollment: { id: 'enr-a', kind: 'oauth-user' },
+        stored: state,
+        observations,
+        rotate,
+        ...extra,
+      },
     );
   }
   /** The scheduling fields of the last write, without the learned rates (rates.ts's own tests). */
@@ -113,7 +135,7 @@ async function world(options: { conflictRetries?: number } = {}) {
     conflictsLeft = n;
     writes.length = 0;
   };
-  return { stores, writes, poll, lastSchedule, published, conflictNext };
+  return { stores, writes, poll, lastSchedule, published, conflictNext, bus };
 }
 
 type Source = 'v2.alerts' | 'v2.maintenance' | 'services' | 'map';
@@ -253,6 +275,87 @@ describe('conflicting commits', () => {
       kind: 'ConflictRetriesExhausted',
       conflicts: 3,
     });
+    expect(w.writes).toStrictEqual([]);
+  });
+});
+
+/** One active alert, read in a partial list (it raises by its own state). */
+const alert = (id: string, t: number): Observation =>
+  ({
+    source: 'v2.alerts',
+    items: [{ id, active: true, message: 'alertOilPressure', startedAt: iso(t - 1000), updatedAt: iso(t) }],
+    complete: false,
+    fetchedAt: iso(t),
+  }) as Observation;
+
+describe('the events a poll commits', () => {
+  it("carry the vehicle's brand, model and sub-model, and every enrollment of the VIN when there are several", async () => {
+    const w = await world({ vehicle: { brand: 'C', model: 'C5 Aircross', subModel: 'Hybrid' } });
+    await w.poll(T0, []);
+    const enrollments = [
+      { id: 'enr-a', kind: 'oauth-user' as const },
+      { id: 'enr-b', kind: 'fleet-contract' as const },
+    ];
+    const outcome = await w.poll(T0 + MIN, [alert('a1', T0 + MIN)], false, { enrollments });
+    expect(w.published).toHaveLength(1);
+    const e = w.published[0] as EventEnvelope;
+    expect(e.vehicle).toStrictEqual({
+      id: VEHICLE,
+      vin: 'VF3ABCDEFGH123456',
+      brand: 'C',
+      model: 'C5 Aircross',
+      subModel: 'Hybrid',
+    });
+    expect(e.enrollment).toStrictEqual({ id: 'enr-a', kind: 'oauth-user' });
+    expect(e.enrollments).toStrictEqual(enrollments);
+    expect(outcome).toMatchObject({
+      kind: 'Applied',
+      wrote: 'commit',
+      eventsWritten: [e.id],
+      published: [e.id],
+      unpublished: [],
+    });
+    // The planner's hints: an active alert, and the activity it revealed.
+    expect(w.lastSchedule().hints).toStrictEqual({
+      activeAlerts: true,
+      lastActivityAt: iso(T0 + MIN - 1000),
+    });
+  });
+
+  it('name no model, brand or other enrollment the vehicle does not have', async () => {
+    const w = await world();
+    await w.poll(T0, []);
+    await w.poll(T0 + MIN, [alert('a1', T0 + MIN)], false, {
+      enrollments: [{ id: 'enr-a', kind: 'oauth-user' }],
+    });
+    const e = w.published[0] as EventEnvelope;
+    expect(e.vehicle).toStrictEqual({ id: VEHICLE, vin: 'VF3ABCDEFGH123456' });
+    expect('enrollments' in e).toBe(false);
+  });
+
+  it('left unpublished when the bus refuses them, still committed', async () => {
+    const w = await world();
+    await w.poll(T0, []);
+    w.bus.failing = true;
+    const outcome = await w.poll(T0 + MIN, [alert('a1', T0 + MIN)]);
+    if (outcome.kind !== 'Applied') throw new Error(outcome.kind);
+    expect(outcome.eventsWritten).toHaveLength(1);
+    expect(outcome.published).toStrictEqual([]);
+    expect(outcome.unpublished).toStrictEqual(outcome.eventsWritten);
+  });
+});
+
+describe('a stored state that cannot be read', () => {
+  it('is never overwritten: the poll names the field and writes nothing', async () => {
+    const w = await world();
+    await w.poll(T0, []);
+    const { state } = await w.stores.states.getVehicleWithState(VEHICLE);
+    if (!state) throw new Error('no state');
+    w.writes.length = 0;
+    const outcome = await w.poll(T0 + MIN, [alert('a1', T0 + MIN)], true, {
+      stored: { ...state, state: '{"format":99}' },
+    });
+    expect(outcome).toMatchObject({ kind: 'StateUnreadable', field: 'stateFormat' });
     expect(w.writes).toStrictEqual([]);
   });
 });
