@@ -15,7 +15,7 @@ export default defineConfig({
   resolve: { alias: sourceAliases },
   test: {
     include: [
-      'test/polling/commit.test.ts',
+      'test/polling/commit.behaviour.test.ts',
       'test/polling/alert-codes.test.ts',
       'test/polling/cadence.test.ts',
       'test/polling/fleet-removed.test.ts',
