@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryStores } from '../../functions/adapters/memory/stores';
 import type { Observation } from '../../functions/core/detection/observations';
 import type { EventEnvelope } from '../../functions/core/events/envelope';
-import { type ApplyInput, type ApplyOutcome, applyObservations } from '../../functions/core/polling/commit';
+import {
+  type ApplyInput,
+  type ApplyOutcome,
+  applyObservations,
+  republishPending,
+} from '../../functions/core/polling/commit';
 import { DEFAULT_POLLING_CONFIG, type PollingConfig } from '../../functions/core/polling/config';
 import type { CommitPollInput, Stores } from '../../functions/core/store/ports';
 import type { ScheduleUpdate } from '../../functions/core/store/records';
@@ -35,7 +40,12 @@ type Write =
   | { kind: 'touch'; schedule: ScheduleUpdate };
 
 async function world(
-  options: { conflictRetries?: number; vehicle?: { brand?: string; model?: string; subModel?: string } } = {},
+  options: {
+    conflictRetries?: number;
+    vehicle?: { brand?: string; model?: string; subModel?: string };
+    /** The store reports every event as already in the log (written by an earlier attempt). */
+    alreadyLogged?: boolean;
+  } = {},
 ) {
   const stores = createMemoryStores();
   await stores.vehicles.put(
@@ -69,7 +79,9 @@ async function world(
           };
         }
         writes.push({ kind: 'commit', schedule: input.schedule as ScheduleUpdate, input });
-        return stores.states.commitPoll(input);
+        const result = await stores.states.commitPoll(input);
+        if (!options.alreadyLogged || result.kind !== 'Committed') return result;
+        return { ...result, eventsWritten: [], eventsAlreadyPresent: input.events.map((e) => e.id) };
       },
     },
     vehicles: {
@@ -101,7 +113,7 @@ async function world(
                 published: [],
                 failed: events.map((e) => ({
                   id: e.id,
-                  retryable: true,
+                  retryable: false,
                   code: 'BusCallFailed',
                   message: 'bus down',
                 })),
@@ -112,6 +124,8 @@ async function world(
         },
         now: () => at,
         config: c,
+        // The publisher's retries wait on this, not on real time.
+        publish: { sleep: async () => undefined },
       },
       {
         vehicle,
@@ -184,6 +198,18 @@ describe('the scheduling fields a poll writes', () => {
     }
   });
 
+  it("records a fleet vehicle's v1 maintenance read as its maintenance read", async () => {
+    const w = await world();
+    await w.poll(T0, []);
+    const t = T0 + MIN;
+    await w.poll(
+      t,
+      [{ source: 'v1.maintenance', items: [], complete: true, fetchedAt: iso(t) } as Observation],
+      true,
+    );
+    expect(w.lastSchedule().resourcePolledAt).toStrictEqual({ maintenance: iso(t) });
+  });
+
   it('does not record a windowed alert list or an incomplete read', async () => {
     const w = await world();
     await w.poll(T0, []);
@@ -243,6 +269,9 @@ describe('a change of cursors only', () => {
       expect(await w.poll(T0 + half - 1, [read(source, T0 + half - 1)])).toMatchObject({
         kind: 'Applied',
         wrote: 'none',
+        eventsWritten: [],
+        published: [],
+        unpublished: [],
       });
       expect(w.writes).toHaveLength(before);
       expect(await w.poll(T0 + half, [read(source, T0 + half)])).toMatchObject({
@@ -250,6 +279,14 @@ describe('a change of cursors only', () => {
         wrote: 'commit',
       });
       expect(w.writes.slice(before).map((x) => x.kind)).toStrictEqual(['commit']);
+      // A change of cursors is no change of the vehicle: no lastChangeAt, no events.
+      expect(w.lastSchedule().lastChangeAt).toBeUndefined();
+      expect(await w.poll(T0 + 2 * half, [read(source, T0 + 2 * half)])).toMatchObject({
+        wrote: 'commit',
+        eventsWritten: [],
+        published: [],
+        unpublished: [],
+      });
     });
   }
 });
@@ -357,5 +394,79 @@ describe('a stored state that cannot be read', () => {
     });
     expect(outcome).toMatchObject({ kind: 'StateUnreadable', field: 'stateFormat' });
     expect(w.writes).toStrictEqual([]);
+  });
+});
+
+describe('events the store already held', () => {
+  it('are not published again by the poll that committed them (the first attempt or the sweeper does)', async () => {
+    const w = await world({ alreadyLogged: true });
+    await w.poll(T0, []);
+    const outcome = await w.poll(T0 + MIN, [alert('a1', T0 + MIN)]);
+    expect(outcome).toMatchObject({
+      kind: 'Applied',
+      wrote: 'commit',
+      eventsWritten: [],
+      published: [],
+      unpublished: [],
+    });
+    expect(w.published).toStrictEqual([]);
+    const commit = w.writes.at(-1);
+    expect(commit?.kind === 'commit' && commit.input.events.map((e) => e.type)).toStrictEqual([
+      'vehicle.alert.raised',
+    ]);
+  });
+});
+
+describe('the unpublished sweeper', () => {
+  it('publishes what the log holds unpublished, page after page with the cursor, once', async () => {
+    const w = await world();
+    await w.poll(T0, []);
+    w.bus.failing = true;
+    const first = await w.poll(T0 + MIN, [alert('a1', T0 + MIN)]);
+    const second = await w.poll(T0 + 2 * MIN, [alert('a2', T0 + 2 * MIN)]);
+    const left = [first, second].flatMap((o) => (o.kind === 'Applied' ? o.unpublished : []));
+    expect(left).toHaveLength(2);
+
+    const queries: unknown[] = [];
+    const events = {
+      ...w.stores.events,
+      listUnpublished: (query: Parameters<typeof w.stores.events.listUnpublished>[0]) => {
+        queries.push(query);
+        return w.stores.events.listUnpublished(query);
+      },
+    };
+    const deps = {
+      events,
+      bus: {
+        publish: async (batch: readonly EventEnvelope[]) =>
+          w.bus.failing
+            ? {
+                published: [],
+                failed: batch.map((e) => ({
+                  id: e.id,
+                  retryable: false,
+                  code: 'BusCallFailed',
+                  message: 'down',
+                })),
+              }
+            : { published: batch.map((e) => e.id), failed: [] },
+      },
+      now: () => T0 + 3 * MIN,
+      publish: { pageSize: 1, sleep: async () => undefined },
+    };
+    // The bus still refusing: both stay unpublished, named by id.
+    const down = await republishPending(deps);
+    expect(down.published).toStrictEqual([]);
+    expect([...down.unpublished].sort()).toStrictEqual([...left].sort());
+
+    w.bus.failing = false;
+    queries.length = 0;
+    const up = await republishPending(deps);
+    expect([...up.published].sort()).toStrictEqual([...left].sort());
+    expect(up.unpublished).toStrictEqual([]);
+    // One event a page: the second page asked with the first page's cursor.
+    expect(queries[0]).toStrictEqual({ now: T0 + 3 * MIN, limit: 1 });
+    expect(typeof (queries[1] as { cursor?: unknown }).cursor).toBe('string');
+    expect((await republishPending(deps)).published).toStrictEqual([]);
   });
 });
