@@ -93,17 +93,12 @@ export function parseIp(text: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
  * judged as the address they denote, never as a name.
  */
 export function parseLooseIpv4(host: string): string | undefined {
+  // `split` gives at least one part.
   const parts = host.split('.');
-  if (parts.length < 1 || parts.length > 4) return undefined;
+  if (parts.length > 4) return undefined;
   const values: number[] = [];
   for (const part of parts) {
-    let value: number;
-    // Stryker disable next-line MethodExpression: Number.parseInt(s, 16) skips a leading 0x itself
-    if (/^0x[0-9a-f]*$/i.test(part)) value = part.length === 2 ? 0 : Number.parseInt(part.slice(2), 16);
-    // Stryker disable next-line MethodExpression: a leading 0 adds nothing to an octal number
-    else if (/^0[0-7]+$/.test(part)) value = Number.parseInt(part.slice(1), 8);
-    else if (/^(0|[1-9][0-9]*)$/.test(part)) value = Number(part);
-    else return undefined;
+    const value = partValue(part);
     if (!Number.isSafeInteger(value)) return undefined;
     values.push(value);
   }
@@ -115,6 +110,16 @@ export function parseLooseIpv4(host: string): string | undefined {
   for (const v of values) n = n * 256 + v;
   n = n * 2 ** (8 * lastBytes) + last;
   return ipaddr.fromByteArray([(n >>> 24) & 255, (n >>> 16) & 255, (n >>> 8) & 255, n & 255]).toString();
+}
+
+/** One part of an inet_aton form: hex (`0x1f`), octal (`017`) or decimal; NaN for anything else. */
+function partValue(part: string): number {
+  // Stryker disable next-line MethodExpression: Number.parseInt(s, 16) skips a leading 0x itself
+  if (/^0x[0-9a-f]*$/i.test(part)) return part.length === 2 ? 0 : Number.parseInt(part.slice(2), 16);
+  // Stryker disable next-line MethodExpression: a leading 0 adds nothing to an octal number
+  if (/^0[0-7]+$/.test(part)) return Number.parseInt(part.slice(1), 8);
+  if (/^(0|[1-9][0-9]*)$/.test(part)) return Number(part);
+  return Number.NaN;
 }
 
 // --- Range tables ----------------------------------------------------------------------------
