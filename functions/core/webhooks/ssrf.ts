@@ -69,6 +69,7 @@ export function parseAllowEntries(entries: readonly string[]): AllowListInput {
     if (entry === '') continue;
     const address = entry.split('/')[0] ?? '';
     const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
+    // Stryker disable next-line StringLiteral: without a '/' the address is the whole entry, and replacing it gives `bare`
     if (ipFamily(bare) !== 0) cidrs.push(entry.includes('/') ? entry.replace(address, bare) : bare);
     else hostnames.push(entry);
   }
