@@ -231,7 +231,9 @@ describe('the scheduling fields a poll writes', () => {
     const w = await world();
     await w.poll(T0, []);
     const t = T0 + 5 * MIN;
-    await w.poll(t, [], true);
+    // Nothing read: only the scheduling fields are written.
+    expect(await w.poll(t, [], true)).toMatchObject({ kind: 'Applied', wrote: 'schedule' });
+    expect(w.writes.at(-1)?.kind).toBe('touch');
     expect(w.lastSchedule()).toStrictEqual({
       nextPollAt: iso(t),
       lastPolledAt: iso(t),
@@ -289,6 +291,31 @@ describe('a change of cursors only', () => {
       });
     });
   }
+});
+
+describe('the events cursor', () => {
+  it('an event of a kind Carhook does not announce is committed with its cursor, with nothing to publish', async () => {
+    const w = await world();
+    const events = (t: number, items: unknown[]): Observation =>
+      ({
+        source: 'v2.events',
+        items,
+        complete: true,
+        fetchedAt: iso(t),
+        window: { since: iso(T0 - DAY) },
+      }) as Observation;
+    await w.poll(T0, [events(T0, [])]);
+    const before = w.writes.length;
+    const t = T0 + MIN;
+    // An event of a kind Carhook does not announce: nothing to tell, but the cursor moves past it.
+    const outcome = await w.poll(t, [
+      events(t, [{ id: 'e1', type: 'SOMETHING_NEW', eventId: 'r1', createdAt: iso(t - 1000) }]),
+    ]);
+    expect(outcome).toMatchObject({ kind: 'Applied', wrote: 'commit', eventsWritten: [] });
+    expect(w.writes.slice(before).map((x) => x.kind)).toStrictEqual(['commit']);
+    if (outcome.kind !== 'Applied') throw new Error(outcome.kind);
+    expect(outcome.hints.eventsSince).toBeDefined();
+  });
 });
 
 describe('conflicting commits', () => {
