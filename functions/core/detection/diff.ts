@@ -19,6 +19,7 @@ import {
   releaseTrips,
 } from './records';
 import type { VehicleState } from './state';
+import { toInstant, withInstants } from './times';
 import { type DiffContext, type EventSource, maxIso, Work } from './work';
 
 export type { DiffContext } from './work';
@@ -56,7 +57,10 @@ export interface DiffResult {
   readonly next: PollHints;
   /** What the store must write: see `stateChanged`. */
   readonly changed: 'none' | 'cursors' | 'state';
-  /** Observations or items refused as malformed; the rest of the poll was applied. */
+  /**
+   * Observations or items refused as malformed, and record times that do not parse (the item was
+   * applied without them); the rest of the poll was applied.
+   */
   readonly rejected: readonly RejectedInput[];
 }
 
@@ -98,9 +102,10 @@ export const diff = (
       w.rejected.push(problem);
       continue;
     }
-    applyObservation(w, o, i);
-    w.noteFetched(o.source, o.fetchedAt);
-    w.markSource(o.source);
+    const read = readTimes(o, itemProblem(w, o, i));
+    applyObservation(w, read, i);
+    w.noteFetched(read.source, read.fetchedAt);
+    w.markSource(read.source);
   }
   releaseTrips(w, new Map());
   w.finish();
@@ -111,12 +116,12 @@ export const diff = (
   return { state: result, events: w.events, next: hints(w, result), changed, rejected: w.rejected };
 };
 
-const applyObservation = (w: Work, o: Observation, index: number): void => {
-  const source: EventSource = {
-    api: SOURCE_API[o.source],
-    operation: o.operation ?? DEFAULT_OPERATION[o.source],
-  };
-  const bad = (i: number, field: string, reason: string): void => {
+type ItemProblem = (i: number, field: string, reason: string) => void;
+
+/** Reports a refused item (or one field of it) of observation `index`. */
+const itemProblem =
+  (w: Work, o: Observation, index: number): ItemProblem =>
+  (i, field, reason) => {
     w.rejected.push({
       kind: 'Malformed',
       observation: index,
@@ -125,6 +130,13 @@ const applyObservation = (w: Work, o: Observation, index: number): void => {
       reason,
     });
   };
+
+const applyObservation = (w: Work, o: Observation, index: number): void => {
+  const source: EventSource = {
+    api: SOURCE_API[o.source],
+    operation: o.operation ?? DEFAULT_OPERATION[o.source],
+  };
+  const bad = itemProblem(w, o, index);
   switch (o.source) {
     case 'v2.events': {
       let newest: IsoDate | undefined;
@@ -247,6 +259,35 @@ const applyObservation = (w: Work, o: Observation, index: number): void => {
   }
 };
 
+/**
+ * The observation with every record time in canonical UTC form (./times.ts), so times compare as
+ * instants; a time that does not parse is reported with its field and read as absent.
+ */
+const readTimes = (o: Observation, bad: ItemProblem): Observation => {
+  let items: unknown[] | undefined;
+  for (const [i, item] of (o.items as readonly unknown[]).entries()) {
+    const read = withInstants(item, (field, reason) => bad(i, field, reason));
+    if (read === item) continue;
+    items ??= [...o.items];
+    items[i] = read;
+  }
+  // checkObservation let through only UTC timestamps of real dates: each has a canonical form.
+  const fetchedAt = toInstant(o.fetchedAt) ?? o.fetchedAt;
+  const since = o.window?.since === undefined ? undefined : toInstant(o.window.since);
+  const until = o.window?.until === undefined ? undefined : toInstant(o.window.until);
+  const window =
+    o.window === undefined || (since === o.window.since && until === o.window.until)
+      ? o.window
+      : { ...(since === undefined ? {} : { since }), ...(until === undefined ? {} : { until }) };
+  if (items === undefined && fetchedAt === o.fetchedAt && window === o.window) return o;
+  return {
+    ...o,
+    fetchedAt,
+    ...(window === undefined ? {} : { window }),
+    items: items ?? o.items,
+  } as Observation;
+};
+
 /** Sort key: time (missing first), then id; items that are not objects go first (and get rejected). */
 const byTimeThenId =
   <T>(time: (x: T) => string | undefined) =>
@@ -265,12 +306,7 @@ const isObject = (v: unknown): v is object => typeof v === 'object' && v !== nul
  * Maintenance countdowns become integers in events (days, km): a value beyond ±2^53 (`1e308`) has
  * no integer form, so the reading is refused instead of producing an event its schema rejects.
  */
-const countdownsUsable = (
-  i: number,
-  days: unknown,
-  mileage: unknown,
-  bad: (i: number, field: string, reason: string) => void,
-): boolean => {
+const countdownsUsable = (i: number, days: unknown, mileage: unknown, bad: ItemProblem): boolean => {
   const usable = (v: unknown) =>
     v === undefined ||
     (typeof v === 'number' && Number.isFinite(v) && Math.abs(v) <= Number.MAX_SAFE_INTEGER);
