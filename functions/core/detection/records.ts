@@ -1,4 +1,13 @@
-import type { Collision, EcoDriving, IsoDate, Trip, V1Crash, V1Trip, VehicleEvent } from '../api/model';
+import type {
+  Alert,
+  Collision,
+  EcoDriving,
+  IsoDate,
+  Trip,
+  V1Crash,
+  V1Trip,
+  VehicleEvent,
+} from '../api/model';
 import { wPosition } from '../api/wire/common';
 import type { EventData } from '../events/catalogue';
 import type { Observation, ObservationSource } from './observations';
@@ -316,11 +325,11 @@ export const applyVehicleEvent = (
   ev: VehicleEvent,
   obs: Observation,
   source: EventSource,
-  apply: { alert: (ev: VehicleEvent) => void },
+  apply: { alert: (alert: Alert) => void },
 ): void => {
   w.noteActivity(ev.createdAt);
   if (ev.alert !== undefined) {
-    apply.alert(ev);
+    apply.alert(ev.alert);
     return;
   }
   if (ev.collision !== undefined) {
