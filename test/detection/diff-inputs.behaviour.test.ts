@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { V1Trip } from '../../functions/core/api/model';
 import { diff } from '../../functions/core/detection/diff';
+import type { Observation } from '../../functions/core/detection/observations';
 import { idOf } from './behaviour';
 import { alert, at, baselined, collision, context, obs, trip, vehicleEvent } from './fixtures';
 
@@ -49,7 +50,7 @@ describe('an item that is not a record is refused by its index, the rest applied
     ['v1.trips', 'tripId', 'must be a number', v1Trip(7)],
   ] as const)('%s: a null item', (source, field, reason, good) => {
     const cfg = { ecoDrivingWaitMs: 0 };
-    const r = diff(allRead(), [obs(source, [null, good] as never, 4)], context(4, cfg));
+    const r = diff(allRead(), [obs(source, [null, good] as never, 4) as Observation], context(4, cfg));
     expect(r.rejected).toEqual([
       { kind: 'Malformed', observation: 0, source, field: `items[0].${field}`, reason },
     ]);

@@ -15,7 +15,22 @@ const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Z
  * Whether `v` is already the canonical form: what `toISOString` writes for that instant (so no
  * `…:00Z` without a fraction, which sorts after `…:00.500Z`, and no impossible date).
  */
-const isCanonical = (v: string): boolean => v.length === 24 && isoFromMs(Date.parse(v)) === v;
+const CANONICAL = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
+
+const isCanonical = (v: string): boolean => {
+  if (!CANONICAL.test(v)) return false;
+  // Days 29 to 31 exist in some months only (parsing is costly: the common days skip it).
+  return v.charCodeAt(8) < 0x32 || (v.charCodeAt(8) === 0x32 && v.charCodeAt(9) < 0x39) || realDay(v);
+};
+
+const realDay = (v: string): boolean => existingDay(v.slice(0, 4), v.slice(5, 7), v.slice(8, 10));
+
+/** Whether the calendar has that day (`setUTCFullYear`, unlike `Date.UTC`, keeps years 0-99 as given). */
+const existingDay = (year: string, month: string, day: string): boolean => {
+  const date = new Date(0);
+  date.setUTCFullYear(Number(year), Number(month) - 1, Number(day));
+  return date.getUTCMonth() === Number(month) - 1 && date.getUTCDate() === Number(day);
+};
 
 /** The canonical UTC form of an RFC 3339 timestamp, or undefined when `v` is not one. */
 export const toInstant = (v: unknown): IsoDate | undefined => {
@@ -25,8 +40,7 @@ export const toInstant = (v: unknown): IsoDate | undefined => {
   if (m === null) return undefined;
   const [, y, mo, d, h, mi, s, frac = '', zone = 'Z'] = m;
   // Date.parse rolls impossible dates over (February 30th is March 2nd): check the calendar first.
-  const day = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
-  if (day.getUTCMonth() !== Number(mo) - 1 || day.getUTCDate() !== Number(d)) return undefined;
+  if (!existingDay(y as string, mo as string, d as string)) return undefined;
   if (Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined;
   const offset = /^[Zz]$/.test(zone) ? 'Z' : `${zone.slice(0, 3)}:${zone.slice(-2)}`;
   return isoFromMs(Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${s}${frac}${offset}`));
