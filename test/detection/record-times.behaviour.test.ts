@@ -390,3 +390,24 @@ describe('the calendar', () => {
     expect(toInstant(given)).toBeUndefined();
   });
 });
+
+describe('a time stored before record times were read as instants', () => {
+  it('a held trip whose stored end is not a timestamp is told at detection when released', () => {
+    const held = diff(baselined(), [obs('v2.trips', [trip('t1', 2)], 3)], context(3)).state;
+    expect(Object.keys(held.pendingTrips)).toEqual(['t1']);
+    const legacy = {
+      ...held,
+      pendingTrips: {
+        t1: {
+          ...(held.pendingTrips.t1 as NonNullable<(typeof held.pendingTrips)['t1']>),
+          occurredAt: '2026-11-01 08:02',
+        },
+      },
+    };
+    const r = diff(legacy, [], context(13));
+    expect(told(r.events).map((e) => [e.type, e.id, e.occurredAt])).toEqual([
+      [TRIP, idOf(TRIP, 't1', 'completed'), at(13)],
+    ]);
+    expectValidEvents(r.events);
+  });
+});

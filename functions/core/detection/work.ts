@@ -210,8 +210,9 @@ export class Work {
 
   // ---- core fields ----
 
+  /** `at`: a record time, canonical or absent (diff reads every record time first, ./times.ts). */
   noteActivity(at: IsoDate | undefined): void {
-    if (at === undefined || !isIsoDate(at) || at > this.nowIso) return;
+    if (at === undefined || at > this.nowIso) return;
     if (this.s.lastActivityAt === undefined || at > this.s.lastActivityAt) {
       this.s.lastActivityAt = at;
       this.dirty = true;
@@ -271,9 +272,10 @@ export class Work {
     return 'new';
   }
 
+  /** `time`: a record time, canonical or absent (then the set keeps the diff's time). */
   remember(name: SetName, key: string, time: IsoDate | undefined): void {
     const set = this.ownSet(name);
-    set.ids[key] = time !== undefined && isIsoDate(time) ? time : this.nowIso;
+    set.ids[key] = time ?? this.nowIso;
   }
 
   /** Forgets the oldest ids beyond the bound or the retention; the floor keeps them "seen". */
@@ -344,6 +346,7 @@ export class Work {
     this.events.push(
       buildEvent(type, {
         id: eventId({ scope: this.ctx.identity ?? vehicle.id, type, key, transition }),
+        // A stored time (a held trip's end) may predate the canonical reading of record times.
         occurredAt: occurredAt !== undefined && isIsoDate(occurredAt) ? occurredAt : this.nowIso,
         detectedAt: this.nowIso,
         sequence: this.s.sequence,
