@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { V1Alert } from '../../functions/core/api/model';
 import { diff } from '../../functions/core/detection/diff';
+import type { Observation } from '../../functions/core/detection/observations';
 import { toInstant } from '../../functions/core/detection/times';
 import { idOf, told } from './behaviour';
 import {
@@ -409,5 +410,68 @@ describe('a time stored before record times were read as instants', () => {
       [TRIP, idOf(TRIP, 't1', 'completed'), at(13)],
     ]);
     expectValidEvents(r.events);
+  });
+});
+
+describe('every record time of the API is read as an instant', () => {
+  const v1 = { vin: 'VF3ABCDEFGH123456', contract: 'C-1' };
+  it.each([
+    ['v1.alerts', 'dateAlertBegin', { ...v1, idAlert: 'b1', alert: 'alertOilPressure', alertState: 1 }],
+    ['v1.alerts', 'dateUpdate', { ...v1, idAlert: 'b1', alert: 'alertOilPressure', alertState: 1 }],
+    ['v1.maintenance', 'lastUpdate', { ...v1, days: 200, mileage: 9000 }],
+    ['v1.crash', 'lastUpdate', { ...v1, raw: { highFront: 1 } }],
+    ['v1.trips', 'dateTripBegin', { ...v1, tripId: 1, durationS: 60, raw: {} }],
+    ['map', 'releasedAt', { vin: 'VF3ABCDEFGH123456', availableVersion: 'v2', updateAvailable: true }],
+    ['v2.trips', 'startedAt', { id: 't1', durationS: 60 }],
+    ['v2.maintenance', 'createdAt', { days: 200, mileage: 9000 }],
+    ['v2.alerts', 'endedAt', { id: 'a1', active: false, message: 'alertOilPressure' }],
+    ['v2.alerts', 'updatedAt', { id: 'a1', active: true, message: 'alertOilPressure' }],
+  ] as const)('%s %s: an offset is the same instant, garbage is named', (source, field, item) => {
+    const withTime = (time: string) => obs(source, [{ ...item, [field]: time } as never], 4) as Observation;
+    const offset = diff(baselined(), [withTime(withOffset(2, 1))], context(4));
+    expect(offset.rejected).toEqual([]);
+    const garbage = diff(baselined(), [withTime('later')], context(4));
+    expect(garbage.rejected.map((x) => [x.source, x.field])).toContainEqual([source, `items[0].${field}`]);
+  });
+
+  it('a trip embedded in an event: its end is read as an instant too', () => {
+    const cfg = { ecoDrivingWaitMs: 0 };
+    const ev = vehicleEvent('e1', 'TRIP', 3, { trip: trip('t1', 2, { stoppedAt: withOffset(2, -5) }) });
+    const r = diff(baselined(cfg), [obs('v2.events', [ev], 4)], context(4, cfg));
+    expect(r.rejected).toEqual([]);
+    expect(told(r.events).map((e) => [e.type, e.id, e.occurredAt])).toEqual([
+      [TRIP, idOf(TRIP, 't1', 'completed'), at(2)],
+    ]);
+    const garbage = diff(
+      baselined(cfg),
+      [obs('v2.events', [vehicleEvent('e1', 'TRIP', 3, { trip: trip('t1', 2, { stoppedAt: 'later' }) })], 4)],
+      context(4, cfg),
+    );
+    expect(garbage.rejected.map((x) => x.field)).toEqual(['items[0].trip.stoppedAt']);
+  });
+
+  it('a map release time with an offset is told in UTC', () => {
+    const info = {
+      vin: 'VF3ABCDEFGH123456',
+      availableVersion: 'v2',
+      installedVersion: 'v1',
+      updateAvailable: true,
+      releasedAt: withOffset(-60, 2),
+    };
+    const r = diff(baselined(), [obs('map', [info], 4)], context(4));
+    expect(r.events.map((e) => [e.occurredAt, (e.data as { releasedAt?: string }).releasedAt])).toEqual([
+      [at(-60), at(-60)],
+    ]);
+  });
+
+  it('an unreadable time of exactly 40 characters is shown whole', () => {
+    const r = diff(
+      baselined(),
+      [obs('v2.collisions', [collision('c1', { createdAt: 'y'.repeat(40) })], 4)],
+      context(4),
+    );
+    expect(r.rejected[0]?.reason).toBe(
+      `not an RFC 3339 timestamp ("${'y'.repeat(40)}"); the record is read without it`,
+    );
   });
 });
