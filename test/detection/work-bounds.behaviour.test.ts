@@ -46,6 +46,16 @@ describe('a full seen-id set forgets its oldest ids, whatever the order they are
     expect(r.state.collisions).toStrictEqual({ ids: { d: at(4), e: at(5) }, floor: at(3) });
   });
 
+  it('ids whose order is the reverse of their times: the two oldest go', () => {
+    const prior = withIds({ z: at(1), y: at(3), x: at(4) }, config);
+    const r = diff(
+      prior,
+      [obs('v2.collisions', [collision('w', { createdAt: at(5) })], 6)],
+      context(6, config),
+    );
+    expect(r.state.collisions).toStrictEqual({ ids: { x: at(4), w: at(5) }, floor: at(3) });
+  });
+
   it('ids of the same time: the smallest ids go first', () => {
     const prior = withIds({ x: at(2), b: at(2), y: at(2) }, config);
     const r = diff(
@@ -66,11 +76,11 @@ describe('a full seen-id set forgets its oldest ids, whatever the order they are
     );
     expect(edge.state.collisions).toStrictEqual({ ids: { a: at(40), b: at(99) } });
     const older = diff(
-      withIds({ a: at(39) }, hour),
+      withIds({ x: at(39), a: at(40) }, hour),
       [obs('v2.collisions', [collision('b', { createdAt: at(99) })], 100)],
       context(100, hour),
     );
-    expect(older.state.collisions).toStrictEqual({ ids: { b: at(99) }, floor: at(39) });
+    expect(older.state.collisions).toStrictEqual({ ids: { a: at(40), b: at(99) }, floor: at(39) });
   });
 });
 
@@ -137,16 +147,16 @@ describe('fixed alerts beyond the bound: the earliest ended are forgotten, into 
     expect(Object.keys(r.state.alerts).sort()).toEqual(['v2:f1', 'v2:n']);
   });
 
-  it('alerts that ended together: the smallest keys are forgotten first', () => {
-    const r = pruned(
-      {
-        'v2:fz': fixedEntry(at(1), at(4), at(4)),
-        'v2:fa': fixedEntry(at(1), at(4), at(4)),
-        'v2:fm': fixedEntry(at(1), at(4), at(4)),
-      },
-      config,
-    );
-    expect(Object.keys(r.state.alerts).sort()).toEqual(['v2:fz', 'v2:n']);
+  it('alerts that ended together: the smallest keys are forgotten first, whatever the stored order', () => {
+    const entry = fixedEntry(at(1), at(4), at(4));
+    for (const order of [
+      ['v2:fz', 'v2:fa', 'v2:fm'],
+      ['v2:fa', 'v2:fz', 'v2:fm'],
+      ['v2:fm', 'v2:fa', 'v2:fz'],
+    ]) {
+      const r = pruned(Object.fromEntries(order.map((k) => [k, entry])), config);
+      expect(Object.keys(r.state.alerts).sort()).toEqual(['v2:fz', 'v2:n']);
+    }
   });
 
   it('forgotten alerts without a start leave a floor without one', () => {
@@ -165,8 +175,12 @@ describe('fixed alerts beyond the bound: the earliest ended are forgotten, into 
     const hour = { retentionMs: 60 * 60_000 };
     const edge = pruned({ 'v2:f1': fixedEntry(at(30), at(40), at(40)) }, hour, 100);
     expect(Object.keys(edge.state.alerts).sort()).toEqual(['v2:f1', 'v2:n']);
-    const older = pruned({ 'v2:f1': fixedEntry(at(30), at(39), at(39)) }, hour, 100);
-    expect(Object.keys(older.state.alerts)).toEqual(['v2:n']);
+    const older = pruned(
+      { 'v2:f0': fixedEntry(at(30), at(39), at(39)), 'v2:f1': fixedEntry(at(31), at(40), at(40)) },
+      hour,
+      100,
+    );
+    expect(Object.keys(older.state.alerts).sort()).toEqual(['v2:f1', 'v2:n']);
     expect(older.state.alertFloor).toStrictEqual({ startedAt: at(30), seenAt: at(39) });
   });
 });

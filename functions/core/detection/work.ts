@@ -301,6 +301,7 @@ export class Work {
     const set = this.s[name];
     const entries = Object.entries(set.ids);
     const horizon = new Date(this.nowMs - this.config.retentionMs).toISOString();
+    // Stryker disable next-line EqualityOperator: an id exactly at the horizon is kept by the loop below, so pruning for it changes nothing
     const tooOld = entries.some(([, t]) => t < horizon);
     if (entries.length <= this.config.maxSeen && !tooOld) return;
     entries.sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : a[0] < b[0] ? -1 : 1));
@@ -330,6 +331,7 @@ export class Work {
     const fixed = Object.entries(this.s.alerts).filter(([, e]) => !e.active);
     const horizon = new Date(this.nowMs - this.config.retentionMs).toISOString();
     const end = (e: AlertEntry) => e.endedAt ?? e.seenAt;
+    // Stryker disable next-line EqualityOperator: an alert ended exactly at the horizon is kept by the loop below, so pruning for it changes nothing
     const tooOld = fixed.some(([, e]) => end(e) < horizon);
     if (fixed.length <= this.config.maxFixedAlerts && !tooOld) return;
     fixed.sort((a, b) => (end(a[1]) < end(b[1]) ? -1 : end(a[1]) > end(b[1]) ? 1 : a[0] < b[0] ? -1 : 1));
