@@ -47,7 +47,7 @@ describe('a full seen-id set forgets its oldest ids, whatever the order they are
   });
 
   it('ids whose order is the reverse of their times: the two oldest go', () => {
-    const prior = withIds({ z: at(1), y: at(3), x: at(4) }, config);
+    const prior = withIds({ x: at(4), z: at(1), y: at(3) }, config);
     const r = diff(
       prior,
       [obs('v2.collisions', [collision('w', { createdAt: at(5) })], 6)],
