@@ -69,6 +69,7 @@ describe('services', () => {
           [
             { code: 'A', eligible: true },
             { code: 'B', eligible: 1 as never },
+            { code: 'C', shortLabel: 'Car', eligible: 1 as never },
           ],
           3,
         ),
@@ -79,6 +80,7 @@ describe('services', () => {
       [
         { code: 'A', eligible: true },
         { code: 'B', eligible: false },
+        { code: 'C', shortLabel: 'Car', eligible: false },
       ],
     ]);
   });
