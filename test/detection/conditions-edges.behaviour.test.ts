@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MapUpdateInfo } from '../../functions/core/api/model';
 import { diff } from '../../functions/core/detection/diff';
+import { stateChanged } from '../../functions/core/detection/state';
 import { idOf } from './behaviour';
 import { at, baselined, context, obs } from './fixtures';
 
@@ -108,5 +109,13 @@ describe('map', () => {
     const r = diff(announced, [obs('map', [info('v2', { installedVersion: 'v2' })], 5)], context(5));
     expect(r.events).toEqual([]);
     expect(r.state.map).toStrictEqual({ available: 'v2', installed: 'v2', announced: ['v2'], seenAt: at(5) });
+  });
+});
+
+describe('stateChanged', () => {
+  it('a part of the state replaced by a value of another type is a change', () => {
+    const s = baselined();
+    expect(stateChanged(s, { ...s, pendingTrips: 0 as never })).toBe('state');
+    expect(stateChanged(s, { ...s })).toBe('none');
   });
 });
