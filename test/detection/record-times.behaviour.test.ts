@@ -388,6 +388,12 @@ describe('the calendar', () => {
     '2026-13-01T08:00:00.000Z',
     '2026-00-10T08:00:00.000Z',
     '2026-01-00T08:00:00.000Z',
+    '2026-11-32T08:00:00.000Z',
+    '2026-11-01T24:00:00.000Z',
+    '2026-11-01T08:60:00.000Z',
+    '2026-11-01T08:00:60.000Z',
+    'x2026-11-01T08:00:00.000Z',
+    '2026-11-01T08:00:00.000Zx',
   ])('%s is not', (given) => {
     expect(toInstant(given)).toBeUndefined();
   });
@@ -474,5 +480,17 @@ describe('every record time of the API is read as an instant', () => {
     expect(r.rejected[0]?.reason).toBe(
       `not an RFC 3339 timestamp ("${'y'.repeat(40)}"); the record is read without it`,
     );
+  });
+});
+
+describe('a v1 alert whose update time does not parse', () => {
+  it('is still active: only an unreadable end says the alert ended', () => {
+    const r = diff(
+      baselined(),
+      [obs('v1.alerts', [v1Alert('b1', 1, { dateUpdate: 'soon' })], 2)],
+      context(2),
+    );
+    expect(r.events.map((e) => [e.type, e.id])).toEqual([[RAISED, idOf(RAISED, `b1@${at(1)}`, 'raised')]]);
+    expect(r.state.alerts['v1:b1']?.active).toBe(true);
   });
 });
