@@ -494,3 +494,19 @@ describe('a v1 alert whose update time does not parse', () => {
     expect(r.state.alerts['v1:b1']?.active).toBe(true);
   });
 });
+
+describe('a window without fractions', () => {
+  it('an active alert started at the window’s start, given as …:00Z, is fixed by its absence', () => {
+    const active = diff(
+      baselined(),
+      [obs('v2.alerts', [alert('a1', true, { startedAt: at(1) })], 2, { complete: false })],
+      context(2),
+    ).state;
+    const o = obs('v2.alerts', [], 5, {
+      window: { since: '2026-11-01T08:01:00Z', until: '2026-11-01T08:05:00Z' },
+    });
+    const r = diff(active, [o], context(6));
+    expect(r.rejected).toEqual([]);
+    expect(r.events.map((e) => e.type)).toEqual([FIXED]);
+  });
+});
