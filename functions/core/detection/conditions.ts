@@ -31,6 +31,7 @@ export const applyMaintenance = (
       prev.updatedAt !== undefined &&
       reading.updatedAt !== prev.updatedAt
     ) {
+      // Stryker disable next-line EqualityOperator: the two times differ in this branch
       if (reading.updatedAt < prev.updatedAt) return;
     } else if (obs.fetchedAt < prev.seenAt) return;
     if (prev.days === days && prev.mileageKm === mileageKm) return;
@@ -117,6 +118,7 @@ export const applyServices = (
   w.setServices({ eligible, revision, seenAt: obs.fetchedAt });
   const before = new Set(prev?.eligible ?? []);
   const after = new Set(eligible);
+  // Stryker disable next-line ConditionalExpression: a stored list means its one source was read, so isHistory(undefined) is false then
   if (prev === undefined && w.isHistory(undefined, obs.source)) return;
   w.emit('vehicle.services.changed', `revision:${revision}`, 'changed', obs.fetchedAt, source, {
     eligible,
@@ -161,6 +163,7 @@ export const applyMap = (w: Work, obs: Observation, info: MapUpdateInfo, source:
   if (info.installedVersion !== undefined) next.installed = info.installedVersion;
   w.setMap(next);
   if (!news) return;
+  // Stryker disable next-line ConditionalExpression: a stored map means its one source was read, so isHistory(undefined) is false then
   const initial = prev === undefined && w.isHistory(undefined, obs.source);
   if (initial && !w.emitsInitialConditions) return;
   w.emit(

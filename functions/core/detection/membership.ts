@@ -43,7 +43,8 @@ export const sequenceMembership = (
   const out: CarhookEvent[] = [];
   const skipped: string[] = [];
   for (const e of events) {
-    if (told[e.id] !== undefined || out.some((o) => o.id === e.id)) {
+    // An id numbered earlier in this call is in `told` already.
+    if (told[e.id] !== undefined) {
       skipped.push(e.id);
       continue;
     }

@@ -14,6 +14,7 @@ import type {
   Vehicle,
   VehicleEvent,
 } from '../api/model';
+import { toInstant } from './times';
 
 /**
  * An observation is what one poll of one source returned for one vehicle (STYLE.md vocabulary),
@@ -110,7 +111,11 @@ export const SOURCE_API: Readonly<Record<ObservationSource, 'v2' | 'v1' | 'map' 
   'v1.trips': 'v1',
 };
 
-/** An observation, or one item of it, the engine refused; the rest of the poll still counts. */
+/**
+ * An observation, or one item of it, the engine refused; the rest of the poll still counts. A
+ * record time that does not parse is reported the same way (its field named), though the item is
+ * applied, without that time (./times.ts).
+ */
 export interface RejectedInput {
   readonly kind: 'Malformed';
   /** Index of the observation in the input array. */
@@ -124,6 +129,9 @@ export interface RejectedInput {
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 export const isIsoDate = (v: unknown): v is IsoDate => typeof v === 'string' && ISO.test(v);
+
+/** A UTC timestamp of a real date and time (not February 30th, not 24:00): see ./times.ts. */
+const isUtcInstant = (v: unknown): v is IsoDate => isIsoDate(v) && toInstant(v) !== undefined;
 
 /**
  * Checks the envelope of an observation (the items are typed by the client; the engine checks the
@@ -143,15 +151,15 @@ export const checkObservation = (o: unknown, index: number): RejectedInput | und
   if (!(OBSERVATION_SOURCES as readonly string[]).includes(source)) {
     return reject(source, 'source', `unknown source; expected one of ${OBSERVATION_SOURCES.join(', ')}`);
   }
-  if (!isIsoDate(r.fetchedAt)) return reject(source, 'fetchedAt', 'must be an ISO 8601 UTC timestamp');
+  if (!isUtcInstant(r.fetchedAt)) return reject(source, 'fetchedAt', 'must be an ISO 8601 UTC timestamp');
   if (typeof r.complete !== 'boolean') return reject(source, 'complete', 'must be a boolean');
   if (!Array.isArray(r.items)) return reject(source, 'items', 'must be an array');
   const w = r.window as Record<string, unknown> | undefined;
   if (w !== undefined) {
     if (typeof w !== 'object' || w === null) return reject(source, 'window', 'must be an object');
-    if (w.since !== undefined && !isIsoDate(w.since))
+    if (w.since !== undefined && !isUtcInstant(w.since))
       return reject(source, 'window.since', 'must be an ISO 8601 UTC timestamp');
-    if (w.until !== undefined && !isIsoDate(w.until))
+    if (w.until !== undefined && !isUtcInstant(w.until))
       return reject(source, 'window.until', 'must be an ISO 8601 UTC timestamp');
   }
   return undefined;

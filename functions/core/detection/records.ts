@@ -1,4 +1,13 @@
-import type { Collision, EcoDriving, IsoDate, Trip, V1Crash, V1Trip, VehicleEvent } from '../api/model';
+import type {
+  Alert,
+  Collision,
+  EcoDriving,
+  IsoDate,
+  Trip,
+  V1Crash,
+  V1Trip,
+  VehicleEvent,
+} from '../api/model';
 import { wPosition } from '../api/wire/common';
 import type { EventData } from '../events/catalogue';
 import type { Observation, ObservationSource } from './observations';
@@ -41,7 +50,7 @@ const emitCollisionOnce = (
   source: EventSource,
   data: () => EventData<'vehicle.collision.detected'>,
 ): void => {
-  if (w.seen('collisions', key, time) !== 'new') return;
+  if (!w.isNew('collisions', key, time)) return;
   w.remember('collisions', key, time);
   w.noteActivity(time);
   if (w.isHistory(time, obsSource)) return;
@@ -162,7 +171,7 @@ export const applyTrip = (w: Work, t: Trip, obs: Observation, source: EventSourc
   const end = tripEnd(t);
   // A trip without an end is still running: it is completed when a later read shows the end.
   if (end === undefined) return;
-  if (w.seen('trips', t.id, end) !== 'new') return;
+  if (!w.isNew('trips', t.id, end)) return;
   w.remember('trips', t.id, end);
   w.noteActivity(end);
   w.noteTrip(end);
@@ -214,7 +223,7 @@ export const applyV1Trip = (w: Work, t: V1Trip, obs: Observation, source: EventS
   const endMs = begin === undefined ? Number.NaN : Date.parse(begin) + (t.durationS ?? 0) * 1000;
   const end = Number.isFinite(endMs) ? new Date(endMs).toISOString() : undefined;
   const src = { ...source, recordId: String(t.tripId) };
-  if (w.seen('trips', id, end) === 'new') {
+  if (w.isNew('trips', id, end)) {
     w.remember('trips', id, end);
     w.noteActivity(end);
     if (end !== undefined) w.noteTrip(end);
@@ -269,7 +278,7 @@ export const applyFuel = (
   data: () => EventData<'vehicle.refuel.detected'>,
 ): void => {
   const key = `${kind}:${obs.source.startsWith('v1') ? 'v1:' : ''}${recordId}`;
-  if (w.seen('fuel', key, time) !== 'new') return;
+  if (!w.isNew('fuel', key, time)) return;
   w.remember('fuel', key, time);
   w.noteActivity(time);
   if (w.isHistory(time, obs.source)) return;
@@ -316,11 +325,11 @@ export const applyVehicleEvent = (
   ev: VehicleEvent,
   obs: Observation,
   source: EventSource,
-  apply: { alert: (ev: VehicleEvent) => void },
+  apply: { alert: (alert: Alert) => void },
 ): void => {
   w.noteActivity(ev.createdAt);
   if (ev.alert !== undefined) {
-    apply.alert(ev);
+    apply.alert(ev.alert);
     return;
   }
   if (ev.collision !== undefined) {

@@ -176,7 +176,9 @@ export const parseState = (
     ok: false,
     error: {
       kind: 'Malformed',
+      // Stryker disable next-line ConditionalExpression: a failed zod parse lists at least one issue
       field: issue === undefined ? '' : issue.path.join('.'),
+      // Stryker disable next-line OptionalChaining: a failed zod parse lists at least one issue
       reason: issue?.message ?? 'invalid state',
     },
   };
@@ -204,6 +206,7 @@ export const stateChanged = (
   before: VehicleState | undefined,
   after: VehicleState,
 ): 'none' | 'cursors' | 'state' => {
+  // Stryker disable next-line ConditionalExpression,BlockStatement: a shortcut; deepEqual finds the same state equal
   if (before === after) return 'none';
   if (before === undefined) return 'state';
   const { cursors: c1, ...core1 } = before;
