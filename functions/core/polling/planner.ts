@@ -151,6 +151,10 @@ export function plan(input: PlanInput): Plan {
     const st = states[i];
     const rates = strategy === 'carhook' && st ? posterior(st, prior) : prior;
     const active = v.hints.activeAlerts ? Math.max(1, st?.active ?? 1) : 0;
+    // Work a poll left waiting after this vehicle's events were last booked (round-robin keeps
+    // its fair order: it reads no hint). A hint older than G is covered by the guarantee.
+    const waitingAt = strategy === 'carhook' ? Date.parse(v.hints.workWaitingAt ?? '') : Number.NaN;
+    const waiting = waitingAt > now - g && waitingAt >= (last?.events ?? Number.NEGATIVE_INFINITY);
     return {
       id: v.id,
       hash,
@@ -158,6 +162,7 @@ export function plan(input: PlanInput): Plan {
       ...(active > 0 ? { alertsAgeMs: ageOf(last?.alerts, hash >>> 7, now, config.cycleMs, ga) } : {}),
       eventsPerHour: rates.eventsPerHour,
       fixesPerHour: rates.fixesPerHour * active,
+      ...(waiting ? { waiting } : {}),
     };
   });
 
