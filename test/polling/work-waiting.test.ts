@@ -244,7 +244,13 @@ describe('the planner and work waiting', () => {
       }),
       vehicle('busy', { hints: { activeAlerts: false, priority: 0, rates: busy } }),
     ];
-    const p = plan({ vehicles: vs, budget: 2, now: T0, memory, config: { followUpReserveRatio: 0 } });
+    const p = plan({
+      vehicles: vs,
+      budget: 2,
+      now: T0,
+      memory,
+      config: { followUpReserveRatio: 0, followUpsPerChange: 0 },
+    });
     expect(ids(p.jobs)).toEqual(['quiet', 'busy']);
     // Without the hint the quiet vehicle, read a minute ago, waits.
     const without = plan({
@@ -255,7 +261,7 @@ describe('the planner and work waiting', () => {
       budget: 1,
       now: T0,
       memory,
-      config: { followUpReserveRatio: 0 },
+      config: { followUpReserveRatio: 0, followUpsPerChange: 0 },
     });
     expect(ids(without.jobs)).toEqual(['busy']);
   });
@@ -270,7 +276,7 @@ describe('the planner and work waiting', () => {
       }),
       vehicle('busy', { hints: { activeAlerts: false, priority: 0, rates: busy } }),
     ];
-    const once = { budget: 1, memory, config: { followUpReserveRatio: 0 } };
+    const once = { budget: 1, memory, config: { followUpReserveRatio: 0, followUpsPerChange: 0 } };
     const first = plan({ vehicles: vs, now: T0, ...once });
     expect(ids(first.jobs)).toEqual(['quiet']);
     remember(memory, vs, first, T0);
@@ -303,7 +309,7 @@ describe('the planner and work waiting', () => {
       now: T0,
       memory,
       strategy: 'round-robin',
-      config: { followUpReserveRatio: 0 },
+      config: { followUpReserveRatio: 0, followUpsPerChange: 0 },
     });
     expect(ids(p.jobs)).toEqual(['old']);
   });
@@ -327,7 +333,10 @@ describe('the planner and work waiting', () => {
               },
             });
           });
-          const p = plan({ vehicles: vs, budget, now: T0, memory });
+          // The reserve as a fixed share here (its learned size is tested below).
+          const p = plan({ vehicles: vs, budget, now: T0, memory, config: { followUpsPerChange: 0 } });
+          const learned = plan({ vehicles: vs, budget, now: T0, memory });
+          expect(learned.estimatedRequests).toBeLessThanOrEqual(budget);
           const booked = p.jobs.reduce((s, j) => s + (j.kind === 'poll-vehicle' ? j.resources.length : 1), 0);
           expect(booked).toBe(p.estimatedRequests);
           expect(booked).toBeLessThanOrEqual(budget);
@@ -340,5 +349,55 @@ describe('the planner and work waiting', () => {
         },
       ),
     );
+  });
+});
+
+describe('the follow-up reserve, sized from the learned rates', () => {
+  const fleet = (n: number, rates?: string): VehicleRecord[] =>
+    Array.from({ length: n }, (_, i) => ({
+      id: `v${i}`,
+      enrollmentId: 'enr_1',
+      vin: VIN,
+      apiVehicleId: `v${i}`,
+      paused: false,
+      nextPollAt: iso(T0 - MIN),
+      hints: { activeAlerts: false, priority: 0, ...(rates ? { rates } : {}) },
+      resourcePolledAt: {
+        alerts: iso(T0 - MIN),
+        maintenance: iso(T0 - MIN),
+        services: iso(T0 - MIN),
+        map: iso(T0 - MIN),
+      },
+      createdAt: iso(T0 - HOUR),
+      updatedAt: iso(T0 - MIN),
+    }));
+
+  it('leaves the follow-ups a busy fleet is expected to reveal in a cycle unbooked', () => {
+    // 600 vehicles at 1 change an hour each (60 in 60 h): 10 changes a cycle, one follow-up each,
+    // and a margin of one standard deviation of a Poisson count (√10): 13.
+    const busy = fleet(600, `r1:${T0}:60:60:0:0:0`);
+    const p = plan({ vehicles: busy, budget: 108, now: T0 });
+    expect(p.estimatedRequests).toBe(95);
+    // Two follow-ups per change: 20 + √20, 24.
+    expect(
+      plan({ vehicles: busy, budget: 108, now: T0, config: { followUpsPerChange: 2 } }).estimatedRequests,
+    ).toBe(84);
+    // Never more than half the budget.
+    expect(
+      plan({ vehicles: busy, budget: 108, now: T0, config: { followUpsPerChange: 10 } }).estimatedRequests,
+    ).toBe(54);
+    // Round-robin learns nothing: the fixed share (2 % of 108).
+    expect(plan({ vehicles: busy, budget: 108, now: T0, strategy: 'round-robin' }).estimatedRequests).toBe(
+      106,
+    );
+  });
+
+  it('keeps the configured share when the fleet is quiet', () => {
+    const quiet = fleet(600, `r1:${T0}:0:60:0:0:0`);
+    expect(plan({ vehicles: quiet, budget: 108, now: T0 }).estimatedRequests).toBe(106);
+    expect(
+      plan({ vehicles: quiet, budget: 108, now: T0, config: { followUpReserveRatio: 0.1 } })
+        .estimatedRequests,
+    ).toBe(98);
   });
 });

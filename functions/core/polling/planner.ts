@@ -37,7 +37,7 @@ import {
 import type { PollFleetJob, PollJob, PollMapJob, PollVehicleJob } from './jobs';
 import { ageOf, createPlannerMemory, type PlannerMemory, remember } from './memory';
 import { planNaive } from './naive';
-import { advance, decodeRates, fleetPrior, posterior } from './rates';
+import { advance, decodeRates, fleetPrior, posterior, type Rates } from './rates';
 import {
   type Booking,
   fleetBookings,
@@ -115,7 +115,15 @@ export function plan(input: PlanInput): Plan {
     return links.length > 0 ? { ...naive, jobs: [...naive.jobs, ...links] } : naive;
   }
 
-  const reserve = followUpReserve(budget, config);
+  // The learned rates (decoded once), before anything is booked: they size the reserve too.
+  const states = v2.map((v) => {
+    const st = decodeRates(v.hints.rates);
+    return st && advance(st, now, config);
+  });
+  const prior = fleetPrior(states, config);
+  const ratesOf = states.map((st) => (strategy === 'carhook' && st ? posterior(st, prior) : prior));
+  const reserve =
+    strategy === 'carhook' ? learnedReserve(budget, ratesOf, config) : followUpReserve(budget, config);
   let left = budget - reserve;
   const bookings: Booking[] = [];
   const resourcesOf = new Map<number, Set<VehicleResource>>();
@@ -139,17 +147,12 @@ export function plan(input: PlanInput): Plan {
   const alerting = v2.filter((v) => v.hints.activeAlerts).length;
   const ga = guaranteeMs(config.maxStalenessMs, alerting, perCycle, config.cycleMs);
 
-  // Candidates, with their learned rates (decoded once) and ages.
-  const states = v2.map((v) => {
-    const st = decodeRates(v.hints.rates);
-    return st && advance(st, now, config);
-  });
-  const prior = fleetPrior(states, config);
+  // Candidates, with their learned rates and ages.
   const candidates: ReadCandidate[] = v2.map((v, i) => {
     const hash = stableHash(v.id);
     const last = input.memory?.get(v.id);
     const st = states[i];
-    const rates = strategy === 'carhook' && st ? posterior(st, prior) : prior;
+    const rates = ratesOf[i] as Rates;
     const active = v.hints.activeAlerts ? Math.max(1, st?.active ?? 1) : 0;
     // Work a poll left waiting after this vehicle's events were last booked (round-robin keeps
     // its fair order: it reads no hint). A hint older than G is covered by the guarantee.
@@ -248,6 +251,22 @@ export function plan(input: PlanInput): Plan {
     guaranteeMs: g,
     alertGuaranteeMs: ga,
   };
+}
+
+/**
+ * The reserve of a cycle when rates are learned: the follow-up reads the fleet's changes are
+ * expected to cost in one cycle (Σ learned events rates × cycle × `followUpsPerChange`), or the
+ * configured share of the budget when that is more; never more than half the budget, so the
+ * guarantees keep their room. A fixed share refuses the follow-ups of a busy fleet at the tail of
+ * each cycle (and the reads after them, which the planner counts as made).
+ */
+export function learnedReserve(budget: number, rates: readonly Rates[], config: PollingConfig): number {
+  const fixed = followUpReserve(budget, config);
+  let perHour = 0;
+  for (const r of rates) perHour += r.eventsPerHour;
+  const mean = (perHour * config.cycleMs * config.followUpsPerChange) / 3_600_000;
+  const expected = Math.round(mean + Math.sqrt(mean));
+  return Math.max(fixed, Math.min(Math.floor(Math.max(0, budget) / 2), expected));
 }
 
 /** The resources of a vehicle never read (its baselines besides the events). */
