@@ -401,3 +401,67 @@ describe('the follow-up reserve, sized from the learned rates', () => {
     ).toBe(98);
   });
 });
+
+describe('reads at the tail of a busy cycle', () => {
+  const vehicle = (id: string, rates: string): VehicleRecord => ({
+    id,
+    enrollmentId: 'enr_1',
+    vin: VIN,
+    apiVehicleId: id,
+    paused: false,
+    nextPollAt: iso(T0 - MIN),
+    hints: { activeAlerts: false, priority: 0, rates },
+    resourcePolledAt: {
+      alerts: iso(T0 - MIN),
+      maintenance: iso(T0 - MIN),
+      services: iso(T0 - MIN),
+      map: iso(T0 - MIN),
+    },
+    createdAt: iso(T0 - HOUR),
+    updatedAt: iso(T0 - MIN),
+  });
+
+  it('a read booked where follow-ups could have it refused does not restart the guarantee', () => {
+    // 40 vehicles, 20 reads a cycle with a reserve of 2 (10 %): the jobs past 20 − 3 × 2 = 14
+    // requests are at risk.
+    const vs = Array.from({ length: 40 }, (_, i) =>
+      vehicle(`v${String(i).padStart(2, '0')}`, `r1:${T0}:0:20:0:0:0`),
+    );
+    const memory = createPlannerMemory();
+    for (const v of vs) memory.set(v.id, { events: T0 - 5 * MIN, eventsSure: T0 - 5 * MIN });
+    const config = { followUpReserveRatio: 0.1, followUpsPerChange: 0 };
+    const p = plan({ vehicles: vs, budget: 20, now: T0, memory, config });
+    const order = (p.jobs as PollVehicleJob[]).map((j) => j.vehicleId);
+    expect(order).toHaveLength(18);
+    expect([...(p.atRisk ?? [])]).toEqual(order.slice(14));
+    remember(memory, vs, p, T0);
+    const tail = order[17] as string;
+    const head = order[0] as string;
+    expect(memory.get(head)).toEqual({ events: T0, eventsSure: T0 });
+    expect(memory.get(tail)).toEqual({ events: T0, eventsSure: T0 - 5 * MIN });
+    // Every other vehicle read (surely) at T0 too. G = 15 min: at T0 + 10 min the tail vehicles
+    // are forced, 15 min after their sure read, though their booked read is younger; no other is.
+    for (const v of vs) if (!order.includes(v.id)) memory.set(v.id, { events: T0, eventsSure: T0 });
+    const later = T0 + 10 * MIN;
+    const q = plan({ vehicles: vs, budget: 20, now: later, memory, config });
+    const next = (q.jobs as PollVehicleJob[]).map((j) => j.vehicleId);
+    expect(new Set(next.slice(0, 4))).toEqual(new Set(order.slice(14)));
+    // A minute earlier nothing is forced: the order is the index's alone.
+    const before = plan({ vehicles: vs, budget: 4, now: later - MIN, memory, config });
+    expect(
+      (before.jobs as PollVehicleJob[]).map((j) => j.vehicleId).filter((id) => order.slice(14).includes(id)),
+    ).toEqual([]);
+  });
+
+  it('round-robin marks no read at risk', () => {
+    const vs = Array.from({ length: 40 }, (_, i) => vehicle(`v${i}`, `r1:${T0}:0:20:0:0:0`));
+    const p = plan({
+      vehicles: vs,
+      budget: 20,
+      now: T0,
+      strategy: 'round-robin',
+      config: { followUpReserveRatio: 0.1 },
+    });
+    expect(p.atRisk).toBeUndefined();
+  });
+});

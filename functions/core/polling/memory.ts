@@ -12,6 +12,12 @@ import type { Plan } from './planner';
 export interface LastReads {
   readonly events?: number;
   readonly alerts?: number;
+  /**
+   * The last events read booked where the budget could not refuse it (not in the cycle's tail, see
+   * `Plan.atRisk`): the guarantee counts from it, so a read refused at the tail of a busy cycle
+   * (and counted as made) does not push the vehicle's next read a whole guarantee further.
+   */
+  readonly eventsSure?: number;
 }
 
 /**
@@ -66,9 +72,10 @@ export function remember(
   for (const job of planned.jobs) {
     if (job.kind !== 'poll-vehicle') continue;
     const last = memory.get(job.vehicleId) ?? {};
+    const sure = planned.atRisk?.has(job.vehicleId) !== true;
     memory.set(job.vehicleId, {
       ...last,
-      ...(job.resources.includes('events') ? { events: now } : {}),
+      ...(job.resources.includes('events') ? { events: now, ...(sure ? { eventsSure: now } : {}) } : {}),
       ...(job.resources.includes('alerts') ? { alerts: now } : {}),
     });
   }
