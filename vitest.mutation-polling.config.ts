@@ -13,7 +13,12 @@ import { sourceAliases } from './vitest.config';
 export default defineConfig({
   resolve: { alias: sourceAliases },
   test: {
-    include: ['test/polling/rates.test.ts', 'test/polling/selection.test.ts', 'test/polling/planner.test.ts'],
+    include: [
+      'test/polling/rates.test.ts',
+      'test/polling/selection.test.ts',
+      'test/polling/planner.test.ts',
+      'test/polling/work-waiting.test.ts',
+    ],
     testTimeout: 20_000,
     pool: 'forks',
   },
