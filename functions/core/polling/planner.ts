@@ -15,13 +15,14 @@
  *   every cycle (the worker adds the eco-driving of the trips it sees).
  * Fleet contracts (v1, vehicles without a v2 id) go in batches through the bulk POST lists.
  *
- * Each cycle leaves `followUpReserveRatio` of its budget unbooked for the follow-ups polls discover
- * (eco-driving and maintenance after a trip, announced collisions or trips).
+ * Each cycle leaves part of its budget unbooked for the follow-ups polls discover (a trip's
+ * eco-driving and maintenance, announced records): `carhook` sizes it from the learned rates and
+ * reads first the vehicles whose last poll left work waiting (`workWaitingAt`).
  *
  * The parts: ./rates.ts (the estimator and the fleet's prior), ./selection.ts (guarantees and the
- * index), ./memory.ts (when each read was last booked; a cold start's phases), ./reads.ts
- * (baselines, periodic reads, fleet batches, the reserve), ./naive.ts; this module puts them
- * together (`plan`) and runs a cycle (`runPlanner`).
+ * index), ./memory.ts (when each read was last booked, surely or in a busy cycle's tail; a cold
+ * start's phases), ./reads.ts (baselines, periodic reads, fleet batches, the reserve), ./naive.ts;
+ * this module puts them together (`plan`) and runs a cycle (`runPlanner`).
  */
 import { createHash } from 'node:crypto';
 import type { JobQueue, OutgoingMessage } from '../queue/ports';
@@ -35,7 +36,7 @@ import {
   type VehicleResource,
 } from './config';
 import type { PollFleetJob, PollJob, PollMapJob, PollVehicleJob } from './jobs';
-import { ageOf, createPlannerMemory, type PlannerMemory, remember } from './memory';
+import { ageOf, bookedAtRisk, createPlannerMemory, type PlannerMemory, remember } from './memory';
 import { planNaive } from './naive';
 import { advance, decodeRates, fleetPrior, posterior, type Rates } from './rates';
 import {
@@ -45,6 +46,7 @@ import {
   inCycle,
   inResourceOrder,
   isFleetVehicle,
+  learnedReserve,
   resourceSplitter,
   type SplitReads,
 } from './reads';
@@ -248,18 +250,7 @@ export function plan(input: PlanInput): Plan {
     rotate: false,
     plannedAt,
   }));
-  // The tail: the jobs past `budget − 3 × reserve` requests, which follow-ups beyond the reserve
-  // (a burst, a rush hour the decayed rates have not caught up with) would leave refused. Measured
-  // at 800 vehicles of the mixed world: a tail of 2 × reserve still let a quiet vehicle be refused
-  // twice in a row (max lag 1.6 × G); 3 × kept every change within G + one cycle.
-  const atRisk = new Set<string>();
-  if (strategy === 'carhook') {
-    let spent = 0;
-    for (const j of vehicleJobs) {
-      spent += j.resources.length;
-      if (spent > budget - 3 * reserve && j.resources.includes('events')) atRisk.add(j.vehicleId);
-    }
-  }
+  const atRisk = strategy === 'carhook' ? bookedAtRisk(vehicleJobs, budget, reserve) : new Set<string>();
   const deferred = [
     ...v2.filter((_, i) => !resourcesOf.get(i)?.has('events')).map((v) => v.id),
     ...fleetBatches.filter((b) => !bookings.includes(b)).flatMap((b) => (b.job as PollFleetJob).vehicleIds),
@@ -272,22 +263,6 @@ export function plan(input: PlanInput): Plan {
     guaranteeMs: g,
     alertGuaranteeMs: ga,
   };
-}
-
-/**
- * The reserve of a cycle when rates are learned: the follow-up reads the fleet's changes are
- * expected to cost in one cycle (Σ learned events rates × cycle × `followUpsPerChange`), or the
- * configured share of the budget when that is more; never more than half the budget, so the
- * guarantees keep their room. A fixed share refuses the follow-ups of a busy fleet at the tail of
- * each cycle (and the reads after them, which the planner counts as made).
- */
-export function learnedReserve(budget: number, rates: readonly Rates[], config: PollingConfig): number {
-  const fixed = followUpReserve(budget, config);
-  let perHour = 0;
-  for (const r of rates) perHour += r.eventsPerHour;
-  const mean = (perHour * config.cycleMs * config.followUpsPerChange) / 3_600_000;
-  const expected = Math.round(mean + Math.sqrt(mean));
-  return Math.max(fixed, Math.min(Math.floor(Math.max(0, budget) / 2), expected));
 }
 
 /** The resources of a vehicle never read (its baselines besides the events). */
