@@ -117,8 +117,9 @@ export function fleetBookings(
 
 /**
  * The reserve of a cycle when rates are learned: the follow-up reads the fleet's changes are
- * expected to cost in one cycle (Σ learned events rates × cycle × `followUpsPerChange`), or the
- * configured share of the budget when that is more; never more than half the budget, so the
+ * expected to cost in one cycle (m = Σ learned events rates × cycle × `followUpsPerChange`) plus
+ * one standard deviation of that Poisson count (√m), or the configured share of the budget when
+ * that is more; never more than half the budget, so the
  * guarantees keep their room. A fixed share refuses the follow-ups of a busy fleet at the tail of
  * each cycle (and the reads after them, which the planner counts as made).
  */
