@@ -16,6 +16,7 @@ import type { EventEnvelope } from '../../functions/core/events/envelope';
 import { createPlannerMemory, type PollVehicleJob, plan, remember } from '../../functions/core/polling';
 import { applyObservations, workWaiting } from '../../functions/core/polling/commit';
 import { DEFAULT_POLLING_CONFIG } from '../../functions/core/polling/config';
+import { bookedAtRisk } from '../../functions/core/polling/memory';
 import { decodeRates } from '../../functions/core/polling/rates';
 import type { Stores } from '../../functions/core/store/ports';
 import type { VehicleRecord } from '../../functions/core/store/records';
@@ -282,17 +283,30 @@ describe('the planner and work waiting', () => {
     remember(memory, vs, first, T0);
     const next = plan({ vehicles: vs, now: T0 + MIN, ...once });
     expect(ids(next.jobs)).toEqual(['busy']);
-    // A hint older than the guarantee is the guarantee's business (a cold planner forces none).
-    const cold = plan({
-      vehicles: [
-        vehicle('quiet', {
-          hints: { activeAlerts: false, priority: 0, rates: idle, workWaitingAt: iso(T0 - 20 * MIN) },
-        }),
-      ],
-      budget: 10,
-      now: T0,
-    });
-    expect(cold.jobs.length).toBeLessThanOrEqual(1);
+    // A planner without memory (a cold start) reads a hint newer than G, not an older one: that
+    // vehicle's read is the guarantee's business (G = 2 h here, so no phase forces it).
+    const coldPlan = (waitingAt?: number) =>
+      ids(
+        plan({
+          vehicles: [
+            vehicle('quiet', {
+              hints: {
+                activeAlerts: false,
+                priority: 0,
+                rates: idle,
+                ...(waitingAt !== undefined ? { workWaitingAt: iso(waitingAt) } : {}),
+              },
+            }),
+            vehicle('busy', { hints: { activeAlerts: false, priority: 0, rates: busy } }),
+          ],
+          budget: 1,
+          now: T0,
+          config: { followUpReserveRatio: 0, followUpsPerChange: 0, maxStalenessMs: 120 * MIN },
+        }).jobs,
+      );
+    expect(coldPlan()).toEqual(['busy']);
+    expect(coldPlan(T0 - 10 * MIN)).toEqual(['quiet']);
+    expect(coldPlan(T0 - 121 * MIN)).toEqual(['busy']);
   });
 
   it('round-robin reads no hint: its fair order stays as it is', () => {
@@ -463,5 +477,20 @@ describe('reads at the tail of a busy cycle', () => {
       config: { followUpReserveRatio: 0.1 },
     });
     expect(p.atRisk).toBeUndefined();
+  });
+});
+
+describe('bookedAtRisk', () => {
+  it('marks the events reads past budget − 3 × reserve requests, in queue order; an alerts read alone is never marked', () => {
+    const jobs = [
+      { vehicleId: 'a', resources: ['events'] as const },
+      { vehicleId: 'b', resources: ['alerts'] as const },
+      { vehicleId: 'c', resources: ['events', 'alerts'] as const },
+      { vehicleId: 'd', resources: ['events'] as const },
+    ].map((j) => ({ ...j, resources: [...j.resources] }));
+    // 6 − 3 × 1 = 3: a (1) and b (2) are within, c (4) and d (5) past it; b would be, but reads no events.
+    expect([...bookedAtRisk(jobs, 6, 1)]).toEqual(['c', 'd']);
+    expect([...bookedAtRisk(jobs, 6, 0)]).toEqual([]);
+    expect([...bookedAtRisk(jobs, 6, 2)]).toEqual(['a', 'c', 'd']);
   });
 });
