@@ -307,6 +307,8 @@ describe('the planner and work waiting', () => {
     expect(coldPlan()).toEqual(['busy']);
     expect(coldPlan(T0 - 10 * MIN)).toEqual(['quiet']);
     expect(coldPlan(T0 - 121 * MIN)).toEqual(['busy']);
+    // Exactly G old: the guarantee's, not the hint's.
+    expect(coldPlan(T0 - 120 * MIN)).toEqual(['busy']);
   });
 
   it('round-robin reads no hint: its fair order stays as it is', () => {
@@ -465,6 +467,19 @@ describe('reads at the tail of a busy cycle', () => {
     expect(
       (before.jobs as PollVehicleJob[]).map((j) => j.vehicleId).filter((id) => order.slice(14).includes(id)),
     ).toEqual([]);
+  });
+
+  it('round-robin counts its guarantee from the last booked read, whatever the memory says of the tail', () => {
+    const memory = createPlannerMemory();
+    memory.set('tail', { events: T0 - MIN, eventsSure: T0 - 20 * MIN });
+    memory.set('old', { events: T0 - 3 * MIN, eventsSure: T0 - 3 * MIN });
+    const vs = [vehicle('tail', `r1:${T0}:0:20:0:0:0`), vehicle('old', `r1:${T0}:0:20:0:0:0`)];
+    const config = { followUpReserveRatio: 0, followUpsPerChange: 0 };
+    const rr = plan({ vehicles: vs, budget: 1, now: T0, memory, strategy: 'round-robin', config });
+    expect((rr.jobs as PollVehicleJob[]).map((j) => j.vehicleId)).toEqual(['old']);
+    // carhook forces the vehicle whose last sure read is past its guarantee.
+    const carhook = plan({ vehicles: vs, budget: 1, now: T0, memory, config });
+    expect((carhook.jobs as PollVehicleJob[]).map((j) => j.vehicleId)).toEqual(['tail']);
   });
 
   it('round-robin marks no read at risk', () => {
