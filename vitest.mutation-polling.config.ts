@@ -23,6 +23,8 @@ export default defineConfig({
       'test/polling/reads.test.ts',
       'test/polling/naive.test.ts',
       'test/polling/jobs.test.ts',
+      // The poll's hint of work left waiting, and the learned follow-up reserve.
+      'test/polling/work-waiting.test.ts',
     ],
     testTimeout: 20_000,
     pool: 'forks',

@@ -89,7 +89,13 @@ export function modelRun(
   const start = Date.UTC(2026, 0, 5, 6) - o.warmupMinutes * MINUTE;
   const measureFrom = start + o.warmupMinutes * MINUTE;
   const stopAt = measureFrom + o.hours * HOUR;
-  const config: PollingConfig = { ...DEFAULT_POLLING_CONFIG, ...o.config };
+  // Without follow-ups modelled there is nothing to reserve for: the learned reserve would only
+  // take reads away (the fixed share stays, as in the pipeline).
+  const config: PollingConfig = {
+    ...DEFAULT_POLLING_CONFIG,
+    ...(o.followUps ? {} : { followUpsPerChange: 0 }),
+    ...o.config,
+  };
   const script = generateScript(world, vehicles, start, stopAt, o.seed, o.historyMs ?? WORLD_HISTORY_MS);
   const changesOf: number[][] = Array.from({ length: vehicles }, () => []);
   const followUpsOf: number[][] = Array.from({ length: vehicles }, () => []);

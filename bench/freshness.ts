@@ -17,6 +17,7 @@
  * `--json` is rewritten after every finished run (`partial: true` until the last), so a killed
  * sweep keeps the runs it finished; every change never detected is named there (`undetected`:
  * kind, vehicle, time made) and in the log. bench/freshness-chart.ts draws the SVG from the files.
+ * `--trace PREFIX` writes every poll and change of each run (./support/freshness-trace.ts).
  *
  * Speed: the simulated clock only moves when the loop advances it, so a run costs the CPU time of
  * its work, nothing waits on the wall clock. That work is about a hundred API requests per
@@ -57,6 +58,7 @@ import {
   type UndetectedChange,
   writeJsonFile,
 } from './support/freshness-report';
+import { FreshnessTrace } from './support/freshness-trace';
 import {
   alertFixItems,
   BASE_RATE_PER_HOUR,
@@ -96,6 +98,8 @@ export interface FreshnessOptions {
   readonly log?: (line: string) => void;
   /** Time `plan()` over a synthetic 10,000-vehicle fleet first (default true). */
   readonly timePlanning?: boolean;
+  /** Writes a trace of each run to `<trace>-<world>-<vehicles>-<strategy>.jsonl` (./support/freshness-trace.ts). */
+  readonly trace?: string;
 }
 
 const usablePerMinute = (): number =>
@@ -162,6 +166,7 @@ async function oneRun(
     const driver = new WorldDriver(p, script, fleet, measureFrom, stopAt);
     await driver.runHistory(start);
     const memory = createPlannerMemory();
+    const trace = o.trace === undefined ? undefined : new FreshnessTrace();
     const planMs: number[] = [];
     let drained = 0;
     let statsReset = false;
@@ -183,7 +188,13 @@ async function oneRun(
       });
       const spent = process.cpuUsage(cpu);
       planMs.push((spent.user + spent.system) / 1000);
-      for (const job of p.queue.drain()) await runPollJob(p.pollDeps, job);
+      for (const job of p.queue.drain()) {
+        const at = p.now();
+        const result = await runPollJob(p.pollDeps, job);
+        const vin =
+          trace && job.kind === 'poll-vehicle' ? (await p.stores.vehicles.get(job.vehicleId))?.vin : '';
+        trace?.poll(at, vin, job.kind === 'poll-vehicle' ? job.resources : [], result);
+      }
       driver.match();
       await driver.runUntil(cycleStart + MINUTE);
       await p.advance(cycleStart + MINUTE - p.now());
@@ -195,6 +206,11 @@ async function oneRun(
     }
     driver.match();
     const measured = driver.made.filter((c) => c.measured);
+    if (trace) {
+      const listed = await p.stores.vehicles.listDue({ now: p.now() + 365 * 24 * 60 * MINUTE, limit: 1000 });
+      trace.end(measured, listed.items, new Map(fleet.map((v, i) => [v.vin, script.multipliers[i] ?? 1])));
+      await trace.write(`${o.trace}-${world}-${vehicles}-${strategy}.jsonl`);
+    }
     const all = kindFigures(measured);
     const lags = measured
       .filter((c) => c.detectedAt !== undefined)
@@ -344,6 +360,7 @@ export function parseFreshnessArgs(
         warmup: { type: 'string' },
         drain: { type: 'string' },
         transport: { type: 'string' },
+        trace: { type: 'string' },
         quick: { type: 'boolean' },
       },
     });
@@ -416,6 +433,7 @@ export function parseFreshnessArgs(
       strategies: strategies as PollStrategy[],
       ...(typeof v.json === 'string' ? { json: v.json } : {}),
       ...(transport !== undefined ? { transport: transport as Transport } : {}),
+      ...(typeof v.trace === 'string' ? { trace: v.trace } : {}),
     },
   };
 }

@@ -36,6 +36,9 @@ describe('freshness bench', () => {
     // Without --world/--vehicles: the sweep (both worlds, 50 to 800 vehicles).
     const sweep = parseFreshnessArgs([]);
     expect(sweep.ok && sweep.options.worlds).toEqual(['uniform', 'mixed']);
+    expect(sweep.ok && sweep.options.trace).toBeUndefined();
+    const traced = parseFreshnessArgs(['--trace', '/tmp/trace']);
+    expect(traced.ok && traced.options.trace).toBe('/tmp/trace');
     expect(sweep.ok && sweep.options.sizes).toEqual([...SWEEP_SIZES]);
     expect(parseBenchArgs(['--only', 'freshness', '--world', 'flat'])).toMatchObject({
       ok: false,

@@ -216,9 +216,13 @@ describe('planner', () => {
     const fleet = Array.from({ length: 2000 }, (_, i) =>
       vehicle(`g${i}`, { hints: { activeAlerts: i < 5, priority: 0 } }),
     );
-    const p = plan({ vehicles: fleet, budget: 108, now: T0 });
+    const fixed = { followUpsPerChange: 0 };
+    const p = plan({ vehicles: fleet, budget: 108, now: T0, config: fixed });
     expect(p.guaranteeMs).toBe(38 * MIN);
     expect(p.alertGuaranteeMs).toBe(15 * MIN);
+    // With the reserve learned from the prior (0.5 changes an hour each): 16.7 + √16.7 → 21
+    // follow-ups a cycle, 87 reads: G = 2 × 2000 / 87 → 46 cycles.
+    expect(plan({ vehicles: fleet, budget: 108, now: T0 }).guaranteeMs).toBe(46 * MIN);
   });
 
   it('weighs an active alerts read by the number of alerts active: three beat one at the same age', () => {
@@ -415,7 +419,12 @@ describe('planner within a full budget', () => {
     const p = plan({ vehicles: fleet(120), budget: 108, now: T0 });
     expect(p.estimatedRequests).toBe(106);
     expect(p.deferred).toHaveLength(14);
-    const none = plan({ vehicles: fleet(120), budget: 108, now: T0, config: { followUpReserveRatio: 0 } });
+    const none = plan({
+      vehicles: fleet(120),
+      budget: 108,
+      now: T0,
+      config: { followUpReserveRatio: 0, followUpsPerChange: 0 },
+    });
     expect(none.estimatedRequests).toBe(108);
   });
 
@@ -431,7 +440,8 @@ describe('planner within a full budget', () => {
     let ga = 0;
     for (let c = 0; c < 60; c++) {
       const now = T0 + c * MIN;
-      const p = plan({ vehicles: vs, budget: 108, now, memory });
+      // The reserve as the fixed share (its learned size: work-waiting.test.ts).
+      const p = plan({ vehicles: vs, budget: 108, now, memory, config: { followUpsPerChange: 0 } });
       g = p.guaranteeMs;
       ga = p.alertGuaranteeMs;
       remember(memory, vs, p, now);

@@ -272,6 +272,20 @@ export function storeContract(name: string, makeStores: StoresFactory): void {
       expect((await vehicles.get('veh-1'))?.hints.rates).toBe(rates);
     });
 
+    it('keeps the time a poll left work waiting in the hints, and refuses one that is not a date', async () => {
+      const { vehicles } = await makeStores();
+      await vehicles.put(newVehicle('veh-1', 'enr-1', T0), T0);
+      await vehicles.touchSchedule('veh-1', { nextPollAt: iso(T0), hints: { workWaitingAt: iso(T0) } }, T0);
+      expect((await vehicles.get('veh-1'))?.hints).toEqual({
+        activeAlerts: false,
+        priority: 0,
+        workWaitingAt: iso(T0),
+      });
+      await expect(
+        vehicles.touchSchedule('veh-1', { nextPollAt: iso(T0), hints: { workWaitingAt: 'soon' } }, T0),
+      ).rejects.toMatchObject({ kind: 'InvalidInput', context: { field: 'schedule.hints.workWaitingAt' } });
+    });
+
     it('keeps a manual pause through a re-authorization and lets unenrolled override every pause', async () => {
       const { vehicles } = await makeStores();
       await vehicles.put(newVehicle('veh-1', 'enr-1', T0), T0);

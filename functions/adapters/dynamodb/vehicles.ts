@@ -53,6 +53,7 @@ export function vehicleFromItem(ctx: TableContext, item: Item): VehicleRecord {
     priority: typeof rawHints.priority === 'number' ? rawHints.priority : 0,
     ...(typeof rawHints.lastActivityAt === 'string' ? { lastActivityAt: rawHints.lastActivityAt } : {}),
     ...(typeof rawHints.rates === 'string' ? { rates: rawHints.rates } : {}),
+    ...(typeof rawHints.workWaitingAt === 'string' ? { workWaitingAt: rawHints.workWaitingAt } : {}),
   };
   const resourcePolledAt: Record<string, string> = {};
   for (const [resource, at] of Object.entries((item.resourcePolledAt ?? {}) as Record<string, unknown>)) {

@@ -63,6 +63,8 @@ export interface ApplyInput {
   readonly observations: readonly Observation[];
   /** The planner asked to record the poll time (short budget: stalest first next time). */
   readonly rotate: boolean;
+  /** The budget refused a read of this poll: what it left is read next cycle (`workWaitingAt`). */
+  readonly refused?: boolean;
   /** Alert text → the API's code (./alert-codes.ts), for `messageCode`. */
   readonly alertCodes?: ReadonlyMap<string, string>;
 }
@@ -139,6 +141,16 @@ const RESOURCE_OF: Readonly<Partial<Record<Observation['source'], string>>> = {
   map: 'map',
   'v2.alerts': 'alerts',
 };
+
+/**
+ * Work a poll leaves for the next read of the vehicle: a trip held for its eco-driving, a collision
+ * or trip announced but not read, or any read the budget refused (a follow-up at the tail of a busy
+ * cycle). The planner books such a vehicle in its next cycle (`workWaitingAt`), so what was already
+ * seen is told a cycle later, not at the vehicle's next turn, which for a quiet vehicle can be the
+ * whole guarantee away.
+ */
+export const workWaiting = (next: PollHints, refused: boolean): boolean =>
+  refused || next.ecodrivingFor.length > 0 || next.collisions === 'now' || next.trips === 'now';
 
 /** The scheduling fields this poll moves (the planner reads `resourcePolledAt` and `hints`). */
 function scheduleFor(
@@ -222,17 +234,32 @@ export async function applyObservations(deps: CommitDeps, input: ApplyInput): Pr
     // The learned rates go with a write the poll makes anyway, never as a reason to write: a poll
     // that saw no change has nothing to add (the exposure it covered is computed from the time).
     // A first poll's events are the look-back's history: counted as the vehicle's past (rates.ts).
+    // The estimate starts with the vehicle's first events read: a write before it (a map batch
+    // read first) would start the clock with no past, and that read's look-back would be lost.
     const known = decodeRates(input.vehicle.hints.rates);
     const lookBack = known === undefined ? lookBackOf(input.observations) : undefined;
-    const rates = encodeRates(
-      observe(
-        known,
-        now,
-        { events: d.events, activeAlerts: d.next.activeAlerts, ...(lookBack ? { lookBack } : {}) },
-        config,
-      ),
-    );
-    const schedule: ScheduleUpdate = { ...routine, hints: { ...routine.hints, rates } };
+    const starts = known !== undefined || input.observations.some((o) => o.source === 'v2.events');
+    const rates = starts
+      ? encodeRates(
+          observe(
+            known,
+            now,
+            { events: d.events, activeAlerts: d.next.activeAlerts, ...(lookBack ? { lookBack } : {}) },
+            config,
+          ),
+        )
+      : undefined;
+    // Work left waiting rides along the same way (never a reason to write: a poll that holds a
+    // trip or was refused a follow-up has changed the state, or left nothing to tell).
+    const waiting = workWaiting(d.next, input.refused === true);
+    const schedule: ScheduleUpdate = {
+      ...routine,
+      hints: {
+        ...routine.hints,
+        ...(rates !== undefined ? { rates } : {}),
+        ...(waiting ? { workWaitingAt: new Date(now).toISOString() } : {}),
+      },
+    };
     const write =
       d.changed === 'state' || (d.changed === 'cursors' && cursorsWorthWriting(previous, d.state, config));
 

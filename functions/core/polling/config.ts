@@ -80,6 +80,13 @@ export const pollingConfigSchema = z.object({
    * that books its whole budget has those follow-ups refused, and every poll after them stopped.
    */
   followUpReserveRatio: z.number().min(0).max(0.5).default(0.02),
+  /**
+   * Follow-up reads one change of the events feed costs on average (a trip: its eco-driving and the
+   * maintenance read after it; an alert raised, a refuel: none). With the learned rates it sizes the
+   * reserve of `carhook`: the follow-ups the fleet is expected to reveal in a cycle, when that is
+   * more than `followUpReserveRatio` (never more than half the budget).
+   */
+  followUpsPerChange: z.number().min(0).max(10).default(1),
   /** A complete alert list at least this often (catches what events did not reveal). */
   alertsReconcileMs: shared.alertsReconcileMs,
   /** Maintenance refresh period (besides the read after a trip). */

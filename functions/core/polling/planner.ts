@@ -15,13 +15,14 @@
  *   every cycle (the worker adds the eco-driving of the trips it sees).
  * Fleet contracts (v1, vehicles without a v2 id) go in batches through the bulk POST lists.
  *
- * Each cycle leaves `followUpReserveRatio` of its budget unbooked for the follow-ups polls discover
- * (eco-driving and maintenance after a trip, announced collisions or trips).
+ * Each cycle leaves part of its budget unbooked for the follow-ups polls discover (a trip's
+ * eco-driving and maintenance, announced records): `carhook` sizes it from the learned rates and
+ * reads first the vehicles whose last poll left work waiting (`workWaitingAt`).
  *
  * The parts: ./rates.ts (the estimator and the fleet's prior), ./selection.ts (guarantees and the
- * index), ./memory.ts (when each read was last booked; a cold start's phases), ./reads.ts
- * (baselines, periodic reads, fleet batches, the reserve), ./naive.ts; this module puts them
- * together (`plan`) and runs a cycle (`runPlanner`).
+ * index), ./memory.ts (when each read was last booked, surely or in a busy cycle's tail; a cold
+ * start's phases), ./reads.ts (baselines, periodic reads, fleet batches, the reserve), ./naive.ts;
+ * this module puts them together (`plan`) and runs a cycle (`runPlanner`).
  */
 import { createHash } from 'node:crypto';
 import type { JobQueue, OutgoingMessage } from '../queue/ports';
@@ -35,9 +36,9 @@ import {
   type VehicleResource,
 } from './config';
 import type { PollFleetJob, PollJob, PollMapJob, PollVehicleJob } from './jobs';
-import { ageOf, createPlannerMemory, type PlannerMemory, remember } from './memory';
+import { ageOf, bookedAtRisk, createPlannerMemory, type PlannerMemory, remember } from './memory';
 import { planNaive } from './naive';
-import { advance, decodeRates, fleetPrior, posterior } from './rates';
+import { advance, decodeRates, fleetPrior, posterior, type Rates } from './rates';
 import {
   type Booking,
   fleetBookings,
@@ -45,6 +46,7 @@ import {
   inCycle,
   inResourceOrder,
   isFleetVehicle,
+  learnedReserve,
   resourceSplitter,
   type SplitReads,
 } from './reads';
@@ -87,6 +89,11 @@ export interface Plan {
   readonly estimatedRequests: number;
   /** Vehicles whose events are not read this cycle. */
   readonly deferred: readonly string[];
+  /**
+   * Vehicles whose events read is booked in the cycle's tail, where follow-ups beyond the reserve
+   * would have the budget refuse it (`carhook`): their guarantee keeps counting from the read before.
+   */
+  readonly atRisk?: ReadonlySet<string>;
   /** The events guarantee G of this cycle (ms), and the active alerts' one. */
   readonly guaranteeMs: number;
   readonly alertGuaranteeMs: number;
@@ -115,7 +122,15 @@ export function plan(input: PlanInput): Plan {
     return links.length > 0 ? { ...naive, jobs: [...naive.jobs, ...links] } : naive;
   }
 
-  const reserve = followUpReserve(budget, config);
+  // The learned rates (decoded once), before anything is booked: they size the reserve too.
+  const states = v2.map((v) => {
+    const st = decodeRates(v.hints.rates);
+    return st && advance(st, now, config);
+  });
+  const prior = fleetPrior(states, config);
+  const ratesOf = states.map((st) => (strategy === 'carhook' && st ? posterior(st, prior) : prior));
+  const reserve =
+    strategy === 'carhook' ? learnedReserve(budget, ratesOf, config) : followUpReserve(budget, config);
   let left = budget - reserve;
   const bookings: Booking[] = [];
   const resourcesOf = new Map<number, Set<VehicleResource>>();
@@ -139,25 +154,28 @@ export function plan(input: PlanInput): Plan {
   const alerting = v2.filter((v) => v.hints.activeAlerts).length;
   const ga = guaranteeMs(config.maxStalenessMs, alerting, perCycle, config.cycleMs);
 
-  // Candidates, with their learned rates (decoded once) and ages.
-  const states = v2.map((v) => {
-    const st = decodeRates(v.hints.rates);
-    return st && advance(st, now, config);
-  });
-  const prior = fleetPrior(states, config);
+  // Candidates, with their learned rates and ages.
   const candidates: ReadCandidate[] = v2.map((v, i) => {
     const hash = stableHash(v.id);
     const last = input.memory?.get(v.id);
     const st = states[i];
-    const rates = strategy === 'carhook' && st ? posterior(st, prior) : prior;
+    const rates = ratesOf[i] as Rates;
     const active = v.hints.activeAlerts ? Math.max(1, st?.active ?? 1) : 0;
+    // Work a poll left waiting after this vehicle's events were last booked (round-robin keeps
+    // its fair order: it reads no hint). A hint older than G is covered by the guarantee.
+    const waitingAt = strategy === 'carhook' ? Date.parse(v.hints.workWaitingAt ?? '') : Number.NaN;
+    const waiting = waitingAt > now - g && waitingAt >= (last?.events ?? Number.NEGATIVE_INFINITY);
     return {
       id: v.id,
       hash,
       eventsAgeMs: ageOf(last?.events, hash, now, config.cycleMs, g),
+      ...(strategy === 'carhook' && last?.eventsSure !== undefined && last.eventsSure < (last.events ?? 0)
+        ? { guaranteeAgeMs: Math.max(0, now - last.eventsSure) }
+        : {}),
       ...(active > 0 ? { alertsAgeMs: ageOf(last?.alerts, hash >>> 7, now, config.cycleMs, ga) } : {}),
       eventsPerHour: rates.eventsPerHour,
       fixesPerHour: rates.fixesPerHour * active,
+      ...(waiting ? { waiting } : {}),
     };
   });
 
@@ -232,6 +250,7 @@ export function plan(input: PlanInput): Plan {
     rotate: false,
     plannedAt,
   }));
+  const atRisk = strategy === 'carhook' ? bookedAtRisk(vehicleJobs, budget, reserve) : new Set<string>();
   const deferred = [
     ...v2.filter((_, i) => !resourcesOf.get(i)?.has('events')).map((v) => v.id),
     ...fleetBatches.filter((b) => !bookings.includes(b)).flatMap((b) => (b.job as PollFleetJob).vehicleIds),
@@ -240,6 +259,7 @@ export function plan(input: PlanInput): Plan {
     jobs: [...vehicleJobs, ...bookings.map((b) => b.job), ...maps.map((b) => b.job), ...links],
     estimatedRequests: budget - reserve - left,
     deferred,
+    ...(atRisk.size > 0 ? { atRisk } : {}),
     guaranteeMs: g,
     alertGuaranteeMs: ga,
   };

@@ -1,7 +1,8 @@
 /**
  * The poll worker for one v2 vehicle job: read the planned resources through a metered client
- * (every request drawn from the shared budget), build observations, then diff, commit and publish
- * through ./commit.ts.
+ * (every request drawn from the shared budget; the reads are in ./readers.ts), build observations,
+ * then diff, commit and publish through ./commit.ts; a poll the budget cut short says so
+ * (`refused`), so the planner reads the vehicle again next cycle.
  *
  * Observations (detection/observations.ts): a list read in full is `complete: true` (a 404 "no
  * such items" already arrives from the client as an empty complete list); a failed call
@@ -12,16 +13,8 @@
  * pauses the vehicle; a `NotFound` vehicle is NOT guessed removed (only a complete vehicle list
  * removes a vehicle, see enrollment/discovery.ts); `RateLimited` and a refused budget stop the poll.
  */
-import type { ApiError, CarClient, Result } from '../api';
-import type {
-  Alert,
-  Collision,
-  EcoDriving,
-  Maintenance,
-  MapUpdateInfo,
-  Trip,
-  VehicleEvent,
-} from '../api/model';
+import type { ApiError } from '../api';
+import type { EcoDriving } from '../api/model';
 import { diff } from '../detection/diff';
 import type { Observation } from '../detection/observations';
 import { parseState } from '../detection/state';
@@ -29,7 +22,7 @@ import type { EventBus } from '../publishing/ports';
 import type { RateBudget } from '../ratelimit/budget';
 import { stateKeyOf } from '../store/identity';
 import type { Stores } from '../store/ports';
-import type { OAuthUserEnrollment, VehicleRecord } from '../store/records';
+import type { OAuthUserEnrollment } from '../store/records';
 import type { TokenManager, TokenOutcome } from '../tokens/token-manager';
 import { applyObservations, detectionContext, type PublishTuning, publishCommitted } from './commit';
 import { DEFAULT_POLLING_CONFIG, type PollingConfig, type VehicleResource, vehicleResources } from './config';
@@ -40,6 +33,7 @@ import {
   type MeteredClient,
   type MeteredClientOptions,
 } from './metered-client';
+import { iso, type Reader, readers } from './readers';
 import { coveringFleet, linkToStream } from './streams';
 
 export interface PollDeps {
@@ -112,87 +106,6 @@ const emptySummary = (vehicleId: string, outcome: PollOutcome, detail?: string):
   failures: [],
   ...(detail ? { detail } : {}),
 });
-
-/** Reads one resource; undefined observation when the call failed. */
-type Reader = () => Promise<{ observation?: Observation; error?: ApiError }>;
-
-const iso = (ms: number): string => new Date(ms).toISOString();
-
-function listObservation<S extends Observation['source'], T>(
-  source: S,
-  r: Result<{ items: readonly T[] }>,
-  fetchedAt: string,
-  window?: { since?: string },
-): { observation?: Observation; error?: ApiError } {
-  if (!r.ok) return { error: r.error };
-  return {
-    observation: {
-      source,
-      items: r.value.items,
-      complete: true,
-      fetchedAt,
-      ...(window?.since !== undefined ? { window: { since: window.since } } : {}),
-    } as unknown as Observation, // the source/item pairing is fixed by each caller below
-  };
-}
-
-function singleObservation<T>(
-  source: 'v2.maintenance' | 'map',
-  r: Result<T>,
-  fetchedAt: string,
-): { observation?: Observation; error?: ApiError } {
-  if (r.ok)
-    return { observation: { source, items: [r.value], complete: true, fetchedAt } as unknown as Observation };
-  // A 404 on maintenance means "no such items" for the vehicle.
-  if (r.error.kind === 'NotFound') {
-    return { observation: { source, items: [], complete: true, fetchedAt } as unknown as Observation };
-  }
-  return { error: r.error };
-}
-
-function readers(
-  client: CarClient,
-  vehicle: VehicleRecord,
-  apiId: string,
-  eventsSince: string | undefined,
-  now: () => number,
-  config: PollingConfig,
-): Record<Exclude<VehicleResource, never>, Reader> {
-  const limit = config.pageLimit;
-  return {
-    async events() {
-      const since = eventsSince ?? iso(now() - config.initialEventsLookbackMs);
-      const r = await client.v2.events.all({ vehicleId: apiId, since: new Date(since), limit });
-      return listObservation<'v2.events', VehicleEvent>('v2.events', r, iso(now()), { since });
-    },
-    async alerts() {
-      // Unwindowed and complete: absence fixes an active alert (DESIGN.md catalogue).
-      const r = await client.v2.alerts.all({ vehicleId: apiId, limit });
-      return listObservation<'v2.alerts', Alert>('v2.alerts', r, iso(now()));
-    },
-    async collisions() {
-      const since = iso(now() - config.listWindowMs);
-      const r = await client.v2.collisions.all({ vehicleId: apiId, since: new Date(since), limit });
-      return listObservation<'v2.collisions', Collision>('v2.collisions', r, iso(now()), { since });
-    },
-    async trips() {
-      const since = iso(now() - config.listWindowMs);
-      const r = await client.v2.vehicleTrips.all({ vehicleId: apiId, since: new Date(since), limit });
-      return listObservation<'v2.trips', Trip>('v2.trips', r, iso(now()), { since });
-    },
-    async maintenance() {
-      return singleObservation<Maintenance>('v2.maintenance', await client.v2.maintenance(apiId), iso(now()));
-    },
-    async services() {
-      const r = await client.services.vehicle(vehicle.vin);
-      if (!r.ok) return { error: r.error };
-      return { observation: { source: 'services', items: r.value, complete: true, fetchedAt: iso(now()) } };
-    },
-    async map() {
-      return singleObservation<MapUpdateInfo>('map', await client.map.vin(vehicle.vin), iso(now()));
-    },
-  };
-}
 
 /**
  * The transitioning worker publishes `enrollment.reauthorization_required` (logged with the
@@ -380,6 +293,7 @@ export async function pollVehicle(deps: PollDeps, job: PollVehicleJob): Promise<
       stored: state,
       observations,
       rotate: job.rotate,
+      refused: stop === 'budget_exhausted',
     },
   );
   if (applied.kind === 'ConflictRetriesExhausted') {

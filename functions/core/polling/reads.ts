@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { VehicleRecord } from '../store/records';
 import { type PollingConfig, type VehicleResource, vehicleResources } from './config';
 import type { PollFleetJob, PollMapJob, PollVehicleJob } from './jobs';
+import type { Rates } from './rates';
 
 /** Requests one fleet batch costs: active alerts, crash, maintenance and trip lists (v1). */
 export const FLEET_REQUESTS_PER_BATCH = 4;
@@ -112,4 +113,21 @@ export function fleetBookings(
     }
   }
   return out;
+}
+
+/**
+ * The reserve of a cycle when rates are learned: the follow-up reads the fleet's changes are
+ * expected to cost in one cycle (m = Σ learned events rates × cycle × `followUpsPerChange`) plus
+ * one standard deviation of that Poisson count (√m), or the configured share of the budget when
+ * that is more; never more than half the budget, so the
+ * guarantees keep their room. A fixed share refuses the follow-ups of a busy fleet at the tail of
+ * each cycle (and the reads after them, which the planner counts as made).
+ */
+export function learnedReserve(budget: number, rates: readonly Rates[], config: PollingConfig): number {
+  const fixed = followUpReserve(budget, config);
+  let perHour = 0;
+  for (const r of rates) perHour += r.eventsPerHour;
+  const mean = (perHour * config.cycleMs * config.followUpsPerChange) / 3_600_000;
+  const expected = Math.round(mean + Math.sqrt(mean));
+  return Math.max(fixed, Math.min(Math.floor(Math.max(0, budget) / 2), expected));
 }

@@ -5,8 +5,9 @@
  * Two kinds of read compete for the slots: a vehicle's events (they reveal every change but alert
  * fixes) and the alerts of a vehicle with alerts known active (only they reveal a fix).
  *
- * 1. Guarantees first: a read whose age would pass its bound before the next cycle is forced
- *    (events: `guaranteeMs`; active alerts: `alertGuaranteeMs`), the most overdue first.
+ * 1. Guarantees first: the events of a vehicle whose last poll left work waiting (`waiting`), then
+ *    a read whose age would pass its bound before the next cycle (events: `guaranteeMs`; active
+ *    alerts: `alertGuaranteeMs`), the most overdue first. Never more than the slots.
  * 2. Then, `carhook`: the highest index first, index = rate × age². For a Poisson stream of rate λ
  *    read every I, the changes waiting at a read have waited λI²/2 in total; reading the item whose
  *    waiting total is largest, again and again, makes every item reach the same index at its read,
@@ -25,12 +26,19 @@ export interface ReadCandidate {
   readonly hash: number;
   /** Ms since its events were last read. */
   readonly eventsAgeMs: number;
+  /** Ms since a read of its events the budget could not refuse: the guarantee's age (default `eventsAgeMs`). */
+  readonly guaranteeAgeMs?: number;
   /** Ms since its alerts were last read; undefined when no alert is known active. */
   readonly alertsAgeMs?: number;
   /** Changes per hour its events reveal (learned). */
   readonly eventsPerHour: number;
   /** Expected alert fixes per hour (alerts active × fix rate per alert). */
   readonly fixesPerHour: number;
+  /**
+   * A poll left work waiting (a held trip, a refused follow-up) since its events were last booked:
+   * its events are read this cycle, before any other read (a guarantee of one cycle).
+   */
+  readonly waiting?: boolean;
 }
 
 export interface SelectionSettings {
@@ -78,8 +86,11 @@ export function selectReads(
   // 1. Guarantees: reads that would be older than their bound at the next cycle.
   const forced: { i: number; r: 'events' | 'alerts'; over: number }[] = [];
   candidates.forEach((c, i) => {
-    if (c.eventsAgeMs + s.cycleMs > s.guaranteeMs) {
-      forced.push({ i, r: 'events', over: c.eventsAgeMs / s.guaranteeMs });
+    if (c.waiting === true) {
+      // Work already seen and not yet told: first of all (cheap, and few).
+      forced.push({ i, r: 'events', over: Number.MAX_VALUE });
+    } else if ((c.guaranteeAgeMs ?? c.eventsAgeMs) + s.cycleMs > s.guaranteeMs) {
+      forced.push({ i, r: 'events', over: (c.guaranteeAgeMs ?? c.eventsAgeMs) / s.guaranteeMs });
     }
     if (c.alertsAgeMs !== undefined && c.alertsAgeMs + s.cycleMs > s.alertGuaranteeMs) {
       forced.push({ i, r: 'alerts', over: c.alertsAgeMs / s.alertGuaranteeMs });

@@ -178,6 +178,9 @@ export function validateScheduleUpdate(update: ScheduleUpdate): ScheduleUpdate {
     throw invalidInput('schedule.hints.priority', 'must be a finite number');
   }
   if (update.hints?.rates !== undefined) requireRates('schedule.hints.rates', update.hints.rates);
+  if (update.hints?.workWaitingAt !== undefined) {
+    requireIsoDate('schedule.hints.workWaitingAt', update.hints.workWaitingAt);
+  }
   for (const [resource, at] of Object.entries(update.resourcePolledAt ?? {})) {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(resource)) {
       throw invalidInput(

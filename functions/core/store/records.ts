@@ -65,6 +65,13 @@ export interface SchedulingHints {
    * short string written only together with a write the poll makes anyway.
    */
   readonly rates?: string;
+  /**
+   * When a poll left work waiting (a trip held for its eco-driving, a follow-up read the budget
+   * refused): the planner reads the vehicle again in its next cycle unless it has booked its events
+   * since. Written only together with a write the poll makes anyway, never cleared (a later read
+   * makes it stale).
+   */
+  readonly workWaitingAt?: IsoDate;
 }
 
 export interface VehicleRecord {
