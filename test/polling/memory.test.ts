@@ -108,10 +108,11 @@ describe('remembering a plan', () => {
       ]),
       T0,
     );
-    // `a`: events now, its alerts kept; `b`: alerts now, its events kept.
-    expect(memory.get('a')).toStrictEqual({ events: T0, alerts: T0 - 8 * MIN });
+    // `a`: events now, its alerts kept; `b`: alerts now, its events kept. No read is in the
+    // cycle's tail (the plan marks none at risk), so each events read restarts the guarantee too.
+    expect(memory.get('a')).toStrictEqual({ events: T0, eventsSure: T0, alerts: T0 - 8 * MIN });
     expect(memory.get('b')).toStrictEqual({ events: T0 - 7 * MIN, alerts: T0 });
-    expect(memory.get('c')).toStrictEqual({ events: T0, alerts: T0 });
+    expect(memory.get('c')).toStrictEqual({ events: T0, eventsSure: T0, alerts: T0 });
     // A job with neither read leaves an entry without either time (no phase guess replaced).
     expect(memory.get('d')).toStrictEqual({});
     // Fleet and map jobs are not the planner's per-vehicle reads.
@@ -127,6 +128,6 @@ describe('remembering a plan', () => {
     remember(memory, [{ id: 'kept' }, { id: 'booked' }], planOf([vehicleJob('booked', ['events'])]), T0);
     expect(memory.get('gone')).toBeUndefined();
     expect(memory.get('kept')).toStrictEqual({ events: T0 - 2 * MIN });
-    expect(memory.get('booked')).toStrictEqual({ events: T0 });
+    expect(memory.get('booked')).toStrictEqual({ events: T0, eventsSure: T0 });
   });
 });
