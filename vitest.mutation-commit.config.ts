@@ -24,6 +24,8 @@ export default defineConfig({
       'test/polling/pipeline.test.ts',
       'test/polling/resilience.test.ts',
       'test/polling/sequence.test.ts',
+      // The hint of work left waiting and where the learned rates start, written with a commit.
+      'test/polling/work-waiting.test.ts',
     ],
     testTimeout: 20_000,
     pool: 'forks',
