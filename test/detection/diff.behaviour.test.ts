@@ -445,6 +445,17 @@ describe('poll hints', () => {
     expect(tripAfter.next.maintenance).toBe('now');
   });
 
+  it('maintenance: each later trip asks for it again, not only the first one', () => {
+    // Trip t1 ends at 4, maintenance is read at 5 (after it), trip t2 ends at 8: the newest trip
+    // is the one compared with the last maintenance read.
+    const firstTrip = diff(baselined(), [obs('v2.trips', [trip('t1', 4)], 4)], context(4)).state;
+    const read = diff(firstTrip, [obs('v2.maintenance', [{ days: 200, mileage: 9000 }], 5)], context(5));
+    expect(read.next.maintenance).toBe('daily');
+    const secondTrip = diff(read.state, [obs('v2.trips', [trip('t2', 8)], 9)], context(9));
+    expect(secondTrip.state.lastTripAt).toBe(at(8));
+    expect(secondTrip.next.maintenance).toBe('now');
+  });
+
   it('maintenance: a trip that ended exactly at the last maintenance read is not after it', () => {
     const read = diff(
       baselined(),

@@ -36,11 +36,17 @@ const full = (): VehicleState => ({
   pendingTrips: {
     t1: { heldSince: at(1), occurredAt: at(1), operation: 'v2.vehicles.trips', data: { tripId: 't1' } },
   },
-  maintenance: { days: 3, mileageKm: 100, cycle: 1, emitted: ['due'], updatedAt: at(1), seenAt: at(2) },
+  maintenance: { days: -3, mileageKm: 100, cycle: 1, emitted: ['due', 'overdue'], updatedAt: at(1), seenAt: at(2) },
   services: { eligible: ['A'], revision: 2, seenAt: at(1) },
   map: { available: 'v2', installed: 'v1', announced: ['v2'], seenAt: at(1) },
   lastActivityAt: at(1),
   lastTripAt: at(1),
+  links: [
+    { id: 'enr-user', kind: 'oauth-user' },
+    { id: 'enr-fleet', kind: 'fleet-contract' },
+  ],
+  told: { evt_added: at(0) },
+  unpolled: true,
   cursors: { eventsSince: at(0), fetched: { map: at(1) }, alertsReconciledAt: at(1) },
 });
 
@@ -79,6 +85,8 @@ describe('parseState: a stored state read back, or the field that is wrong', () 
       'maintenance.emitted.0',
     ],
     ['a seen set without ids', { trips: {} }, 'trips.ids'],
+    ['a link of an unknown kind', { links: [{ id: 'enr-x', kind: 'partner' }] }, 'links.0.kind'],
+    ['a link without its id', { links: [{ kind: 'oauth-user' }] }, 'links.0.id'],
     ['cursors without fetched', { cursors: {} }, 'cursors.fetched'],
     ['a map without announced', { map: { available: 'v', seenAt: at(1) } }, 'map.announced'],
     [

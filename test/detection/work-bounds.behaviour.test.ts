@@ -159,6 +159,25 @@ describe('fixed alerts beyond the bound: the earliest ended are forgotten, into 
     }
   });
 
+  it('the latest ended is kept even when its key sorts first, whatever the stored order', () => {
+    // Keys in the reverse order of the ends: `fa` ended last, `fz` first.
+    const ends: Record<string, AlertEntry> = {
+      'v2:fa': fixedEntry(at(1), at(8), at(8)),
+      'v2:fm': fixedEntry(at(1), at(5), at(5)),
+      'v2:fz': fixedEntry(at(1), at(2), at(2)),
+    };
+    for (const order of [
+      ['v2:fa', 'v2:fm', 'v2:fz'],
+      ['v2:fz', 'v2:fm', 'v2:fa'],
+      ['v2:fm', 'v2:fz', 'v2:fa'],
+      ['v2:fm', 'v2:fa', 'v2:fz'],
+    ]) {
+      const r = pruned(Object.fromEntries(order.map((k) => [k, ends[k] as AlertEntry])), config);
+      expect(Object.keys(r.state.alerts).sort()).toEqual(['v2:fa', 'v2:n']);
+      expect(r.state.alertFloor).toStrictEqual({ startedAt: at(1), seenAt: at(5) });
+    }
+  });
+
   it('forgotten alerts without a start leave a floor without one', () => {
     const r = pruned(
       {
@@ -296,5 +315,44 @@ describe('the alert code book and messages that are codes already', () => {
       { ...context(2), alertCodes: book },
     );
     expect(r.events[0]?.data).toMatchObject({ message: 'engine', messageCode: 'engine' });
+  });
+});
+
+describe('a poll that touches no bounded list leaves it as stored', () => {
+  // A day's retention: the ids and the fixed alert below are older than the horizon at minute 3,000.
+  const config = { retentionMs: 24 * 3_600_000 };
+  const fixedAlert: AlertEntry = {
+    active: false,
+    message: 'alertOilPressure',
+    startedAt: at(0),
+    endedAt: at(1),
+    seenAt: at(1),
+  };
+
+  it('ids and fixed alerts past the retention are kept, and nothing is written, until their list is read', () => {
+    const prior: VehicleState = {
+      ...withIds({ old: at(1) }, config),
+      trips: { ids: { t0: at(1) } },
+      fuel: { ids: { f0: at(1) } },
+      alerts: { 'v2:a0': fixedAlert },
+    };
+    const quiet = diff(prior, [], context(3_000, config));
+    expect(quiet.changed).toBe('none');
+    expect(quiet.events).toEqual([]);
+    expect(quiet.state.collisions).toStrictEqual({ ids: { old: at(1) } });
+    expect(quiet.state.trips).toStrictEqual({ ids: { t0: at(1) } });
+    expect(quiet.state.fuel).toStrictEqual({ ids: { f0: at(1) } });
+    expect(quiet.state.alerts).toStrictEqual({ 'v2:a0': fixedAlert });
+    // A new collision writes that list, which is pruned then (the old id goes into the floor);
+    // the other lists stay as stored.
+    const read = diff(
+      prior,
+      [obs('v2.collisions', [collision('c1', { createdAt: at(2_999) })], 3_000)],
+      context(3_000, config),
+    );
+    expect(read.events.map((e) => e.type)).toEqual([DETECTED]);
+    expect(read.state.collisions).toStrictEqual({ ids: { c1: at(2_999) }, floor: at(1) });
+    expect(read.state.trips).toStrictEqual({ ids: { t0: at(1) } });
+    expect(read.state.alerts).toStrictEqual({ 'v2:a0': fixedAlert });
   });
 });
