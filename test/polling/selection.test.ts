@@ -110,6 +110,74 @@ describe('selectReads', () => {
     expect(picks(cs, 10, s)).toEqual(['v2:alerts:index', 'v2:events:index']);
   });
 
+  it('carhook, with no read forced: exactly the best offers of the fleet, best first, whatever the fleet order (property)', () => {
+    // The index stated plainly: every due read scored rate × age² (hours), highest first, ties by
+    // the vehicle's hash, then its alerts before its events; the first `slots` of that order.
+    const candidate = fc.record({
+      eventsAgeMs: fc.integer({ min: 0, max: 13 * MIN }),
+      alertsAgeMs: fc.option(fc.integer({ min: 0, max: 13 * MIN }), { nil: undefined }),
+      eventsPerHour: fc.integer({ min: 0, max: 6 }).map((n) => n / 2),
+      fixesPerHour: fc.integer({ min: 0, max: 6 }).map((n) => n / 2),
+    });
+    fc.assert(
+      fc.property(fc.array(candidate, { maxLength: 60 }), fc.integer({ min: 1, max: 20 }), (raw, slots) => {
+        const cs: ReadCandidate[] = raw.map((r, i) => {
+          const { alertsAgeMs, ...rest } = r;
+          return {
+            id: `v${i}`,
+            hash: stableHash(`v${i}`),
+            ...rest,
+            ...(alertsAgeMs !== undefined ? { alertsAgeMs } : {}),
+          };
+        });
+        const H = 3_600_000;
+        const offers = cs.flatMap((c, i) => [
+          ...(c.eventsAgeMs >= MIN / 2
+            ? [
+                {
+                  key: `${i}:events`,
+                  score: c.eventsPerHour * (c.eventsAgeMs / H) ** 2,
+                  hash: c.hash,
+                  alerts: 0,
+                },
+              ]
+            : []),
+          ...(c.alertsAgeMs !== undefined && c.alertsAgeMs >= MIN / 2
+            ? [
+                {
+                  key: `${i}:alerts`,
+                  score: c.fixesPerHour * (c.alertsAgeMs / H) ** 2,
+                  hash: c.hash,
+                  alerts: 1,
+                },
+              ]
+            : []),
+        ]);
+        offers.sort((a, b) => b.score - a.score || a.hash - b.hash || b.alerts - a.alerts);
+        const chosen = selectReads(cs, slots, carhook);
+        expect(chosen.every((c) => c.reason === 'index')).toBe(true);
+        expect(chosen.map((c) => `${c.index}:${c.resource}`)).toEqual(
+          offers.slice(0, slots).map((o) => o.key),
+        );
+      }),
+    );
+  });
+
+  it('round-robin, with no read forced: the oldest events of a large fleet, oldest first, whatever the fleet order', () => {
+    // 30 vehicles, ages 1..30 minutes in a shuffled order, 4 slots: the four oldest.
+    const ages = [
+      17, 3, 29, 8, 22, 11, 30, 1, 25, 14, 6, 19, 27, 2, 9, 24, 13, 5, 28, 16, 10, 21, 4, 26, 12, 7, 20, 15,
+      23, 18,
+    ];
+    const cs = ages.map((m, i) => cand(`v${i + 1}`, { eventsAgeMs: (m * MIN) / 3, eventsPerHour: 30 - m }));
+    expect(picks(cs, 4, roundRobin)).toEqual([
+      'v7:events:index',
+      'v3:events:index',
+      'v19:events:index',
+      'v13:events:index',
+    ]);
+  });
+
   it('never books more than its slots, never the same read twice, guarantees first (property)', () => {
     const candidate = fc.record({
       eventsAgeMs: fc.integer({ min: 0, max: 40 * MIN }),
