@@ -36,7 +36,14 @@ const full = (): VehicleState => ({
   pendingTrips: {
     t1: { heldSince: at(1), occurredAt: at(1), operation: 'v2.vehicles.trips', data: { tripId: 't1' } },
   },
-  maintenance: { days: -3, mileageKm: 100, cycle: 1, emitted: ['due', 'overdue'], updatedAt: at(1), seenAt: at(2) },
+  maintenance: {
+    days: -3,
+    mileageKm: 100,
+    cycle: 1,
+    emitted: ['due', 'overdue'],
+    updatedAt: at(1),
+    seenAt: at(2),
+  },
   services: { eligible: ['A'], revision: 2, seenAt: at(1) },
   map: { available: 'v2', installed: 'v1', announced: ['v2'], seenAt: at(1) },
   lastActivityAt: at(1),
