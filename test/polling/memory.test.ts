@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { PollFleetJob, PollMapJob, PollVehicleJob } from '../../functions/core/polling/jobs';
-import { ageOf, createPlannerMemory, remember } from '../../functions/core/polling/memory';
+import { ageOf, createPlannerMemory, lastEventsRead, remember } from '../../functions/core/polling/memory';
 import type { Plan } from '../../functions/core/polling/planner';
+import type { SchedulingHints } from '../../functions/core/store/records';
 
 const MIN = 60_000;
 const T0 = Date.parse('2026-01-15T09:00:00.000Z');
@@ -9,6 +10,18 @@ const plannedAt = new Date(T0).toISOString();
 
 function vehicleJob(vehicleId: string, resources: PollVehicleJob['resources']): PollVehicleJob {
   return { kind: 'poll-vehicle', vehicleId, resources, strategy: 'carhook', rotate: false, plannedAt };
+}
+
+/** A due vehicle as `remember` reads it: its id and hints (`eventsRefusedAt` when given). */
+function due(id: string, eventsRefusedAt?: number): { id: string; hints: SchedulingHints } {
+  return {
+    id,
+    hints: {
+      activeAlerts: false,
+      priority: 0,
+      ...(eventsRefusedAt !== undefined ? { eventsRefusedAt: new Date(eventsRefusedAt).toISOString() } : {}),
+    },
+  };
 }
 
 function planOf(jobs: Plan['jobs']): Plan {
@@ -97,7 +110,7 @@ describe('remembering a plan', () => {
     const map: PollMapJob = { kind: 'poll-map', vehicleIds: ['m'], plannedAt };
     remember(
       memory,
-      [{ id: 'a' }, { id: 'b' }, { id: 'c' }, { id: 'd' }, { id: 'f' }, { id: 'm' }],
+      ['a', 'b', 'c', 'd', 'f', 'm'].map((id) => due(id)),
       planOf([
         vehicleJob('a', ['events']),
         vehicleJob('b', ['alerts', 'maintenance']),
@@ -108,11 +121,10 @@ describe('remembering a plan', () => {
       ]),
       T0,
     );
-    // `a`: events now, its alerts kept; `b`: alerts now, its events kept. No read is in the
-    // cycle's tail (the plan marks none at risk), so each events read restarts the guarantee too.
-    expect(memory.get('a')).toStrictEqual({ events: T0, eventsSure: T0, alerts: T0 - 8 * MIN });
+    // `a`: events now (the read before it kept), its alerts kept; `b`: alerts now, its events kept.
+    expect(memory.get('a')).toStrictEqual({ events: T0, eventsBefore: T0 - 9 * MIN, alerts: T0 - 8 * MIN });
     expect(memory.get('b')).toStrictEqual({ events: T0 - 7 * MIN, alerts: T0 });
-    expect(memory.get('c')).toStrictEqual({ events: T0, eventsSure: T0, alerts: T0 });
+    expect(memory.get('c')).toStrictEqual({ events: T0, alerts: T0 });
     // A job with neither read leaves an entry without either time (no phase guess replaced).
     expect(memory.get('d')).toStrictEqual({});
     // Fleet and map jobs are not the planner's per-vehicle reads.
@@ -125,9 +137,42 @@ describe('remembering a plan', () => {
     memory.set('gone', { events: T0 - MIN });
     memory.set('kept', { events: T0 - 2 * MIN });
     memory.set('booked', { events: T0 - 3 * MIN });
-    remember(memory, [{ id: 'kept' }, { id: 'booked' }], planOf([vehicleJob('booked', ['events'])]), T0);
+    remember(memory, [due('kept'), due('booked')], planOf([vehicleJob('booked', ['events'])]), T0);
     expect(memory.get('gone')).toBeUndefined();
     expect(memory.get('kept')).toStrictEqual({ events: T0 - 2 * MIN });
-    expect(memory.get('booked')).toStrictEqual({ events: T0, eventsSure: T0 });
+    expect(memory.get('booked')).toStrictEqual({ events: T0, eventsBefore: T0 - 3 * MIN });
+  });
+});
+
+describe('a read the budget refused', () => {
+  it('is not counted as made: the last read is the one booked before it', () => {
+    const last = { events: T0 - 2 * MIN, eventsBefore: T0 - 9 * MIN };
+    expect(lastEventsRead(last, due('v'))).toBe(T0 - 2 * MIN);
+    // Refused at or after its booking: that read was not made.
+    expect(lastEventsRead(last, due('v', T0 - 2 * MIN))).toBe(T0 - 9 * MIN);
+    expect(lastEventsRead(last, due('v', T0 - MIN))).toBe(T0 - 9 * MIN);
+    // A refusal before the last booking is an older read's: the last booking stands.
+    expect(lastEventsRead(last, due('v', T0 - 2 * MIN - 1))).toBe(T0 - 2 * MIN);
+    // Never booked, or the first booking refused: no read known (a cold start's phase stands in).
+    expect(lastEventsRead(undefined, due('v', T0))).toBeUndefined();
+    expect(lastEventsRead({ events: T0 - MIN }, due('v', T0))).toBeUndefined();
+    expect(lastEventsRead({ alerts: T0 - MIN }, due('v'))).toBeUndefined();
+  });
+
+  it('booked again, it keeps counting from the read made, however often it is refused', () => {
+    const memory = createPlannerMemory();
+    memory.set('v', { events: T0 - 10 * MIN });
+    const job = planOf([vehicleJob('v', ['events'])]);
+    // Booked at T0 and refused; booked at T0 + 1 min and refused again; then read at T0 + 2 min.
+    remember(memory, [due('v')], job, T0);
+    expect(memory.get('v')).toStrictEqual({ events: T0, eventsBefore: T0 - 10 * MIN });
+    remember(memory, [due('v', T0 + 1_000)], job, T0 + MIN);
+    expect(memory.get('v')).toStrictEqual({ events: T0 + MIN, eventsBefore: T0 - 10 * MIN });
+    remember(memory, [due('v', T0 + MIN + 1_000)], job, T0 + 2 * MIN);
+    expect(memory.get('v')).toStrictEqual({ events: T0 + 2 * MIN, eventsBefore: T0 - 10 * MIN });
+    // That read made (the refusal is older than it): the next booking counts from it.
+    remember(memory, [due('v', T0 + MIN + 1_000)], job, T0 + 3 * MIN);
+    expect(memory.get('v')).toStrictEqual({ events: T0 + 3 * MIN, eventsBefore: T0 + 2 * MIN });
+    expect(lastEventsRead(memory.get('v'), due('v', T0 + MIN + 1_000))).toBe(T0 + 3 * MIN);
   });
 });

@@ -2,9 +2,10 @@
  * What a poll tells the planner beyond its observations, and how the planner uses it:
  * - the learned rates start with the vehicle's first events read (its look-back is its past), never
  *   with a write before it (a map batch read first);
- * - work a poll leaves waiting (a trip held for its eco-driving, a follow-up the budget refused)
- *   is written as `workWaitingAt` with a write the poll makes anyway, and the planner reads that
- *   vehicle's events in its next cycle, first, within the budget; round-robin reads no hint.
+ * - work a poll leaves waiting (a trip held for its eco-driving, a read the budget refused) is
+ *   written as `workWaitingAt`, with a write the poll makes anyway or, for a refused read, one of
+ *   its own, and the planner reads that vehicle's events in its next cycle, first, within the
+ *   budget; round-robin reads no hint.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -16,7 +17,6 @@ import type { EventEnvelope } from '../../functions/core/events/envelope';
 import { createPlannerMemory, type PollVehicleJob, plan, remember } from '../../functions/core/polling';
 import { applyObservations, workWaiting } from '../../functions/core/polling/commit';
 import { DEFAULT_POLLING_CONFIG } from '../../functions/core/polling/config';
-import { bookedAtRisk } from '../../functions/core/polling/memory';
 import { decodeRates } from '../../functions/core/polling/rates';
 import type { Stores } from '../../functions/core/store/ports';
 import type { VehicleRecord } from '../../functions/core/store/records';
@@ -200,14 +200,17 @@ describe('work a poll leaves waiting', () => {
     expect(done.vehicle.hints.workWaitingAt).toBe(iso(t1));
   });
 
-  it('is never a reason to write: a refused poll that saw nothing new writes nothing', async () => {
+  it('a refused read is the one reason of its own to write: the hint, once; a quiet poll writes nothing', async () => {
     const stores = await newVehicle();
     await apply(stores, T0, [events(T0, []), alerts(T0, [])]);
-    const steady = await apply(stores, T0 + 2 * MIN, [], true);
-    expect(steady.writes).toBe(0);
-    expect(steady.vehicle.hints.workWaitingAt).toBeUndefined();
+    // Refused whole: nothing seen, and the planner counted the read as made. One write tells it.
+    const refused = await apply(stores, T0 + 2 * MIN, [], true);
+    expect(refused.writes).toBe(1);
+    expect(refused.wrote).toBe('schedule');
+    expect(refused.vehicle.hints.workWaitingAt).toBe(iso(T0 + 2 * MIN));
     const quiet = await apply(stores, T0 + 3 * MIN, [events(T0 + 3 * MIN, [], T0)]);
     expect(quiet.writes).toBe(0);
+    expect(quiet.vehicle.hints.workWaitingAt).toBe(iso(T0 + 2 * MIN));
   });
 });
 
@@ -418,15 +421,20 @@ describe('the follow-up reserve, sized from the learned rates', () => {
   });
 });
 
-describe('reads at the tail of a busy cycle', () => {
-  const vehicle = (id: string, rates: string): VehicleRecord => ({
+describe('a read the budget refused', () => {
+  const vehicle = (id: string, rates: string, eventsRefusedAt?: number): VehicleRecord => ({
     id,
     enrollmentId: 'enr_1',
     vin: VIN,
     apiVehicleId: id,
     paused: false,
     nextPollAt: iso(T0 - MIN),
-    hints: { activeAlerts: false, priority: 0, rates },
+    hints: {
+      activeAlerts: false,
+      priority: 0,
+      rates,
+      ...(eventsRefusedAt !== undefined ? { eventsRefusedAt: iso(eventsRefusedAt) } : {}),
+    },
     resourcePolledAt: {
       alerts: iso(T0 - MIN),
       maintenance: iso(T0 - MIN),
@@ -436,76 +444,86 @@ describe('reads at the tail of a busy cycle', () => {
     createdAt: iso(T0 - HOUR),
     updatedAt: iso(T0 - MIN),
   });
+  const same = `r1:${T0}:5:10:0:0:0`;
+  const ids = (jobs: readonly unknown[]) => (jobs as PollVehicleJob[]).map((j) => j.vehicleId);
+  const config = { followUpReserveRatio: 0, followUpsPerChange: 0 };
 
-  it('a read booked where follow-ups could have it refused does not restart the guarantee', () => {
-    // 40 vehicles, 20 reads a cycle with a reserve of 2 (10 %): the jobs past 20 − 3 × 2 = 14
-    // requests are at risk.
-    const vs = Array.from({ length: 40 }, (_, i) =>
-      vehicle(`v${String(i).padStart(2, '0')}`, `r1:${T0}:0:20:0:0:0`),
+  it('is written by the poll as `eventsRefusedAt`, not as work waiting; a refused follow-up is work waiting', async () => {
+    const stores = await newVehicle();
+    await apply(stores, T0, [events(T0, []), alerts(T0, [])]);
+    const { vehicle: v, state } = await stores.states.getVehicleWithState(ID);
+    if (!v) throw new Error('no vehicle');
+    const at = T0 + 2 * MIN;
+    const lost = await applyObservations(
+      { stores, bus: bus() as never, now: () => at, config: DEFAULT_POLLING_CONFIG },
+      {
+        vehicle: v,
+        enrollment: { id: 'enr-a', kind: 'oauth-user' },
+        stored: state,
+        observations: [],
+        rotate: false,
+        eventsRefused: true,
+      },
     );
-    const memory = createPlannerMemory();
-    for (const v of vs) memory.set(v.id, { events: T0 - 5 * MIN, eventsSure: T0 - 5 * MIN });
-    const config = { followUpReserveRatio: 0.1, followUpsPerChange: 0 };
-    const p = plan({ vehicles: vs, budget: 20, now: T0, memory, config });
-    const order = (p.jobs as PollVehicleJob[]).map((j) => j.vehicleId);
-    expect(order).toHaveLength(18);
-    expect([...(p.atRisk ?? [])]).toEqual(order.slice(14));
-    remember(memory, vs, p, T0);
-    const tail = order[17] as string;
-    const head = order[0] as string;
-    expect(memory.get(head)).toEqual({ events: T0, eventsSure: T0 });
-    expect(memory.get(tail)).toEqual({ events: T0, eventsSure: T0 - 5 * MIN });
-    // Every other vehicle read (surely) at T0 too. G = 15 min: at T0 + 10 min the tail vehicles
-    // are forced, 15 min after their sure read, though their booked read is younger; no other is.
-    for (const v of vs) if (!order.includes(v.id)) memory.set(v.id, { events: T0, eventsSure: T0 });
-    const later = T0 + 10 * MIN;
-    const q = plan({ vehicles: vs, budget: 20, now: later, memory, config });
-    const next = (q.jobs as PollVehicleJob[]).map((j) => j.vehicleId);
-    expect(new Set(next.slice(0, 4))).toEqual(new Set(order.slice(14)));
-    // A minute earlier nothing is forced: the order is the index's alone.
-    const before = plan({ vehicles: vs, budget: 4, now: later - MIN, memory, config });
-    expect(
-      (before.jobs as PollVehicleJob[]).map((j) => j.vehicleId).filter((id) => order.slice(14).includes(id)),
-    ).toEqual([]);
+    expect(lost.kind === 'Applied' && lost.wrote).toBe('schedule');
+    const after = (await stores.vehicles.get(ID))?.hints;
+    expect(after?.eventsRefusedAt).toBe(iso(at));
+    expect(after?.workWaitingAt).toBeUndefined();
+    // Events read, the maintenance follow-up refused: work waiting, and the events read stands.
+    const later = T0 + 3 * MIN;
+    const cut = await apply(stores, later, [events(later, [], T0)], true);
+    expect(cut.wrote).toBe('schedule');
+    expect(cut.vehicle.hints.workWaitingAt).toBe(iso(later));
+    expect(cut.vehicle.hints.eventsRefusedAt).toBe(iso(at));
   });
 
-  it('round-robin counts its guarantee from the last booked read, whatever the memory says of the tail', () => {
+  it('counts the vehicle from the read made before it: the index ranks it by that age', () => {
     const memory = createPlannerMemory();
-    memory.set('tail', { events: T0 - MIN, eventsSure: T0 - 20 * MIN });
-    memory.set('old', { events: T0 - 3 * MIN, eventsSure: T0 - 3 * MIN });
-    const vs = [vehicle('tail', `r1:${T0}:0:20:0:0:0`), vehicle('old', `r1:${T0}:0:20:0:0:0`)];
-    const config = { followUpReserveRatio: 0, followUpsPerChange: 0 };
-    const rr = plan({ vehicles: vs, budget: 1, now: T0, memory, strategy: 'round-robin', config });
-    expect((rr.jobs as PollVehicleJob[]).map((j) => j.vehicleId)).toEqual(['old']);
-    // carhook forces the vehicle whose last sure read is past its guarantee.
-    const carhook = plan({ vehicles: vs, budget: 1, now: T0, memory, config });
-    expect((carhook.jobs as PollVehicleJob[]).map((j) => j.vehicleId)).toEqual(['tail']);
-  });
-
-  it('round-robin marks no read at risk', () => {
-    const vs = Array.from({ length: 40 }, (_, i) => vehicle(`v${i}`, `r1:${T0}:0:20:0:0:0`));
+    // Booked a minute ago and refused; read 10 minutes ago before that. `other` read 5 minutes ago.
+    memory.set('refused', { events: T0 - MIN, eventsBefore: T0 - 10 * MIN });
+    memory.set('other', { events: T0 - 5 * MIN });
+    const other = vehicle('other', same);
     const p = plan({
-      vehicles: vs,
-      budget: 20,
+      vehicles: [vehicle('refused', same, T0 - MIN + 5_000), other],
+      budget: 1,
       now: T0,
-      strategy: 'round-robin',
-      config: { followUpReserveRatio: 0.1 },
+      memory,
+      config,
     });
-    expect(p.atRisk).toBeUndefined();
+    expect(ids(p.jobs)).toEqual(['refused']);
+    // Without the hint the read booked a minute ago counts as made: `other` is older.
+    const without = plan({ vehicles: [vehicle('refused', same), other], budget: 1, now: T0, memory, config });
+    expect(ids(without.jobs)).toEqual(['other']);
+    // A hint older than the last booking is an older read's: that booking stands.
+    const stale = plan({
+      vehicles: [vehicle('refused', same, T0 - MIN - 1), other],
+      budget: 1,
+      now: T0,
+      memory,
+      config,
+    });
+    expect(ids(stale.jobs)).toEqual(['other']);
   });
-});
 
-describe('bookedAtRisk', () => {
-  it('marks the events reads past budget − 3 × reserve requests, in queue order; an alerts read alone is never marked', () => {
-    const jobs = [
-      { vehicleId: 'a', resources: ['events'] as const },
-      { vehicleId: 'b', resources: ['alerts'] as const },
-      { vehicleId: 'c', resources: ['events', 'alerts'] as const },
-      { vehicleId: 'd', resources: ['events'] as const },
-    ].map((j) => ({ ...j, resources: [...j.resources] }));
-    // 6 − 3 × 1 = 3: a (1) and b (2) are within, c (4) and d (5) past it; b would be, but reads no events.
-    expect([...bookedAtRisk(jobs, 6, 1)]).toEqual(['c', 'd']);
-    expect([...bookedAtRisk(jobs, 6, 0)]).toEqual([]);
-    expect([...bookedAtRisk(jobs, 6, 2)]).toEqual(['a', 'c', 'd']);
+  it('keeps the guarantee: a quiet vehicle whose guaranteed read was refused is forced in the next cycle', () => {
+    // G = 15 min. `quiet` (no change in days) was last read 15 minutes ago: its read booked a
+    // minute ago was refused. The busy vehicles' index would take every slot.
+    const memory = createPlannerMemory();
+    memory.set('quiet', { events: T0 - MIN, eventsBefore: T0 - 15 * MIN });
+    const busy = Array.from({ length: 4 }, (_, i) => vehicle(`busy${i}`, `r1:${T0}:40:2:0:0:0`));
+    for (const b of busy) memory.set(b.id, { events: T0 - 2 * MIN });
+    const quiet = vehicle('quiet', `r1:${T0}:0:48:0:0:0`, T0 - MIN + 1_000);
+    const p = plan({ vehicles: [...busy, quiet], budget: 1, now: T0, memory, config });
+    expect(ids(p.jobs)).toEqual(['quiet']);
+    // Round-robin keeps its fair order: the refused read counts as made there.
+    const rr = plan({
+      vehicles: [...busy, quiet],
+      budget: 1,
+      now: T0,
+      memory,
+      config,
+      strategy: 'round-robin',
+    });
+    expect(ids(rr.jobs)).not.toContain('quiet');
   });
 });

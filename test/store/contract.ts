@@ -286,6 +286,28 @@ export function storeContract(name: string, makeStores: StoresFactory): void {
       ).rejects.toMatchObject({ kind: 'InvalidInput', context: { field: 'schedule.hints.workWaitingAt' } });
     });
 
+    it('keeps the time the budget refused an events read beside the other hints, and refuses one that is not a date', async () => {
+      const { vehicles } = await makeStores();
+      await vehicles.put(newVehicle('veh-1', 'enr-1', T0), T0);
+      await vehicles.touchSchedule('veh-1', { nextPollAt: iso(T0), hints: { workWaitingAt: iso(T0) } }, T0);
+      const later = iso(T0 + 60_000);
+      await vehicles.touchSchedule('veh-1', { nextPollAt: iso(T0), hints: { eventsRefusedAt: later } }, T0);
+      expect((await vehicles.get('veh-1'))?.hints).toEqual({
+        activeAlerts: false,
+        priority: 0,
+        workWaitingAt: iso(T0),
+        eventsRefusedAt: later,
+      });
+      await expect(
+        vehicles.touchSchedule(
+          'veh-1',
+          { nextPollAt: iso(T0), hints: { eventsRefusedAt: '2026-13-01' } },
+          T0,
+        ),
+      ).rejects.toMatchObject({ kind: 'InvalidInput', context: { field: 'schedule.hints.eventsRefusedAt' } });
+      expect((await vehicles.get('veh-1'))?.hints.eventsRefusedAt).toBe(later);
+    });
+
     it('keeps a manual pause through a re-authorization and lets unenrolled override every pause', async () => {
       const { vehicles } = await makeStores();
       await vehicles.put(newVehicle('veh-1', 'enr-1', T0), T0);

@@ -54,6 +54,7 @@ export function vehicleFromItem(ctx: TableContext, item: Item): VehicleRecord {
     ...(typeof rawHints.lastActivityAt === 'string' ? { lastActivityAt: rawHints.lastActivityAt } : {}),
     ...(typeof rawHints.rates === 'string' ? { rates: rawHints.rates } : {}),
     ...(typeof rawHints.workWaitingAt === 'string' ? { workWaitingAt: rawHints.workWaitingAt } : {}),
+    ...(typeof rawHints.eventsRefusedAt === 'string' ? { eventsRefusedAt: rawHints.eventsRefusedAt } : {}),
   };
   const resourcePolledAt: Record<string, string> = {};
   for (const [resource, at] of Object.entries((item.resourcePolledAt ?? {}) as Record<string, unknown>)) {

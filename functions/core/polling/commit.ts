@@ -63,8 +63,14 @@ export interface ApplyInput {
   readonly observations: readonly Observation[];
   /** The planner asked to record the poll time (short budget: stalest first next time). */
   readonly rotate: boolean;
-  /** The budget refused a read of this poll: what it left is read next cycle (`workWaitingAt`). */
+  /** The budget refused a read of this poll: written, so the planner knows (see `eventsRefused`). */
   readonly refused?: boolean;
+  /**
+   * The read refused was the poll's events read: nothing was seen, and the planner, which counted
+   * the read as made, counts the vehicle's age from the read before (`eventsRefusedAt`). A later
+   * read refused (a follow-up, after the events were read) leaves work waiting (`workWaitingAt`).
+   */
+  readonly eventsRefused?: boolean;
   /** Alert text → the API's code (./alert-codes.ts), for `messageCode`. */
   readonly alertCodes?: ReadonlyMap<string, string>;
 }
@@ -144,8 +150,8 @@ const RESOURCE_OF: Readonly<Partial<Record<Observation['source'], string>>> = {
 
 /**
  * Work a poll leaves for the next read of the vehicle: a trip held for its eco-driving, a collision
- * or trip announced but not read, or any read the budget refused (a follow-up at the tail of a busy
- * cycle). The planner books such a vehicle in its next cycle (`workWaitingAt`), so what was already
+ * or trip announced but not read, or any read the budget refused (a follow-up, or a job's every read,
+ * at the tail of a busy cycle). The planner books such a vehicle in its next cycle (`workWaitingAt`), so what was already
  * seen is told a cycle later, not at the vehicle's next turn, which for a quiet vehicle can be the
  * whole guarantee away.
  */
@@ -249,15 +255,18 @@ export async function applyObservations(deps: CommitDeps, input: ApplyInput): Pr
           ),
         )
       : undefined;
-    // Work left waiting rides along the same way (never a reason to write: a poll that holds a
-    // trip or was refused a follow-up has changed the state, or left nothing to tell).
-    const waiting = workWaiting(d.next, input.refused === true);
+    // Work left waiting rides along the same way: a poll that holds a trip has changed the state.
+    // A read the budget refused is the one reason of its own to write: nothing else tells the
+    // planner, which counted the read as made, and a quiet vehicle would wait its whole guarantee.
+    const lost = input.eventsRefused === true;
+    const waiting = workWaiting(d.next, input.refused === true && !lost);
     const schedule: ScheduleUpdate = {
       ...routine,
       hints: {
         ...routine.hints,
         ...(rates !== undefined ? { rates } : {}),
         ...(waiting ? { workWaitingAt: new Date(now).toISOString() } : {}),
+        ...(lost ? { eventsRefusedAt: new Date(now).toISOString() } : {}),
       },
     };
     const write =
@@ -265,8 +274,13 @@ export async function applyObservations(deps: CommitDeps, input: ApplyInput): Pr
 
     if (!write) {
       let wrote: 'none' | 'schedule' = 'none';
-      // Stryker disable next-line ObjectLiteral: without rotation the update keeps the stored nextPollAt, so the cycle length decides nothing
-      if (input.rotate || scheduleNeedsWrite(input.vehicle, routine, now, { cycleMs: config.cycleMs })) {
+      if (
+        input.rotate ||
+        input.refused === true ||
+        lost ||
+        // Stryker disable next-line ObjectLiteral: without rotation the update keeps the stored nextPollAt, so the cycle length decides nothing
+        scheduleNeedsWrite(input.vehicle, routine, now, { cycleMs: config.cycleMs })
+      ) {
         await stores.vehicles.touchSchedule(input.vehicle.id, schedule, now);
         wrote = 'schedule';
       }

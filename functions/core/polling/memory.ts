@@ -6,19 +6,14 @@
  * from its first cycle and the memory fills as it plans.
  */
 import type { VehicleRecord } from '../store/records';
-import type { PollVehicleJob } from './jobs';
 import type { Plan } from './planner';
 
 /** When the planner last booked each read of a vehicle (epoch ms). */
 export interface LastReads {
   readonly events?: number;
+  /** The events read booked before `events`: the last one made when the budget refused `events`. */
+  readonly eventsBefore?: number;
   readonly alerts?: number;
-  /**
-   * The last events read booked where the budget could not refuse it (not in the cycle's tail, see
-   * `Plan.atRisk`): the guarantee counts from it, so a read refused at the tail of a busy cycle
-   * (and counted as made) does not push the vehicle's next read a whole guarantee further.
-   */
-  readonly eventsSure?: number;
 }
 
 /**
@@ -62,43 +57,41 @@ export function ageOf(
   return (((cycle + hash) % k) + 1) * cycleMs;
 }
 
+/**
+ * When a vehicle's events were last read, as far as the planner knows: the last booked read, unless
+ * the budget refused it (the poll wrote `eventsRefusedAt` at or after its booking), then the one
+ * booked before it. Undefined: never booked (a cold start's phase stands in).
+ */
+export function lastEventsRead(
+  last: LastReads | undefined,
+  vehicle: Pick<VehicleRecord, 'hints'>,
+): number | undefined {
+  const events = last?.events;
+  if (events === undefined) return undefined;
+  const refusedAt = Date.parse(vehicle.hints.eventsRefusedAt ?? '');
+  return refusedAt >= events ? last?.eventsBefore : events;
+}
+
 /** Records the reads a plan booked, and forgets the vehicles no longer due. */
 export function remember(
   memory: PlannerMemory,
-  due: readonly Pick<VehicleRecord, 'id'>[],
+  due: readonly Pick<VehicleRecord, 'id' | 'hints'>[],
   planned: Plan,
   now: number,
 ): void {
   memory.retain(new Set(due.map((v) => v.id)));
+  const byId = new Map(due.map((v) => [v.id, v]));
   for (const job of planned.jobs) {
     if (job.kind !== 'poll-vehicle') continue;
-    const last = memory.get(job.vehicleId) ?? {};
-    const sure = planned.atRisk?.has(job.vehicleId) !== true;
+    const last = memory.get(job.vehicleId);
+    const vehicle = byId.get(job.vehicleId);
+    const before = vehicle === undefined ? last?.events : lastEventsRead(last, vehicle);
     memory.set(job.vehicleId, {
       ...last,
-      ...(job.resources.includes('events') ? { events: now, ...(sure ? { eventsSure: now } : {}) } : {}),
+      ...(job.resources.includes('events')
+        ? { events: now, ...(before !== undefined ? { eventsBefore: before } : {}) }
+        : {}),
       ...(job.resources.includes('alerts') ? { alerts: now } : {}),
     });
   }
-}
-
-/**
- * The vehicles whose events read is booked in a cycle's tail: past `budget − 3 × reserve` requests
- * of the jobs in queue order, where follow-ups beyond the reserve (a burst, a rush hour the decayed
- * rates have not caught up with) would have the budget refuse it. Measured at 800 vehicles of the
- * mixed world: a tail of 2 × reserve still let a quiet vehicle be refused twice in a row (max lag
- * 1.6 × G); 3 × kept every change within G + one cycle.
- */
-export function bookedAtRisk(
-  jobs: readonly Pick<PollVehicleJob, 'vehicleId' | 'resources'>[],
-  budget: number,
-  reserve: number,
-): Set<string> {
-  const atRisk = new Set<string>();
-  let spent = 0;
-  for (const j of jobs) {
-    spent += j.resources.length;
-    if (spent > budget - 3 * reserve && j.resources.includes('events')) atRisk.add(j.vehicleId);
-  }
-  return atRisk;
 }

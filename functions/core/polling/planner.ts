@@ -17,11 +17,12 @@
  *
  * Each cycle leaves part of its budget unbooked for the follow-ups polls discover (a trip's
  * eco-driving and maintenance, announced records): `carhook` sizes it from the learned rates and
- * reads first the vehicles whose last poll left work waiting (`workWaitingAt`).
+ * reads first the vehicles whose last poll left work waiting (`workWaitingAt`), a read the budget
+ * refused included: the worker that was refused says so, so a booked read is never lost.
  *
  * The parts: ./rates.ts (the estimator and the fleet's prior), ./selection.ts (guarantees and the
- * index), ./memory.ts (when each read was last booked, surely or in a busy cycle's tail; a cold
- * start's phases), ./reads.ts (baselines, periodic reads, fleet batches, the reserve), ./naive.ts;
+ * index), ./memory.ts (when each read was last booked; a cold start's
+ * phases), ./reads.ts (baselines, periodic reads, fleet batches, the reserve), ./naive.ts;
  * this module puts them together (`plan`) and runs a cycle (`runPlanner`).
  */
 import { createHash } from 'node:crypto';
@@ -36,7 +37,7 @@ import {
   type VehicleResource,
 } from './config';
 import type { PollFleetJob, PollJob, PollMapJob, PollVehicleJob } from './jobs';
-import { ageOf, bookedAtRisk, createPlannerMemory, type PlannerMemory, remember } from './memory';
+import { ageOf, createPlannerMemory, lastEventsRead, type PlannerMemory, remember } from './memory';
 import { planNaive } from './naive';
 import { advance, decodeRates, fleetPrior, posterior, type Rates } from './rates';
 import {
@@ -89,11 +90,6 @@ export interface Plan {
   readonly estimatedRequests: number;
   /** Vehicles whose events are not read this cycle. */
   readonly deferred: readonly string[];
-  /**
-   * Vehicles whose events read is booked in the cycle's tail, where follow-ups beyond the reserve
-   * would have the budget refuse it (`carhook`): their guarantee keeps counting from the read before.
-   */
-  readonly atRisk?: ReadonlySet<string>;
   /** The events guarantee G of this cycle (ms), and the active alerts' one. */
   readonly guaranteeMs: number;
   readonly alertGuaranteeMs: number;
@@ -168,10 +164,14 @@ export function plan(input: PlanInput): Plan {
     return {
       id: v.id,
       hash,
-      eventsAgeMs: ageOf(last?.events, hash, now, config.cycleMs, g),
-      ...(strategy === 'carhook' && last?.eventsSure !== undefined && last.eventsSure < (last.events ?? 0)
-        ? { guaranteeAgeMs: Math.max(0, now - last.eventsSure) }
-        : {}),
+      // A read the budget refused was not made: the age counts from the read before (carhook).
+      eventsAgeMs: ageOf(
+        strategy === 'carhook' ? lastEventsRead(last, v) : last?.events,
+        hash,
+        now,
+        config.cycleMs,
+        g,
+      ),
       ...(active > 0 ? { alertsAgeMs: ageOf(last?.alerts, hash >>> 7, now, config.cycleMs, ga) } : {}),
       eventsPerHour: rates.eventsPerHour,
       fixesPerHour: rates.fixesPerHour * active,
@@ -250,7 +250,6 @@ export function plan(input: PlanInput): Plan {
     rotate: false,
     plannedAt,
   }));
-  const atRisk = strategy === 'carhook' ? bookedAtRisk(vehicleJobs, budget, reserve) : new Set<string>();
   const deferred = [
     ...v2.filter((_, i) => !resourcesOf.get(i)?.has('events')).map((v) => v.id),
     ...fleetBatches.filter((b) => !bookings.includes(b)).flatMap((b) => (b.job as PollFleetJob).vehicleIds),
@@ -259,7 +258,6 @@ export function plan(input: PlanInput): Plan {
     jobs: [...vehicleJobs, ...bookings.map((b) => b.job), ...maps.map((b) => b.job), ...links],
     estimatedRequests: budget - reserve - left,
     deferred,
-    ...(atRisk.size > 0 ? { atRisk } : {}),
     guaranteeMs: g,
     alertGuaranteeMs: ga,
   };

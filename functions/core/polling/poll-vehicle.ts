@@ -294,6 +294,10 @@ export async function pollVehicle(deps: PollDeps, job: PollVehicleJob): Promise<
       observations,
       rotate: job.rotate,
       refused: stop === 'budget_exhausted',
+      eventsRefused:
+        stop === 'budget_exhausted' &&
+        planned.has('events') &&
+        !observations.some((o) => o.source === 'v2.events'),
     },
   );
   if (applied.kind === 'ConflictRetriesExhausted') {

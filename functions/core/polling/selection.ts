@@ -26,8 +26,6 @@ export interface ReadCandidate {
   readonly hash: number;
   /** Ms since its events were last read. */
   readonly eventsAgeMs: number;
-  /** Ms since a read of its events the budget could not refuse: the guarantee's age (default `eventsAgeMs`). */
-  readonly guaranteeAgeMs?: number;
   /** Ms since its alerts were last read; undefined when no alert is known active. */
   readonly alertsAgeMs?: number;
   /** Changes per hour its events reveal (learned). */
@@ -35,7 +33,7 @@ export interface ReadCandidate {
   /** Expected alert fixes per hour (alerts active × fix rate per alert). */
   readonly fixesPerHour: number;
   /**
-   * A poll left work waiting (a held trip, a refused follow-up) since its events were last booked:
+   * A poll left work waiting (a held trip, a read the budget refused) since its events were last booked:
    * its events are read this cycle, before any other read (a guarantee of one cycle).
    */
   readonly waiting?: boolean;
@@ -89,8 +87,8 @@ export function selectReads(
     if (c.waiting === true) {
       // Work already seen and not yet told: first of all (cheap, and few).
       forced.push({ i, r: 'events', over: Number.MAX_VALUE });
-    } else if ((c.guaranteeAgeMs ?? c.eventsAgeMs) + s.cycleMs > s.guaranteeMs) {
-      forced.push({ i, r: 'events', over: (c.guaranteeAgeMs ?? c.eventsAgeMs) / s.guaranteeMs });
+    } else if (c.eventsAgeMs + s.cycleMs > s.guaranteeMs) {
+      forced.push({ i, r: 'events', over: c.eventsAgeMs / s.guaranteeMs });
     }
     if (c.alertsAgeMs !== undefined && c.alertsAgeMs + s.cycleMs > s.alertGuaranteeMs) {
       forced.push({ i, r: 'alerts', over: c.alertsAgeMs / s.alertGuaranteeMs });

@@ -181,6 +181,9 @@ export function validateScheduleUpdate(update: ScheduleUpdate): ScheduleUpdate {
   if (update.hints?.workWaitingAt !== undefined) {
     requireIsoDate('schedule.hints.workWaitingAt', update.hints.workWaitingAt);
   }
+  if (update.hints?.eventsRefusedAt !== undefined) {
+    requireIsoDate('schedule.hints.eventsRefusedAt', update.hints.eventsRefusedAt);
+  }
   for (const [resource, at] of Object.entries(update.resourcePolledAt ?? {})) {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(resource)) {
       throw invalidInput(

@@ -72,6 +72,12 @@ export interface SchedulingHints {
    * makes it stale).
    */
   readonly workWaitingAt?: IsoDate;
+  /**
+   * When the budget refused a poll's events read (booked, never sent): the planner, which counted
+   * that read as made, counts the vehicle's age from the read booked before it. Written by the
+   * refused poll (its one write), never cleared (the next booked read makes it stale).
+   */
+  readonly eventsRefusedAt?: IsoDate;
 }
 
 export interface VehicleRecord {
