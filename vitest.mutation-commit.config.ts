@@ -26,6 +26,8 @@ export default defineConfig({
       'test/polling/sequence.test.ts',
       // The hint of work left waiting and where the learned rates start, written with a commit.
       'test/polling/work-waiting.test.ts',
+      // A read the budget refused, written by the refused worker and read by the next cycle.
+      'test/polling/refused.test.ts',
     ],
     testTimeout: 20_000,
     pool: 'forks',

@@ -137,7 +137,15 @@ describe('remembering a plan', () => {
     memory.set('gone', { events: T0 - MIN });
     memory.set('kept', { events: T0 - 2 * MIN });
     memory.set('booked', { events: T0 - 3 * MIN });
-    remember(memory, [due('kept'), due('booked')], planOf([vehicleJob('booked', ['events'])]), T0);
+    remember(
+      memory,
+      [due('kept'), due('booked')],
+      planOf([vehicleJob('booked', ['events']), vehicleJob('gone', ['events'])]),
+      T0,
+    );
+    // A job for a vehicle no longer due starts from nothing (its old entry was forgotten first).
+    expect(memory.get('gone')).toStrictEqual({ events: T0 });
+    memory.retain(new Set(['kept', 'booked']));
     expect(memory.get('gone')).toBeUndefined();
     expect(memory.get('kept')).toStrictEqual({ events: T0 - 2 * MIN });
     expect(memory.get('booked')).toStrictEqual({ events: T0, eventsBefore: T0 - 3 * MIN });
@@ -157,6 +165,8 @@ describe('a read the budget refused', () => {
     expect(lastEventsRead(undefined, due('v', T0))).toBeUndefined();
     expect(lastEventsRead({ events: T0 - MIN }, due('v', T0))).toBeUndefined();
     expect(lastEventsRead({ alerts: T0 - MIN }, due('v'))).toBeUndefined();
+    // No vehicle record to read a hint from: the last booking stands.
+    expect(lastEventsRead(last, undefined)).toBe(T0 - 2 * MIN);
   });
 
   it('booked again, it keeps counting from the read made, however often it is refused', () => {

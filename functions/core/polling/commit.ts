@@ -150,10 +150,10 @@ const RESOURCE_OF: Readonly<Partial<Record<Observation['source'], string>>> = {
 
 /**
  * Work a poll leaves for the next read of the vehicle: a trip held for its eco-driving, a collision
- * or trip announced but not read, or any read the budget refused (a follow-up, or a job's every read,
- * at the tail of a busy cycle). The planner books such a vehicle in its next cycle (`workWaitingAt`), so what was already
- * seen is told a cycle later, not at the vehicle's next turn, which for a quiet vehicle can be the
- * whole guarantee away.
+ * or trip announced but not read, or a read the budget refused after the events were read (a
+ * follow-up at the tail of a busy cycle). The planner books such a vehicle in its next cycle
+ * (`workWaitingAt`), so what was already seen is told a cycle later, not at the vehicle's next
+ * turn, which for a quiet vehicle can be the whole guarantee away.
  */
 export const workWaiting = (next: PollHints, refused: boolean): boolean =>
   refused || next.ecodrivingFor.length > 0 || next.collisions === 'now' || next.trips === 'now';

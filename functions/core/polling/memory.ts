@@ -64,12 +64,13 @@ export function ageOf(
  */
 export function lastEventsRead(
   last: LastReads | undefined,
-  vehicle: Pick<VehicleRecord, 'hints'>,
+  vehicle: Pick<VehicleRecord, 'hints'> | undefined,
 ): number | undefined {
-  const events = last?.events;
-  if (events === undefined) return undefined;
-  const refusedAt = Date.parse(vehicle.hints.eventsRefusedAt ?? '');
-  return refusedAt >= events ? last?.eventsBefore : events;
+  if (last === undefined) return undefined;
+  // Stryker disable next-line StringLiteral: any text that is not a date parses to NaN, as '' does
+  const refusedAt = Date.parse(vehicle?.hints.eventsRefusedAt ?? '');
+  // NaN (no refusal) is never ≥: the last booking stands.
+  return refusedAt >= (last.events ?? Number.POSITIVE_INFINITY) ? last.eventsBefore : last.events;
 }
 
 /** Records the reads a plan booked, and forgets the vehicles no longer due. */
@@ -84,8 +85,7 @@ export function remember(
   for (const job of planned.jobs) {
     if (job.kind !== 'poll-vehicle') continue;
     const last = memory.get(job.vehicleId);
-    const vehicle = byId.get(job.vehicleId);
-    const before = vehicle === undefined ? last?.events : lastEventsRead(last, vehicle);
+    const before = lastEventsRead(last, byId.get(job.vehicleId));
     memory.set(job.vehicleId, {
       ...last,
       ...(job.resources.includes('events')

@@ -17,11 +17,12 @@
  *
  * Each cycle leaves part of its budget unbooked for the follow-ups polls discover (a trip's
  * eco-driving and maintenance, announced records): `carhook` sizes it from the learned rates and
- * reads first the vehicles whose last poll left work waiting (`workWaitingAt`), a read the budget
- * refused included: the worker that was refused says so, so a booked read is never lost.
+ * reads first the vehicles whose last poll left work waiting (`workWaitingAt`). A vehicle whose
+ * events read the budget refused is counted from the read made before it: the refused worker says
+ * so (`eventsRefusedAt`, ./memory.ts), so a booked read is never taken for made.
  *
  * The parts: ./rates.ts (the estimator and the fleet's prior), ./selection.ts (guarantees and the
- * index), ./memory.ts (when each read was last booked; a cold start's
+ * index), ./memory.ts (when each read was last booked, and the one before; a cold start's
  * phases), ./reads.ts (baselines, periodic reads, fleet batches, the reserve), ./naive.ts;
  * this module puts them together (`plan`) and runs a cycle (`runPlanner`).
  */
