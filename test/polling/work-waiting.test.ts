@@ -53,7 +53,7 @@ async function apply(
   stores: Stores,
   now: number,
   observations: Observation[],
-  refused = false,
+  refused?: 'events' | 'follow-up',
 ): Promise<{ vehicle: VehicleRecord; wrote: string; writes: number }> {
   const { vehicle, state } = await stores.states.getVehicleWithState(ID);
   if (!vehicle) throw new Error('no vehicle');
@@ -84,7 +84,7 @@ async function apply(
       stored: state,
       observations,
       rotate: false,
-      refused,
+      ...(refused ? { refused } : {}),
     },
   );
   if (r.kind !== 'Applied') throw new Error(r.kind);
@@ -190,7 +190,7 @@ describe('work a poll leaves waiting', () => {
     await apply(stores, T0, [events(T0, []), alerts(T0, [])]);
     // A change seen, a later read refused: the write the change needs carries the hint.
     const t1 = T0 + 5 * MIN;
-    const cut = await apply(stores, t1, [alerts(t1, [alert('a1', t1 - MIN)])], true);
+    const cut = await apply(stores, t1, [alerts(t1, [alert('a1', t1 - MIN)])], 'follow-up');
     expect(cut.wrote).toBe('commit');
     expect(cut.vehicle.hints.workWaitingAt).toBe(iso(t1));
     // A complete poll with a change and nothing left: no new hint (the old one is stale by now).
@@ -203,8 +203,8 @@ describe('work a poll leaves waiting', () => {
   it('a refused read is the one reason of its own to write: the hint, once; a quiet poll writes nothing', async () => {
     const stores = await newVehicle();
     await apply(stores, T0, [events(T0, []), alerts(T0, [])]);
-    // Refused whole: nothing seen, and the planner counted the read as made. One write tells it.
-    const refused = await apply(stores, T0 + 2 * MIN, [], true);
+    // A read refused after a poll that saw nothing new: the planner counted it as made. One write tells it.
+    const refused = await apply(stores, T0 + 2 * MIN, [], 'follow-up');
     expect(refused.writes).toBe(1);
     expect(refused.wrote).toBe('schedule');
     expect(refused.vehicle.hints.workWaitingAt).toBe(iso(T0 + 2 * MIN));
@@ -462,7 +462,7 @@ describe('a read the budget refused', () => {
         stored: state,
         observations: [],
         rotate: false,
-        eventsRefused: true,
+        refused: 'events',
       },
     );
     expect(lost.kind === 'Applied' && lost.wrote).toBe('schedule');
@@ -471,7 +471,7 @@ describe('a read the budget refused', () => {
     expect(after?.workWaitingAt).toBeUndefined();
     // Events read, the maintenance follow-up refused: work waiting, and the events read stands.
     const later = T0 + 3 * MIN;
-    const cut = await apply(stores, later, [events(later, [], T0)], true);
+    const cut = await apply(stores, later, [events(later, [], T0)], 'follow-up');
     expect(cut.wrote).toBe('schedule');
     expect(cut.vehicle.hints.workWaitingAt).toBe(iso(later));
     expect(cut.vehicle.hints.eventsRefusedAt).toBe(iso(at));

@@ -63,14 +63,13 @@ export interface ApplyInput {
   readonly observations: readonly Observation[];
   /** The planner asked to record the poll time (short budget: stalest first next time). */
   readonly rotate: boolean;
-  /** The budget refused a read of this poll: written, so the planner knows (see `eventsRefused`). */
-  readonly refused?: boolean;
   /**
-   * The read refused was the poll's events read: nothing was seen, and the planner, which counted
-   * the read as made, counts the vehicle's age from the read before (`eventsRefusedAt`). A later
-   * read refused (a follow-up, after the events were read) leaves work waiting (`workWaitingAt`).
+   * The budget refused a read of this poll, so the poll writes even without a change. `events`: its
+   * events read (nothing was seen, and the planner, which counted the read as made, counts the
+   * vehicle's age from the read before: `eventsRefusedAt`). `follow-up`: a later read, after the
+   * events were read (work waiting: `workWaitingAt`).
    */
-  readonly eventsRefused?: boolean;
+  readonly refused?: 'events' | 'follow-up';
   /** Alert text → the API's code (./alert-codes.ts), for `messageCode`. */
   readonly alertCodes?: ReadonlyMap<string, string>;
 }
@@ -258,15 +257,14 @@ export async function applyObservations(deps: CommitDeps, input: ApplyInput): Pr
     // Work left waiting rides along the same way: a poll that holds a trip has changed the state.
     // A read the budget refused is the one reason of its own to write: nothing else tells the
     // planner, which counted the read as made, and a quiet vehicle would wait its whole guarantee.
-    const lost = input.eventsRefused === true;
-    const waiting = workWaiting(d.next, input.refused === true && !lost);
+    const at = new Date(now).toISOString();
     const schedule: ScheduleUpdate = {
       ...routine,
       hints: {
         ...routine.hints,
         ...(rates !== undefined ? { rates } : {}),
-        ...(waiting ? { workWaitingAt: new Date(now).toISOString() } : {}),
-        ...(lost ? { eventsRefusedAt: new Date(now).toISOString() } : {}),
+        ...(workWaiting(d.next, input.refused === 'follow-up') ? { workWaitingAt: at } : {}),
+        ...(input.refused === 'events' ? { eventsRefusedAt: at } : {}),
       },
     };
     const write =
@@ -276,8 +274,7 @@ export async function applyObservations(deps: CommitDeps, input: ApplyInput): Pr
       let wrote: 'none' | 'schedule' = 'none';
       if (
         input.rotate ||
-        input.refused === true ||
-        lost ||
+        input.refused !== undefined ||
         // Stryker disable next-line ObjectLiteral: without rotation the update keeps the stored nextPollAt, so the cycle length decides nothing
         scheduleNeedsWrite(input.vehicle, routine, now, { cycleMs: config.cycleMs })
       ) {

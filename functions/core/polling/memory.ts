@@ -24,7 +24,7 @@ export interface PlannerMemory {
   get(vehicleId: string): LastReads | undefined;
   set(vehicleId: string, reads: LastReads): void;
   /** Forgets every vehicle not in `keep` (paused, removed). */
-  retain(keep: ReadonlySet<string>): void;
+  retain(keep: Pick<ReadonlySet<string>, 'has'>): void;
 }
 
 export function createPlannerMemory(): PlannerMemory {
@@ -80,8 +80,8 @@ export function remember(
   planned: Plan,
   now: number,
 ): void {
-  memory.retain(new Set(due.map((v) => v.id)));
   const byId = new Map(due.map((v) => [v.id, v]));
+  memory.retain(byId);
   for (const job of planned.jobs) {
     if (job.kind !== 'poll-vehicle') continue;
     const last = memory.get(job.vehicleId);

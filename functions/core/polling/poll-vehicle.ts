@@ -293,11 +293,14 @@ export async function pollVehicle(deps: PollDeps, job: PollVehicleJob): Promise<
       stored: state,
       observations,
       rotate: job.rotate,
-      refused: stop === 'budget_exhausted',
-      eventsRefused:
-        stop === 'budget_exhausted' &&
-        planned.has('events') &&
-        !observations.some((o) => o.source === 'v2.events'),
+      ...(stop === 'budget_exhausted'
+        ? {
+            refused:
+              planned.has('events') && !observations.some((o) => o.source === 'v2.events')
+                ? ('events' as const)
+                : ('follow-up' as const),
+          }
+        : {}),
     },
   );
   if (applied.kind === 'ConflictRetriesExhausted') {
