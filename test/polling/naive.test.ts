@@ -3,6 +3,7 @@ import type { PollFleetJob } from '../../functions/core/polling/jobs';
 import { planNaive } from '../../functions/core/polling/naive';
 import type { Booking } from '../../functions/core/polling/reads';
 import type { VehicleRecord } from '../../functions/core/store/records';
+import { newVehicle } from './fixtures';
 
 const MIN = 60_000;
 const T0 = Date.parse('2026-01-15T09:00:00.000Z');
@@ -10,21 +11,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const plannedAt = iso(T0);
 const FOUR = ['events', 'alerts', 'collisions', 'maintenance'];
 
-function vehicle(id: string, over: Partial<VehicleRecord> = {}): VehicleRecord {
-  return {
-    id,
-    enrollmentId: 'enr_1',
-    vin: 'VC2BS85NADMNYAMM1',
-    apiVehicleId: id,
-    paused: false,
-    nextPollAt: iso(T0),
-    hints: { activeAlerts: false, priority: 0 },
-    resourcePolledAt: {},
-    createdAt: iso(T0 - 60 * MIN),
-    updatedAt: iso(T0 - 60 * MIN),
-    ...over,
-  };
-}
+const vehicle = (id: string, over: Partial<VehicleRecord> = {}): VehicleRecord => newVehicle(id, T0, over);
 
 const vehicleJob = (vehicleId: string, rotate: boolean) => ({
   kind: 'poll-vehicle',

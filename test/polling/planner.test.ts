@@ -15,34 +15,16 @@ import {
   runPlanner,
 } from '../../functions/core/polling';
 import type { VehicleRecord } from '../../functions/core/store/records';
+import { steadyVehicle } from './fixtures';
 import { MemoryQueue } from './support';
 
 const T0 = Date.parse('2026-01-15T09:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
 const MIN = 60_000;
 
-function vehicle(id: string, over: Partial<VehicleRecord> = {}): VehicleRecord {
-  return {
-    id,
-    enrollmentId: 'enr_1',
-    vin: 'VC2BS85NADMNYAMM1',
-    apiVehicleId: id,
-    paused: false,
-    nextPollAt: iso(T0 - MIN),
-    lastPolledAt: iso(T0 - MIN),
-    hints: { activeAlerts: false, priority: 0 },
-    // Everything periodic read recently: only the events are due.
-    resourcePolledAt: {
-      alerts: iso(T0 - MIN),
-      maintenance: iso(T0 - MIN),
-      services: iso(T0 - MIN),
-      map: iso(T0 - MIN),
-    },
-    createdAt: iso(T0 - 60 * MIN),
-    updatedAt: iso(T0 - MIN),
-    ...over,
-  };
-}
+/** Everything periodic read a minute ago: only the events are due. */
+const vehicle = (id: string, over: Partial<VehicleRecord> = {}): VehicleRecord =>
+  steadyVehicle(id, T0, { lastPolledAt: iso(T0 - MIN), ...over });
 
 const vehicleJobs = (jobs: readonly unknown[]) => jobs as PollVehicleJob[];
 

@@ -14,6 +14,7 @@ import {
   splitResources,
 } from '../../functions/core/polling/reads';
 import type { VehicleRecord } from '../../functions/core/store/records';
+import { newVehicle } from './fixtures';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -30,21 +31,7 @@ const config: PollingConfig = {
   mapIntervalMs: 3 * DAY,
 };
 
-function vehicle(id: string, over: Partial<VehicleRecord> = {}): VehicleRecord {
-  return {
-    id,
-    enrollmentId: 'enr_1',
-    vin: 'VC2BS85NADMNYAMM1',
-    apiVehicleId: id,
-    paused: false,
-    nextPollAt: iso(T0),
-    hints: { activeAlerts: false, priority: 0 },
-    resourcePolledAt: {},
-    createdAt: iso(T0 - DAY),
-    updatedAt: iso(T0 - DAY),
-    ...over,
-  };
-}
+const vehicle = (id: string, over: Partial<VehicleRecord> = {}): VehicleRecord => newVehicle(id, T0, over);
 
 const polledAgo = (ages: Partial<Record<'alerts' | 'maintenance' | 'services', number>>) =>
   vehicle('v', {

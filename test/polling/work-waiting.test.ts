@@ -20,6 +20,7 @@ import { DEFAULT_POLLING_CONFIG } from '../../functions/core/polling/config';
 import { decodeRates } from '../../functions/core/polling/rates';
 import type { Stores } from '../../functions/core/store/ports';
 import type { VehicleRecord } from '../../functions/core/store/records';
+import { steadyVehicle } from './fixtures';
 
 const T0 = Date.parse('2026-03-02T09:00:00.000Z');
 const MIN = 60_000;
@@ -215,24 +216,8 @@ describe('work a poll leaves waiting', () => {
 });
 
 describe('the planner and work waiting', () => {
-  const vehicle = (id: string, over: Partial<VehicleRecord> = {}): VehicleRecord => ({
-    id,
-    enrollmentId: 'enr_1',
-    vin: VIN,
-    apiVehicleId: id,
-    paused: false,
-    nextPollAt: iso(T0 - MIN),
-    hints: { activeAlerts: false, priority: 0 },
-    resourcePolledAt: {
-      alerts: iso(T0 - MIN),
-      maintenance: iso(T0 - MIN),
-      services: iso(T0 - MIN),
-      map: iso(T0 - MIN),
-    },
-    createdAt: iso(T0 - HOUR),
-    updatedAt: iso(T0 - MIN),
-    ...over,
-  });
+  const vehicle = (id: string, over: Partial<VehicleRecord> = {}): VehicleRecord =>
+    steadyVehicle(id, T0, { vin: VIN, ...over });
   const idle = `r1:${T0}:0:20:0:0:0`;
   const busy = `r1:${T0}:20:2:0:0:0`;
   const ids = (jobs: readonly unknown[]) => (jobs as PollVehicleJob[]).map((j) => j.vehicleId);
@@ -373,23 +358,12 @@ describe('the planner and work waiting', () => {
 
 describe('the follow-up reserve, sized from the learned rates', () => {
   const fleet = (n: number, rates?: string): VehicleRecord[] =>
-    Array.from({ length: n }, (_, i) => ({
-      id: `v${i}`,
-      enrollmentId: 'enr_1',
-      vin: VIN,
-      apiVehicleId: `v${i}`,
-      paused: false,
-      nextPollAt: iso(T0 - MIN),
-      hints: { activeAlerts: false, priority: 0, ...(rates ? { rates } : {}) },
-      resourcePolledAt: {
-        alerts: iso(T0 - MIN),
-        maintenance: iso(T0 - MIN),
-        services: iso(T0 - MIN),
-        map: iso(T0 - MIN),
-      },
-      createdAt: iso(T0 - HOUR),
-      updatedAt: iso(T0 - MIN),
-    }));
+    Array.from({ length: n }, (_, i) =>
+      steadyVehicle(`v${i}`, T0, {
+        vin: VIN,
+        hints: { activeAlerts: false, priority: 0, ...(rates ? { rates } : {}) },
+      }),
+    );
 
   it('leaves the follow-ups a busy fleet is expected to reveal in a cycle unbooked', () => {
     // 600 vehicles at 1 change an hour each (60 in 60 h): 10 changes a cycle, one follow-up each,
@@ -422,28 +396,16 @@ describe('the follow-up reserve, sized from the learned rates', () => {
 });
 
 describe('a read the budget refused', () => {
-  const vehicle = (id: string, rates: string, eventsRefusedAt?: number): VehicleRecord => ({
-    id,
-    enrollmentId: 'enr_1',
-    vin: VIN,
-    apiVehicleId: id,
-    paused: false,
-    nextPollAt: iso(T0 - MIN),
-    hints: {
-      activeAlerts: false,
-      priority: 0,
-      rates,
-      ...(eventsRefusedAt !== undefined ? { eventsRefusedAt: iso(eventsRefusedAt) } : {}),
-    },
-    resourcePolledAt: {
-      alerts: iso(T0 - MIN),
-      maintenance: iso(T0 - MIN),
-      services: iso(T0 - MIN),
-      map: iso(T0 - MIN),
-    },
-    createdAt: iso(T0 - HOUR),
-    updatedAt: iso(T0 - MIN),
-  });
+  const vehicle = (id: string, rates: string, eventsRefusedAt?: number): VehicleRecord =>
+    steadyVehicle(id, T0, {
+      vin: VIN,
+      hints: {
+        activeAlerts: false,
+        priority: 0,
+        rates,
+        ...(eventsRefusedAt !== undefined ? { eventsRefusedAt: iso(eventsRefusedAt) } : {}),
+      },
+    });
   const same = `r1:${T0}:5:10:0:0:0`;
   const ids = (jobs: readonly unknown[]) => (jobs as PollVehicleJob[]).map((j) => j.vehicleId);
   const config = { followUpReserveRatio: 0, followUpsPerChange: 0 };
