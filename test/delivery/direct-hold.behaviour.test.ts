@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { ProcessTimer } from '../../functions/core/clock';
 import { DeliveryError, type FanOutResult } from '../../functions/core/delivery/contract';
 import { createDeliveryEngine } from '../../functions/core/delivery/engine';
 import { deliveryId } from '../../functions/core/subscriptions/logic';
@@ -7,6 +6,7 @@ import type { DeliveryRecord } from '../../functions/core/subscriptions/records'
 import { createKeyedLimiter, type KeyedLimiter } from '../../functions/core/webhooks/limiter';
 import { at, attemptsOf, event, setup } from './engine-setup';
 import { T0 } from './harness';
+import { manualTimer, settle } from './manual-timer';
 
 /**
  * The hold on a direct first attempt, on a process timer the test moves by hand (hold 100 ms, so
@@ -16,45 +16,6 @@ import { T0 } from './harness';
  */
 
 const HOLD = 100;
-
-/** A process timer that only moves when the test advances it; timers run in time order. */
-function manualTimer() {
-  let t = 0;
-  let timers: { at: number; run: () => void }[] = [];
-  const timer: ProcessTimer = {
-    now: () => t,
-    after: (ms, run) => {
-      const entry = { at: t + ms, run };
-      timers.push(entry);
-      return () => {
-        timers = timers.filter((x) => x !== entry);
-      };
-    },
-  };
-  return {
-    timer,
-    now: () => t,
-    pending: () => timers.length,
-    /** Moves process time to `to`, running each timer due on the way at its own time. */
-    async advanceTo(to: number) {
-      for (;;) {
-        await settle();
-        const due = timers.filter((x) => x.at <= to).sort((a, b) => a.at - b.at)[0];
-        if (!due) break;
-        timers = timers.filter((x) => x !== due);
-        t = due.at;
-        due.run();
-      }
-      t = to;
-      await settle();
-    },
-  };
-}
-
-/** Lets every promise chain started so far run to its next real wait. */
-async function settle() {
-  for (let i = 0; i < 5; i += 1) await new Promise((r) => setImmediate(r));
-}
 
 /** The real limiter behind a gate: no attempt gets to its slot while the gate is shut. */
 function gatedLimiter(): { limiter: KeyedLimiter; shut: () => void; open: () => void } {

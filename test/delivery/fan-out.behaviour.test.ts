@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { ProcessTimer } from '../../functions/core/clock';
 import { DeliveryError } from '../../functions/core/delivery/contract';
 import { deliveryId } from '../../functions/core/subscriptions/logic';
 import type { DeliveryRecord } from '../../functions/core/subscriptions/records';
 import { at, event, setup } from './engine-setup';
 import { T0 } from './harness';
+import { manualTimer } from './manual-timer';
 
 /**
  * The fan-out's paths that write before attempting (a subscription lately slow, a subscription
@@ -14,36 +14,6 @@ import { T0 } from './harness';
  */
 
 const HOLD = 100;
-
-/** A process timer that moves only when the test says so. */
-function manualTimer() {
-  let t = 0;
-  let timers: { at: number; run: () => void }[] = [];
-  const timer: ProcessTimer = {
-    now: () => t,
-    after: (ms, run) => {
-      const entry = { at: t + ms, run };
-      timers.push(entry);
-      return () => {
-        timers = timers.filter((x) => x !== entry);
-      };
-    },
-  };
-  return {
-    timer,
-    /** Moves process time by `ms`, running the timers due on the way. */
-    advance(ms: number) {
-      t += ms;
-      const due = timers.filter((x) => x.at <= t);
-      timers = timers.filter((x) => x.at > t);
-      for (const x of due) x.run();
-    },
-  };
-}
-
-async function settle() {
-  for (let i = 0; i < 5; i += 1) await new Promise((r) => setImmediate(r));
-}
 
 async function rejection(p: Promise<unknown>): Promise<unknown> {
   return p.then(
@@ -74,8 +44,7 @@ async function slowSubscription() {
   const sub = await ctx.subscribe();
   const first = event();
   const fan = ctx.engine.fanOut(first);
-  await settle();
-  time.advance(HOLD);
+  await time.advanceTo(HOLD);
   // Written claimed at the tick: the fan-out returns while the request is still held.
   const r = await fan;
   held = false;
