@@ -221,14 +221,17 @@ export class CarhookFunction extends NodejsFunction {
    * Grants `events:PutEvents` on this bus only (`grantPutEventsTo`) and sets
    * `CARHOOK_EVENT_BUS_NAME`. With `source`, the grant is narrowed to events of that `Source` (IAM
    * condition `events:source`) and `CARHOOK_EVENT_SOURCE` is set, so a function cannot impersonate
-   * another producer on a shared bus.
+   * another producer on a shared bus. The Service Authorization Reference types `events:source` as
+   * ArrayOfString, so the condition uses the set operator `ForAnyValue:` (a single-valued operator on
+   * a multivalued key does not match); PutEvents is authorized per entry, one source each, so it
+   * allows exactly the entries whose `Source` is `source`, and none without one.
    */
   bindBus(bus: IEventBus, source?: string): this {
     this.claimEnv(CARHOOK_ENV.eventBusName, 'bindBus');
     const grant = bus.grantPutEventsTo(this);
     if (source !== undefined) {
       for (const statement of grant.principalStatements) {
-        statement.addCondition('StringEquals', { 'events:source': source });
+        statement.addCondition('ForAnyValue:StringEquals', { 'events:source': source });
       }
     }
     this.addEnvironment(CARHOOK_ENV.eventBusName, bus.eventBusName);

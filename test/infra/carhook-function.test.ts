@@ -228,7 +228,7 @@ describe('CarhookFunction (house NodejsFunction)', () => {
         Effect: 'Allow',
         Action: ['events:PutEvents'],
         Resource: [resolve(bus.eventBusArn)],
-        Condition: { StringEquals: { 'events:source': 'carhook' } },
+        Condition: { 'ForAnyValue:StringEquals': { 'events:source': 'carhook' } },
       },
     ]);
     expect(env(writer)).toMatchObject({

@@ -434,7 +434,7 @@ describe('IAM: every statement of every role of the stateless stack', () => {
           ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey*', 'kms:ReEncrypt*'],
           ['key'],
         ),
-        allow(['events:PutEvents'], ['bus'], { StringEquals: { 'events:source': 'carhook' } }),
+        allow(['events:PutEvents'], ['bus'], { 'ForAnyValue:StringEquals': { 'events:source': 'carhook' } }),
         allow(secret, ['secret:keyRing']),
         allow(['kms:Decrypt'], ['key'], {
           StringEquals: {
@@ -484,7 +484,7 @@ describe('IAM: every statement of every role of the stateless stack', () => {
     for (const id of carhook.functions.keys()) {
       for (const s of statementsOf(id)) {
         if (s.Action.includes('events:PutEvents')) {
-          expect(s.Condition, id).toEqual({ StringEquals: { 'events:source': 'carhook' } });
+          expect(s.Condition, id).toEqual({ 'ForAnyValue:StringEquals': { 'events:source': 'carhook' } });
         }
       }
     }
