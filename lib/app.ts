@@ -1,4 +1,5 @@
 import { Annotations, type App, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { type RetryScheduleName, retryScheduleNames } from '../functions/core/delivery/retry-schedule';
 import { type PollStrategy, pollStrategies } from '../functions/core/polling/config';
 import type { CarhookProps } from './carhook';
 import { CarhookStack } from './carhook-stack';
@@ -28,6 +29,8 @@ export interface AppSettings {
   readonly archiveRetentionDays?: number;
   readonly pollIntervalMinutes: number;
   readonly pollStrategy: PollStrategy;
+  /** Webhook retries: `standard` (about 27.6 h, the construct's default) or `fast` (about 40 s, for staging and rehearsals). */
+  readonly retrySchedule?: RetryScheduleName;
   readonly quotaRequests: number;
   readonly quotaWindowSeconds: number;
   readonly maintenanceDueDays: number;
@@ -76,7 +79,8 @@ export function readAppSettings(context: (key: string) => unknown): AppSettings 
       | 'eventBusArn'
       | 'eventBusName'
       | 'region'
-      | 'account',
+      | 'account'
+      | 'retrySchedule',
   ) => {
     const value = context(key);
     if (value === undefined || value === null || value === '') return undefined;
@@ -126,6 +130,13 @@ export function readAppSettings(context: (key: string) => unknown): AppSettings 
       `must be one of ${pollStrategies.join(', ')}, got '${pollStrategy}'`,
     );
   }
+  const retrySchedule = str('retrySchedule');
+  if (retrySchedule !== undefined && !(retryScheduleNames as readonly string[]).includes(retrySchedule)) {
+    throw new CarhookConfigError(
+      'context retrySchedule',
+      `must be one of ${retryScheduleNames.join(', ')}, got '${retrySchedule}'`,
+    );
+  }
   const logLevel = (str('logLevel') ?? d.logLevel).toUpperCase();
   if (logLevel !== 'DEBUG' && logLevel !== 'INFO' && logLevel !== 'WARN' && logLevel !== 'ERROR') {
     throw new CarhookConfigError('context logLevel', `must be DEBUG, INFO, WARN or ERROR, got '${logLevel}'`);
@@ -159,6 +170,7 @@ export function readAppSettings(context: (key: string) => unknown): AppSettings 
     ...optional('archiveRetentionDays', int('archiveRetentionDays')),
     pollIntervalMinutes: int('pollIntervalMinutes') ?? d.pollIntervalMinutes,
     pollStrategy: pollStrategy as PollStrategy,
+    ...optional('retrySchedule', retrySchedule as RetryScheduleName | undefined),
     quotaRequests: int('quotaRequests') ?? d.quotaRequests,
     quotaWindowSeconds: int('quotaWindowSeconds') ?? d.quotaWindowSeconds,
     maintenanceDueDays: int('maintenanceDueDays') ?? d.maintenanceDueDays,
@@ -227,6 +239,7 @@ function carhookPropsFrom(settings: AppSettings, data: CarhookData): CarhookProp
     quota: { requests: settings.quotaRequests, window: Duration.seconds(settings.quotaWindowSeconds) },
     pollInterval: Duration.minutes(settings.pollIntervalMinutes),
     pollStrategy: settings.pollStrategy,
+    ...(settings.retrySchedule === undefined ? {} : { retrySchedule: settings.retrySchedule }),
     maintenanceDueThreshold: { days: settings.maintenanceDueDays, distanceKm: settings.maintenanceDueKm },
     eventSource: settings.eventSource,
     eventLogRetention: Duration.days(settings.eventLogRetentionDays),

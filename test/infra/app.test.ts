@@ -74,6 +74,11 @@ describe('readAppSettings (CDK context)', () => {
     ],
     ['a stack name CloudFormation refuses', { stackName: '1carhook' }, /`context stackName`/],
     ['a non-string URL', { apiBaseUrl: 42 }, /`context apiBaseUrl` must be a string/],
+    [
+      'an unknown retry schedule',
+      { retrySchedule: 'quick' },
+      /`context retrySchedule` must be one of standard, fast, got 'quick'/,
+    ],
   ])('refuses %s, naming the context key', (_what, context, message) => {
     expect(() => settings(context)).toThrow(CarhookConfigError);
     expect(() => settings(context)).toThrow(message);
@@ -133,6 +138,23 @@ describe('buildCarhookApp (bin/app.ts)', () => {
     stateless.allResourcesProperties('AWS::CloudWatch::Alarm', {
       AlarmActions: ['arn:aws:sns:eu-west-1:111111111111:ops'],
     });
+  });
+
+  it('gives every function the retry schedule -c retrySchedule names, and none without it', () => {
+    const retryOf = (context: Record<string, unknown>) => {
+      const { stack } = buildCarhookApp(testApp(), settings({ ...configured, ...context }), region);
+      const fns = Template.fromStack(stack).findResources('AWS::Lambda::Function');
+      return Object.values(fns).map(
+        (f) =>
+          (f.Properties.Environment?.Variables as Record<string, unknown> | undefined)
+            ?.CARHOOK_RETRY_SCHEDULE,
+      );
+    };
+    const fast = retryOf({ retrySchedule: 'fast' });
+    // The console authorizer reads no runtime setting; the six others all get it.
+    expect(fast.filter((v) => v === 'fast')).toHaveLength(6);
+    expect(fast.filter((v) => v !== 'fast')).toEqual([undefined]);
+    expect(retryOf({}).every((v) => v === undefined)).toBe(true);
   });
 
   it('outputs the alarm topic and dashboard of the stateless stack', () => {
