@@ -1,0 +1,56 @@
+/**
+ * `npm run rehearse [-- --cdk-out DIR]`: a rehearsal of `cdk deploy`. The synthesized templates are
+ * deployed onto moto (an independent AWS implementation, IAM enforced) and DynamoDB Local, every
+ * Lambda bundle runs as its template deploys it, and a scenario drives the whole pipeline against
+ * the simulator. Exits 0 when every step passed; 1 with the failing step otherwise.
+ */
+import { Command } from 'commander';
+import { MOTO_INSTALL_HINT, motoAvailable } from './rehearsal/moto';
+import { Rehearsal } from './rehearsal/run';
+
+const program = new Command('rehearse')
+  .description('Rehearse a deploy of a synthesized CDK app against moto and DynamoDB Local, end to end')
+  .option(
+    '--cdk-out <dir>',
+    'a cdk.out folder to rehearse instead of synthesizing this app (env CARHOOK_REHEARSAL_CDK_OUT)',
+  )
+  .option('--app <dir>', 'the CDK app to synthesize (a folder with cdk.json; default: this repository)')
+  .option('--wait <seconds>', 'how long each change may take to arrive', (v) => Number(v), 75)
+  .parse();
+
+const opts = program.opts<{ cdkOut?: string; app?: string; wait: number }>();
+if (!motoAvailable()) {
+  console.error(
+    `moto_server is not on the PATH. Install it with ${MOTO_INSTALL_HINT} (the rehearsal's AWS).`,
+  );
+  process.exit(2);
+}
+const cdkOut = opts.cdkOut ?? process.env.CARHOOK_REHEARSAL_CDK_OUT;
+const started = Date.now();
+console.log(
+  `Rehearsing ${cdkOut ? `the app synthesized in ${cdkOut}` : `cdk deploy of ${opts.app ?? 'this app'}`}`,
+);
+const rehearsal = new Rehearsal({
+  ...(cdkOut ? { cdkOut } : {}),
+  ...(opts.app ? { appDir: opts.app } : {}),
+  waitMs: opts.wait * 1000,
+});
+
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    interrupted = true;
+    console.log(`\n${signal}: stopping the rehearsal's processes`);
+    rehearsal.stop().finally(() => process.exit(130));
+  });
+}
+
+const report = await rehearsal.run();
+if (interrupted) process.exit(130);
+const total = ((Date.now() - started) / 1000).toFixed(1);
+if (report.ok) {
+  console.log(`Rehearsal passed in ${total} s.`);
+} else {
+  console.error(`Rehearsal failed after ${total} s: ${report.failure?.message}`);
+  process.exitCode = 1;
+}
