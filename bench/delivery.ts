@@ -42,7 +42,7 @@ import {
   type DeliveryJob,
   fanOutSubscriber,
 } from '../functions/core/delivery/engine';
-import { createSecretBox } from '../functions/core/delivery/secrets';
+import { createSecretBox, fixedCipher } from '../functions/core/delivery/secrets';
 import type { EventEnvelope } from '../functions/core/events/envelope';
 import type { JobQueue } from '../functions/core/queue/ports';
 import type { DeliveryStore, SubscriptionStore } from '../functions/core/subscriptions/ports';
@@ -381,7 +381,7 @@ async function measureStore(
   if (!allowList.ok) throw new BenchError('SetupFailed', allowList.error.message);
   const sender = createSender({ allowInsecureLoopback: true, allowList: allowList.value });
   const secrets = createSecretBox(
-    createTokenCipher(createKeyRing('bench', new Map([['bench', randomBytes(32)]]))),
+    fixedCipher(createTokenCipher(createKeyRing('bench', new Map([['bench', randomBytes(32)]])))),
   );
   const bus = new LocalBus({ out: null });
   const bare = bareClient(receiver.port);

@@ -30,7 +30,7 @@ import {
   type DeliveryEngine,
   type DeliveryJob,
 } from '../functions/core/delivery/engine';
-import { createSecretBox } from '../functions/core/delivery/secrets';
+import { createSecretBox, fixedCipher } from '../functions/core/delivery/secrets';
 import type { EventEnvelope } from '../functions/core/events/envelope';
 import { type JobResult, type PollJob, runPlanner, runPollJob } from '../functions/core/polling';
 import { republishPending } from '../functions/core/polling/commit';
@@ -253,7 +253,7 @@ export async function runFaultScenario(options: FaultOptions): Promise<FaultRepo
   if (!allowList.ok) throw new BenchError('loopback allow-list', allowList.error.message);
   const policy = { allowInsecureLoopback: true, allowList: allowList.value };
   const sender = createSender({ ...policy, now: dateNow, timeoutMs: 2_000 });
-  const secrets = createSecretBox(p.cipher);
+  const secrets = createSecretBox(fixedCipher(p.cipher));
   const deliveryRandom = rng(seed * 104_729);
   const engineFor = (life?: WorkerLife): DeliveryEngine =>
     createDeliveryEngine({

@@ -12,7 +12,12 @@ import type { ApiClientCredentials, CarhookSecrets, MapApiCredentials } from '..
 // The token endpoint alone: importing the API module's index would keep the whole client and its
 // wire schemas (module-level zod calls esbuild cannot drop) in functions that never call the API.
 import { createTokenEndpoint, type TokenEndpoint } from '../core/api/oauth';
-import { createTokenCipher, type KeyRing, type TokenCipher } from '../core/crypto/token-cipher';
+import {
+  createTokenCipher,
+  type KeyRing,
+  noticingUnknownKeys,
+  type TokenCipher,
+} from '../core/crypto/token-cipher';
 import type { OAuthEnrollmentDeps } from '../core/enrollment';
 import type { PublishTuning, RepublishDeps } from '../core/polling/commit';
 import { DEFAULT_POLLING_CONFIG, type PollingConfig, type PollStrategy } from '../core/polling/config';
@@ -99,8 +104,11 @@ export interface Runtime {
   republishDeps(): RepublishDeps;
   /** False when the map API secret is absent or blank: map update polling is skipped. */
   mapEnabled(): Promise<boolean>;
-  /** The token cipher over the current key ring (webhook secrets use it too). */
-  cipher(): Promise<TokenCipher>;
+  /**
+   * The token cipher over the current key ring (webhook secrets use it too). `fresh` reads the ring
+   * past the secrets cache; so does the first call after a ciphertext named a key the ring lacked.
+   */
+  cipher(options?: { readonly fresh?: boolean }): Promise<TokenCipher>;
 }
 
 export class RuntimeSetupError extends Error {
@@ -138,11 +146,24 @@ export function createRuntime(settings: RuntimeSettings, ports: RuntimePorts): R
     ...settings.polling,
   };
 
-  // The cipher follows the key ring the secrets adapter returns (same object while cached).
+  // The cipher follows the key ring the secrets adapter returns (same object while cached). A
+  // ciphertext that names a key this ring lacks was sealed by a process that read the ring after a
+  // rotation (a newer container, another function): the next read skips the cache, so a warm
+  // container fails once, not for the cache's whole lifetime.
   let cipherOf: { ring: KeyRing; cipher: TokenCipher } | undefined;
-  const cipher = async (): Promise<TokenCipher> => {
-    const ring = await ports.secrets.keyRing.load();
-    if (cipherOf?.ring !== ring) cipherOf = { ring, cipher: createTokenCipher(ring) };
+  let readFresh = false;
+  const cipher = async (options: { readonly fresh?: boolean } = {}): Promise<TokenCipher> => {
+    const fresh = options.fresh === true || readFresh;
+    readFresh = false;
+    const ring = await ports.secrets.keyRing.load(fresh ? { fresh: true } : undefined);
+    if (cipherOf?.ring !== ring) {
+      cipherOf = {
+        ring,
+        cipher: noticingUnknownKeys(createTokenCipher(ring), () => {
+          readFresh = true;
+        }),
+      };
+    }
     return cipherOf.cipher;
   };
 

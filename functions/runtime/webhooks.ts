@@ -59,7 +59,11 @@ export async function createWebhooks(
   runtime: Pick<Runtime, 'ports' | 'now' | 'metrics' | 'cipher'>,
   ports: WebhookPorts,
 ): Promise<Webhooks> {
-  const secrets = createSecretBox(await runtime.cipher());
+  // Each use reads the key ring through the secrets cache, so a rotation is followed (see SecretBox.open).
+  const secrets = createSecretBox({
+    current: () => runtime.cipher(),
+    fresh: () => runtime.cipher({ fresh: true }),
+  });
   const now = () => new Date(runtime.now());
   // Absent: the secure defaults (public addresses only).
   const senderOptions = ports.senderOptions;

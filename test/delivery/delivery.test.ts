@@ -89,8 +89,8 @@ describe('fan-out and signatures', () => {
     const sub = await h.subscribe({ url: rx.url() });
     const stored = await h.stores.subscriptions.get(sub.id);
     expect(JSON.stringify(stored)).not.toContain(sub.secret.slice(6));
-    expect(h.secrets.open(stored?.secretCiphertext ?? '', sub.id).current).toBe(sub.secret);
-    expect(() => h.secrets.open(stored?.secretCiphertext ?? '', 'sub_other')).toThrow();
+    expect((await h.secrets.open(stored?.secretCiphertext ?? '', sub.id)).current).toBe(sub.secret);
+    await expect(h.secrets.open(stored?.secretCiphertext ?? '', 'sub_other')).rejects.toThrow();
   });
 
   it('sends webhook.test to that subscription only', async () => {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createMemorySubscriptionStores } from '../../functions/adapters/memory/subscriptions';
 import { createKeyRing, createTokenCipher } from '../../functions/core/crypto/token-cipher';
 import { createDeliveryEngine, type DeliveryEngineDeps } from '../../functions/core/delivery/engine';
-import { createSecretBox } from '../../functions/core/delivery/secrets';
+import { createSecretBox, fixedCipher } from '../../functions/core/delivery/secrets';
 import type { EventEnvelope } from '../../functions/core/events/envelope';
 import { deliveryId } from '../../functions/core/subscriptions/logic';
 import type { DeliveryRecord, SubscriptionRecord } from '../../functions/core/subscriptions/records';
@@ -28,7 +28,8 @@ export function setup(options: { script?: Script; engine?: Partial<DeliveryEngin
   const stores = createMemorySubscriptionStores();
   const queue = new FakeQueue(clock);
   const bus = new RecordingBus();
-  const secrets = createSecretBox(createTokenCipher(createKeyRing('k1', new Map([['k1', randomBytes(32)]]))));
+  const cipher = createTokenCipher(createKeyRing('k1', new Map([['k1', randomBytes(32)]])));
+  const secrets = createSecretBox(fixedCipher(cipher));
   const sent: SendInput[] = [];
   const script: Script = options.script ?? (() => ({ outcome: 'success', statusCode: 200 }));
   const sender: Sender = {
@@ -63,7 +64,11 @@ export function setup(options: { script?: Script; engine?: Partial<DeliveryEngin
       id,
       url: URL,
       status: 'active',
-      secretCiphertext: secrets.seal({ current: `whsec_${Buffer.alloc(24, subs).toString('base64')}` }, id),
+      // The fixed cipher seals synchronously underneath: the record is built at once.
+      secretCiphertext: cipher.encrypt(
+        JSON.stringify({ current: `whsec_${Buffer.alloc(24, subs).toString('base64')}` }),
+        id,
+      ),
       health: {},
       createdAt: at(T0),
       updatedAt: at(T0),

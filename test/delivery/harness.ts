@@ -8,7 +8,7 @@ import {
   type DeliveryEngineDeps,
   type DeliveryJob,
 } from '../../functions/core/delivery/engine';
-import { createSecretBox } from '../../functions/core/delivery/secrets';
+import { createSecretBox, fixedCipher } from '../../functions/core/delivery/secrets';
 import type { EventEnvelope } from '../../functions/core/events/envelope';
 import type { EventBus } from '../../functions/core/publishing/ports';
 import type { JobQueue, OutgoingMessage } from '../../functions/core/queue/ports';
@@ -100,7 +100,7 @@ export function harness(options: HarnessOptions = {}) {
   };
   const sender = createSender({ ...policy, now: clock.now, timeoutMs: 2_000, ...options.sender });
   const ring = createKeyRing('k1', new Map([['k1', randomBytes(32)]]));
-  const secrets = createSecretBox(createTokenCipher(ring));
+  const secrets = createSecretBox(fixedCipher(createTokenCipher(ring)));
   const problems: string[] = [];
   const makeEngine = (extra: Partial<DeliveryEngineDeps> = {}) =>
     createDeliveryEngine({

@@ -49,6 +49,26 @@ describe('Secrets Manager secrets', () => {
     expect(cipher.decryptTokens(sealed, 'enr_1').accessToken).toBe('a');
   });
 
+  it('reads a rotated key ring past its cache when asked for it fresh, and keeps the cache otherwise', async () => {
+    const sm = stubbedSecretsManager({ [API_ARN]: blankCredentials, [RING_ARN]: generatedRing() });
+    const secrets = createSecretsManagerSecrets({
+      client: sm.client,
+      apiClientSecretArn: API_ARN,
+      tokenKeyRingSecretArn: RING_ARN,
+    });
+    expect((await secrets.keyRing.load()).currentKeyId).toBe('k1');
+    sm.values[RING_ARN] = JSON.stringify({ current: 'k2', k1: generateKey(), k2: generateKey() });
+    // Within the cache's five minutes: the ring read first.
+    expect((await secrets.keyRing.load()).currentKeyId).toBe('k1');
+    expect(sm.calls.filter((c) => c === RING_ARN)).toHaveLength(1);
+    const fresh = await secrets.keyRing.load({ fresh: true });
+    expect(fresh.currentKeyId).toBe('k2');
+    expect(sm.calls.filter((c) => c === RING_ARN)).toHaveLength(2);
+    // The fresh read is the cached one from then on.
+    expect(await secrets.keyRing.load()).toEqual(fresh);
+    expect(sm.calls.filter((c) => c === RING_ARN)).toHaveLength(2);
+  });
+
   it('refuses blank client credentials naming the secret and how to set it', async () => {
     const sm = stubbedSecretsManager({ [API_ARN]: blankCredentials, [RING_ARN]: generatedRing() });
     const secrets = createSecretsManagerSecrets({

@@ -44,12 +44,19 @@ export function createSecretsManagerSecrets(options: SecretsManagerSecretsOption
     return provider;
   };
 
-  const read = <T>(arn: string, parse: (text: string | undefined) => T): (() => Promise<T>) => {
+  const read = <T>(
+    arn: string,
+    parse: (text: string | undefined) => T,
+  ): ((options?: { readonly fresh?: boolean }) => Promise<T>) => {
     let lastGood: { readonly v: T } | undefined;
-    return async () => {
+    return async (options) => {
       let text: string | undefined;
       try {
-        const value = await providerOf().get(arn, { maxAge });
+        // forceFetch: Powertools skips its cache and stores what GetSecretValue answers.
+        const value = await providerOf().get(arn, {
+          maxAge,
+          ...(options?.fresh ? { forceFetch: true } : {}),
+        });
         text = value instanceof Uint8Array ? Buffer.from(value).toString('utf8') : value;
       } catch (error) {
         // A value that parsed before is better than none when only the refresh failed.
@@ -72,7 +79,7 @@ export function createSecretsManagerSecrets(options: SecretsManagerSecretsOption
   const keyRing = read<KeyRing>(options.tokenKeyRingSecretArn, (text) =>
     parseKeyRing(options.tokenKeyRingSecretArn, text),
   );
-  return { apiClient, mapApi, keyRing: { load: keyRing } };
+  return { apiClient: () => apiClient(), mapApi: () => mapApi(), keyRing: { load: keyRing } };
 }
 
 /** Powertools wraps the SDK's error (`GetParameterError`, the SDK error as `cause`): named by the latter. */

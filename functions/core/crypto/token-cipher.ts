@@ -39,7 +39,11 @@ export interface KeyRing {
 
 /** Where the key ring comes from: Secrets Manager on AWS, environment or file locally. */
 export interface KeyRingProvider {
-  load(): Promise<KeyRing>;
+  /**
+   * The ring, from the provider's cache if it keeps one; `fresh` reads the source again (a
+   * ciphertext named a key this process has not seen: it was rotated in since the last read).
+   */
+  load(options?: { readonly fresh?: boolean }): Promise<KeyRing>;
 }
 
 export function createKeyRing(currentKeyId: string, keys: ReadonlyMap<string, Uint8Array>): KeyRing {
@@ -159,6 +163,29 @@ export interface TokenCipher {
   reencrypt(ciphertext: string, enrollmentId: string): string;
   encryptTokens(tokens: TokenSet, enrollmentId: string): string;
   decryptTokens(ciphertext: string, enrollmentId: string): TokenSet;
+}
+
+/**
+ * `cipher`, telling `notice` whenever a ciphertext names a key its ring lacks (then throwing as
+ * before): the key was rotated in after this ring was read, so the next read should skip the cache.
+ */
+export function noticingUnknownKeys(cipher: TokenCipher, notice: () => void): TokenCipher {
+  const watch =
+    <A extends unknown[], R>(f: (...args: A) => R) =>
+    (...args: A): R => {
+      try {
+        return f(...args);
+      } catch (error) {
+        if (error instanceof TokenCipherError && error.kind === 'UnknownKey') notice();
+        throw error;
+      }
+    };
+  return {
+    ...cipher,
+    decrypt: watch(cipher.decrypt),
+    reencrypt: watch(cipher.reencrypt),
+    decryptTokens: watch(cipher.decryptTokens),
+  };
 }
 
 export function createTokenCipher(ring: KeyRing): TokenCipher {

@@ -63,9 +63,9 @@ export async function attemptOnce(
 ): Promise<DeliveryAttempt | undefined> {
   const body = serializePayload(delivery.envelope);
   if (!body.ok) return refused(state, body.error.message);
-  let secrets: ReturnType<SecretBox['open']>;
+  let secrets: Awaited<ReturnType<SecretBox['open']>>;
   try {
-    secrets = state.deps.secrets.open(subscription.secretCiphertext, subscription.id);
+    secrets = await state.deps.secrets.open(subscription.secretCiphertext, subscription.id);
   } catch (error) {
     return refused(state, `the subscription's secret cannot be decrypted: ${describe(error)}`);
   }

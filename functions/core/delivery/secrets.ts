@@ -1,4 +1,4 @@
-import type { TokenCipher } from '../crypto/token-cipher';
+import { type TokenCipher, TokenCipherError } from '../crypto/token-cipher';
 import type { SubscriptionSecrets } from '../webhooks/signing';
 
 /**
@@ -7,18 +7,40 @@ import type { SubscriptionSecrets } from '../webhooks/signing';
  * to the subscription id as AAD so a ciphertext copied onto another subscription does not decrypt.
  */
 export interface SecretBox {
-  seal(secrets: SubscriptionSecrets, subscriptionId: string): string;
-  /** Throws TokenCipherError (tampered, unknown key, another subscription's ciphertext). */
-  open(ciphertext: string, subscriptionId: string): SubscriptionSecrets;
+  seal(secrets: SubscriptionSecrets, subscriptionId: string): Promise<string>;
+  /** Rejects with TokenCipherError (tampered, unknown key, another subscription's ciphertext). */
+  open(ciphertext: string, subscriptionId: string): Promise<SubscriptionSecrets>;
 }
 
-export function createSecretBox(cipher: Pick<TokenCipher, 'encrypt' | 'decrypt'>): SecretBox {
+type Cipher = Pick<TokenCipher, 'encrypt' | 'decrypt'>;
+
+/** Where the box gets its cipher: the key ring as cached, and read again past the cache. */
+export interface CipherSource {
+  current(): Promise<Cipher>;
+  fresh(): Promise<Cipher>;
+}
+
+/** A source that never changes (tests, and a ring loaded once). */
+export function fixedCipher(cipher: Cipher): CipherSource {
+  return { current: async () => cipher, fresh: async () => cipher };
+}
+
+export function createSecretBox(source: CipherSource): SecretBox {
   return {
-    seal: (secrets, subscriptionId) => cipher.encrypt(JSON.stringify(secrets), subscriptionId),
-    open: (ciphertext, subscriptionId) => {
+    seal: async (secrets, subscriptionId) =>
+      (await source.current()).encrypt(JSON.stringify(secrets), subscriptionId),
+    open: async (ciphertext, subscriptionId) => {
+      let text: string;
+      try {
+        text = (await source.current()).decrypt(ciphertext, subscriptionId);
+      } catch (error) {
+        // Sealed under a key rotated in after this process last read the ring (another container
+        // read it later): read the ring again, once, rather than refuse the delivery.
+        if (!(error instanceof TokenCipherError && error.kind === 'UnknownKey')) throw error;
+        text = (await source.fresh()).decrypt(ciphertext, subscriptionId);
+      }
       // Parsing boundary: our own JSON, authenticated by GCM just above.
-      const parsed = JSON.parse(cipher.decrypt(ciphertext, subscriptionId)) as SubscriptionSecrets;
-      return parsed;
+      return JSON.parse(text) as SubscriptionSecrets;
     },
   };
 }

@@ -147,7 +147,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
         ...(v.enrollmentIds ? { enrollmentIds: v.enrollmentIds } : {}),
         ...(v.description !== undefined ? { description: v.description } : {}),
         status: 'active',
-        secretCiphertext: deps.secrets.seal({ current: secret }, id),
+        secretCiphertext: await deps.secrets.seal({ current: secret }, id),
         health: {},
         createdAt: now.toISOString(),
         updatedAt: now.toISOString(),
@@ -194,7 +194,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       const s = await load(id);
       if (!s.ok) return s;
       const now = clock();
-      const current = deps.secrets.open(s.value.secretCiphertext, id);
+      const current = await deps.secrets.open(s.value.secretCiphertext, id);
       const retired = retiredSecrets(current, now);
       if (retired.length >= MAX_RETIRED_SECRETS) {
         const oldest = retired.at(-1)?.expiresAt ?? '';
@@ -207,7 +207,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       const rotated = rotateSecrets(current, now, secret);
       const updated = await deps.subscriptions.update(
         id,
-        { secretCiphertext: deps.secrets.seal(rotated, id) },
+        { secretCiphertext: await deps.secrets.seal(rotated, id) },
         now.getTime(),
       );
       if (!updated) return err(notFound(id));
