@@ -52,6 +52,10 @@ export const integrationTests = [
   'test/console/console.browser.test.ts',
   'test/cli/manage.test.ts',
   'test/packages/**',
+  // The rehearsal of a deploy: cdk synth, moto, DynamoDB Local, the bundles in Lambda containers.
+  'test/rehearsal/rehearse.test.ts',
+  'test/rehearsal/example-app.test.ts',
+  'test/rehearsal/interrupt.test.ts',
   // The local runtime with its DynamoDB Local: against a "real" API, and the black-box security suite.
   'test/local/real-api.test.ts',
   'test/security/**',

@@ -4,6 +4,7 @@
  * Lambda bundle runs as its template deploys it, and a scenario drives the whole pipeline against
  * the simulator. Exits 0 when every step passed; 1 with the failing step otherwise.
  */
+import { randomUUID } from 'node:crypto';
 import { Command } from 'commander';
 import { MOTO_INSTALL_HINT, motoAvailable } from './rehearsal/moto';
 import { Rehearsal } from './rehearsal/run';
@@ -26,6 +27,9 @@ if (!motoAvailable()) {
   process.exit(2);
 }
 const cdkOut = opts.cdkOut ?? process.env.CARHOOK_REHEARSAL_CDK_OUT;
+// Every process the rehearsal starts carries this in its environment (moto and DynamoDB Local
+// inherit it), so whoever ran it can check that none is left.
+process.env.CARHOOK_REHEARSAL_RUN ??= randomUUID();
 const started = Date.now();
 console.log(
   `Rehearsing ${cdkOut ? `the app synthesized in ${cdkOut}` : `cdk deploy of ${opts.app ?? 'this app'}`}`,
@@ -34,6 +38,7 @@ const rehearsal = new Rehearsal({
   ...(cdkOut ? { cdkOut } : {}),
   ...(opts.app ? { appDir: opts.app } : {}),
   waitMs: opts.wait * 1000,
+  runMarker: process.env.CARHOOK_REHEARSAL_RUN,
 });
 
 let interrupted = false;

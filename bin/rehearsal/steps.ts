@@ -58,6 +58,11 @@ export class Steps {
     return value;
   }
 
+  /** Problems reported since the last step ended: a wait gives up at the first one. */
+  pending(): number {
+    return this.incidents.length - this.seen;
+  }
+
   private failure(name: string, reason: string): StepFailed {
     const fresh = this.incidents.slice(this.seen);
     this.seen = this.incidents.length;
@@ -75,13 +80,14 @@ export const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 export async function until<T>(
   what: string,
   check: () => Promise<T | undefined> | T | undefined,
-  options: { timeoutMs: number; between?: () => Promise<unknown>; everyMs?: number },
+  options: { timeoutMs: number; between?: () => Promise<unknown>; everyMs?: number; giveUp?: () => boolean },
 ): Promise<T> {
   const deadline = Date.now() + options.timeoutMs;
   for (;;) {
     await options.between?.();
     const value = await check();
     if (value !== undefined && value !== false) return value;
+    if (options.giveUp?.()) throw new Error(`${what}: stopped waiting, a problem was reported`);
     if (Date.now() > deadline) throw new Error(`${what}: not within ${seconds(options.timeoutMs)}`);
     await new Promise((r) => setTimeout(r, options.everyMs ?? 500));
   }
