@@ -3,10 +3,21 @@
  * the negative controls (a removed grant, a rule pattern that misses the fan-out, an environment
  * variable renamed), each of which must fail naming the cause. Every run must leave no process.
  */
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { startMoto } from '../../bin/rehearsal/moto';
 import { Rehearsal, synthesize } from '../../bin/rehearsal/run';
-import { logicalId, mutatedCopy, REPO, rehearsalRuns, requireMoto, survivors, tempDir } from './support';
+import {
+  logicalId,
+  mutatedCopy,
+  processesWith as processesWithMarker,
+  REPO,
+  rehearsalRuns,
+  requireMoto,
+  survivors,
+  tempDir,
+} from './support';
 
 let cdkOut = '';
 let runs = 0;
@@ -106,4 +117,59 @@ describe.skipIf(!rehearsalRuns)('npm run rehearse: this app deployed onto moto a
     );
     expect(left).toEqual([]);
   }, 180_000);
+
+  it('stops on a resource the template declares that cannot be created, naming it, and leaves nothing running', async () => {
+    const dir = mutatedCopy(cdkOut, 'Carhook-Data.template.json', (t) => {
+      const table = t.Resources[logicalId(t, 'AWS::DynamoDB::GlobalTable', 'DataTable')];
+      if (table?.Properties) table.Properties.KeySchema = [{ AttributeName: 'missing', KeyType: 'HASH' }];
+    });
+    const { report, left } = await rehearse(dir);
+    expect(report.ok).toBe(false);
+    expect(report.failure?.message).toMatch(
+      /Carhook-Data\/DataTable\w+ \(AWS::DynamoDB::GlobalTable\) could not be created: ValidationException/,
+    );
+    expect(left).toEqual([]);
+  }, 120_000);
+
+  it('stops every process it started on Ctrl-C (SIGINT), saying so', async () => {
+    const marker = `test-${process.pid}-interrupt`;
+    const child = spawn(join(REPO, 'node_modules/.bin/tsx'), ['bin/rehearse.ts', '--cdk-out', cdkOut], {
+      cwd: REPO,
+      env: { ...process.env, CARHOOK_REHEARSAL_RUN: marker },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`never ready: ${output}`)), 90_000);
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString('utf8');
+        if (output.includes('functions ready to run')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.stderr.on('data', (chunk: Buffer) => {
+        output += chunk.toString('utf8');
+      });
+    });
+    // Everything is up: moto, DynamoDB Local, the first containers soon after.
+    expect(processesWithMarker(marker).length).toBeGreaterThanOrEqual(2);
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(output).toContain("SIGINT: stopping the rehearsal's processes");
+    expect(await survivors(marker)).toEqual([]);
+  }, 150_000);
+
+  it('says how to get moto when moto_server is not on the PATH', async () => {
+    const path = process.env.PATH;
+    process.env.PATH = dirname(process.execPath);
+    try {
+      await expect(startMoto({ initialNoAuthActions: 3 })).rejects.toThrow(
+        "moto_server is not on the PATH: install it with pip install 'moto[server]'",
+      );
+    } finally {
+      process.env.PATH = path;
+    }
+  });
 });
