@@ -2,9 +2,11 @@
  * The management commands beyond create/list: one per route, named as in the console (get, edit,
  * enable, disable, deliveries, dead-letters for subscriptions; get, remove for enrollments).
  */
+
+import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { CliError } from './client';
-import { allPages, call, type Json, list, show, str, table } from './common';
+import { allPages, call, globals, type Json, list, out, show, str, table } from './common';
 
 const subscriptionPath = (id: string) => `/subscriptions/${encodeURIComponent(id)}`;
 
@@ -23,6 +25,57 @@ function subscriptionLine(s: Json): string {
     `  status ${str(s.status)}${s.disabledReason ? ` (${str(s.disabledReason)})` : ''}, types ${types}`,
     `  consecutive failures ${str(health.consecutiveFailures ?? 0)}, last success ${str(health.lastSuccessAt)}`,
   ].join('\n');
+}
+
+async function ask(question: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return await rl.question(question);
+  } finally {
+    rl.close();
+  }
+}
+
+/** What enabling would do, before it is done (`GET …/backlog`). */
+export function backlogLines(b: Json, discard: boolean): string {
+  const w = b.window as Json | undefined;
+  if (!w) return `subscription ${str(b.subscriptionId)} is ${str(b.status)}: no event is waiting for it`;
+  const events = `${str(b.events)}${b.more ? '+' : ''}`;
+  return [
+    `subscription ${str(b.subscriptionId)} is disabled since ${str(w.disabledAt)}`,
+    `  ${events} event(s) matching its filters were detected since then: ${
+      discard
+        ? 'with --discard none of them is delivered'
+        : `enabling queues them in detection order, with their own ids${b.more ? ` (the first ${str(b.limit)}; replay the rest)` : ''}`
+    }`,
+    ...(w.truncated
+      ? [
+          `  the event log keeps ${str(w.retentionDays)} days: events detected before ${str(w.keptSince)} are gone and cannot be delivered`,
+        ]
+      : []),
+    `  ${str(b.parked)} parked delivery(ies) resume`,
+  ].join('\n');
+}
+
+function enabledLines(id: string, b: Json): string {
+  const backlog = b.backlog as Json | undefined;
+  const lines = [`enabled ${id}: ${str(b.resumed)} parked delivery(ies) resumed`];
+  if (backlog) {
+    lines.push(
+      backlog.action === 'discard'
+        ? `  ${str(backlog.discarded)} event(s) detected while disabled discarded`
+        : `  ${str(backlog.recovered)} event(s) detected while disabled queued for delivery in detection order, with their own ids`,
+    );
+    if (backlog.truncated)
+      lines.push(
+        `  events detected before ${str(backlog.keptSince)} were past the event log's retention: lost`,
+      );
+    if (backlog.more)
+      lines.push(
+        `  more remain: carhook subscriptions replay ${id} --since ${str(backlog.nextFrom)} delivers them`,
+      );
+  }
+  return lines.join('\n');
 }
 
 export function subscriptionCommands(subs: Command): void {
@@ -73,16 +126,37 @@ export function subscriptionCommands(subs: Command): void {
     );
   subs
     .command('enable')
-    .description('enable a disabled subscription; its parked deliveries resume')
+    .description(
+      'enable a subscription: the events it missed while disabled are delivered from the event log, in order, with their own ids (shown first; --discard drops them); parked deliveries resume',
+    )
     .argument('<id>', 'subscription id')
-    .action(async (id: string, _o: unknown, command: Command) => {
-      const r = await call(command, 'POST', `${subscriptionPath(id)}/enable`);
+    .option('--discard', 'deliver none of the events detected while it was disabled')
+    .option('--yes', 'do not ask for confirmation (asked only on a terminal)')
+    .action(async (id: string, o: { discard?: boolean; yes?: boolean }, command: Command) => {
+      const json = globals(command).json === true;
+      const preview = await call(command, 'GET', `${subscriptionPath(id)}/backlog`);
+      if (!json) out(backlogLines(preview.body as Json, o.discard === true));
+      if (!json && !o.yes && process.stdin.isTTY) {
+        const answer = await ask(
+          o.discard ? 'Enable and discard them? [y/N] ' : 'Enable and deliver them? [y/N] ',
+        );
+        if (!/^y(es)?$/i.test(answer.trim())) {
+          out('not enabled');
+          process.exitCode = 1;
+          return;
+        }
+      }
+      const r = await call(command, 'POST', `${subscriptionPath(id)}/enable`, {
+        body: { backlog: o.discard ? 'discard' : 'recover' },
+      });
       const b = r.body as Json;
-      show(command, b, () => `enabled ${id}: ${str(b.resumed)} parked delivery(ies) resumed`);
+      show(command, b, () => enabledLines(id, b));
     });
   subs
     .command('disable')
-    .description('stop delivering to a subscription; new deliveries wait until it is enabled')
+    .description(
+      "stop delivering to a subscription; what it misses stays in the event log and is delivered when it is enabled (unless enable --discard), as far back as the log's retention",
+    )
     .argument('<id>', 'subscription id')
     .action(async (id: string, _o: unknown, command: Command) => {
       const r = await call(command, 'POST', `${subscriptionPath(id)}/disable`);

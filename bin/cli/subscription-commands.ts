@@ -104,20 +104,32 @@ export function addSubscriptionCommands(program: Command): void {
       'deliver past events again to a subscription (same event ids), and follow the deliveries until each has an outcome',
     )
     .argument('<id>', 'subscription id')
-    .requiredOption('--since <time>', 'ISO 8601 start, or a duration ago such as 1h')
+    .option('--since <time>', 'ISO 8601 start, or a duration ago such as 1h (needed unless --events)')
     .option('--until <time>', 'ISO 8601 end (exclusive)')
     .option('--types <list>', 'only these event types')
-    .option('--events <ids>', 'only these event ids, comma-separated (searched between --since and --until)')
+    .option('--events <ids>', 'these event ids, comma-separated (read from the log by id: no --since needed)')
     .option('--no-wait', 'return once the replay is queued (deliveries go on in the background)')
     .option('--timeout <duration>', 'stop waiting after this long, e.g. 30s, 10m (default 10m)', '10m')
     .action(
       async (
         id: string,
-        o: { since: string; until?: string; types?: string; events?: string; wait: boolean; timeout: string },
+        o: {
+          since?: string;
+          until?: string;
+          types?: string;
+          events?: string;
+          wait: boolean;
+          timeout: string;
+        },
         command: Command,
       ) => {
-        const ago = parseDuration('--since', o.since, { minMs: 1, maxMs: 400 * 86_400_000 });
-        const since = ago.ok ? new Date(Date.now() - ago.value).toISOString() : o.since;
+        if (o.since === undefined && !o.events)
+          throw new CliError('Usage', '--since is required (or --events with the event ids to replay)');
+        const ago =
+          o.since === undefined
+            ? undefined
+            : parseDuration('--since', o.since, { minMs: 1, maxMs: 400 * 86_400_000 });
+        const since = ago?.ok ? new Date(Date.now() - ago.value).toISOString() : o.since;
         const timeout = parseDuration('--timeout', o.timeout, { minMs: 1, maxMs: 7 * 86_400_000 });
         if (!timeout.ok) throw new CliError('Usage', timeout.message);
         const path = `/subscriptions/${encodeURIComponent(id)}`;
@@ -131,12 +143,23 @@ export function addSubscriptionCommands(program: Command): void {
         });
         const b = r.body as Json;
         const replayId = str(b.replayId);
-        if (!o.wait) {
-          show(
-            command,
-            b,
-            () => `replay ${replayId}: ${str(b.events)} event(s) queued for delivery (same event ids)`,
+        const skipped = Array.isArray(b.skipped) ? (b.skipped as { eventId: string; reason: string }[]) : [];
+        const skippedLines = skipped.map((x) => `  ${x.eventId} not sent: ${x.reason}`);
+        const nothing =
+          b.events === 0 && skipped.length === 0
+            ? [
+                `  nothing matched: ${str(b.scanned)} event(s) detected in the range, none of them matching the subscription's filters${o.types ? ' and --types' : ''}`,
+              ]
+            : [];
+        if (!o.wait || b.events === 0) {
+          show(command, b, () =>
+            [
+              `replay ${replayId}: ${str(b.events)} event(s) queued for delivery (same event ids)`,
+              ...skippedLines,
+              ...nothing,
+            ].join('\n'),
           );
+          if (b.events === 0) process.exitCode = 1;
           return;
         }
         const eventIds = Array.isArray(b.eventIds)
@@ -168,8 +191,9 @@ export function addSubscriptionCommands(program: Command): void {
           },
         });
         bar.done();
-        show(command, { replayId, events: eventIds.length, eventIds, ...result }, () =>
+        show(command, { replayId, events: eventIds.length, eventIds, skipped, ...result }, () =>
           [
+            ...skippedLines,
             `replay ${replayId}: delivered ${result.delivered.length}, failed ${result.failed.length}` +
               (result.pending.length > 0
                 ? `, still pending ${result.pending.length} after ${o.timeout} (they keep being retried in the background)`

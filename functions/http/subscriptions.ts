@@ -8,7 +8,14 @@ import type { Result } from '../core/webhooks/result';
 import { bodyPolicy } from './body';
 import { type CursorCodec, createCursorCodec } from './cursor';
 import { errorResponse, RouteBook } from './openapi';
-import { cursorSchema, page, subscriptionSchema } from './views';
+import {
+  backlogSchema,
+  cursorSchema,
+  enableResultSchema,
+  page,
+  replayResultSchema,
+  subscriptionSchema,
+} from './views';
 
 /**
  * The management routes of webhook subscriptions, as a Hono sub-app the local server and
@@ -234,14 +241,37 @@ export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
     app,
     {
       ...common,
+      method: 'get',
+      path: '/subscriptions/:id/backlog',
+      operationId: 'getSubscriptionBacklog',
+      summary: 'What enabling would deliver: the events it missed while disabled, still in the event log',
+      description:
+        'The window since the subscription was disabled, how far back the event log still keeps events (its retention), the matching events in it and the parked deliveries. Nothing is changed.',
+      params: byId,
+      responses: { 200: { description: 'The backlog.', schema: backlogSchema }, 404: notFound },
+    },
+    async (c, { params }) => reply(c, await service.backlog(params.id)),
+  );
+  book.add(
+    app,
+    {
+      ...common,
       method: 'post',
       path: '/subscriptions/:id/enable',
       operationId: 'enableSubscription',
-      summary: 'Enable: deliveries resume, the failure streak is cleared',
+      summary:
+        'Enable: the events it missed while disabled are delivered (or discarded), parked deliveries resume',
+      description:
+        'The events detected while it was disabled that its filters match are read back from the event log and delivered in detection order with their own ids (`backlog: "discard"` delivers none of them). Events older than the log’s retention cannot be recovered: `backlog.truncated` says so. The failure streak is cleared.',
       params: byId,
-      responses: { 200: one('Enabled.'), 404: notFound },
+      body: service.schemas.enable,
+      responses: {
+        200: { description: 'Enabled.', schema: enableResultSchema },
+        400: badRequest,
+        404: notFound,
+      },
     },
-    async (c, { params }) => reply(c, await service.enable(params.id)),
+    async (c, { params, body }) => reply(c, await service.enable(params.id, body)),
   );
   book.add(
     app,
@@ -250,7 +280,9 @@ export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
       method: 'post',
       path: '/subscriptions/:id/disable',
       operationId: 'disableSubscription',
-      summary: 'Disable: nothing is delivered until it is enabled again',
+      summary: 'Disable: nothing is delivered until it is enabled again; what it misses is delivered then',
+      description:
+        'Pending deliveries are parked and new events are not fanned out to it. Nothing is lost: the event log keeps every event for its retention, and `enable` delivers the matching ones (see `GET …/backlog`).',
       params: byId,
       responses: { 200: one('Disabled.'), 404: notFound },
     },
@@ -306,10 +338,12 @@ export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
       path: '/subscriptions/:id/replay',
       operationId: 'replayEvents',
       summary: 'Deliver again: some events by id, or every matching event of a time range',
+      description:
+        'With `eventIds`, the events are read from the log by id (`since` is then optional); each requested id not sent is listed in `skipped` with the reason (unknown, past the retention, or excluded by the filters).',
       params: byId,
       body: service.schemas.replay,
       responses: {
-        202: { description: 'Queued.', schema: z.looseObject({}) },
+        202: { description: 'Queued.', schema: replayResultSchema },
         400: badRequest,
         404: notFound,
       },

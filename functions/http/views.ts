@@ -176,5 +176,62 @@ export const subscriptionSchema = z
   })
   .meta({ description: 'A webhook subscription (never its secret).' });
 
+const backlogWindowSchema = z.object({
+  disabledAt: iso,
+  until: iso,
+  keptSince: iso.meta({ description: 'The event log keeps events detected from here on (now − retention).' }),
+  retentionDays: z.number(),
+  truncated: z
+    .boolean()
+    .meta({ description: 'Disabled before keptSince: the events detected before it cannot be recovered.' }),
+  from: iso.meta({ description: 'Where recovery starts: the later of disabledAt and keptSince.' }),
+});
+
+export const backlogSchema = z
+  .object({
+    subscriptionId: z.string(),
+    status: z.enum(['active', 'disabled']),
+    window: backlogWindowSchema.optional(),
+    events: z.number().int().meta({ description: 'Matching events in the window (at most `limit`).' }),
+    more: z.boolean().meta({ description: 'There are more than `limit` matching events.' }),
+    limit: z.number().int(),
+    parked: z
+      .number()
+      .int()
+      .meta({ description: 'Deliveries parked when it was disabled (counted up to 1,000).' }),
+  })
+  .meta({ description: 'What enabling the subscription would deliver.' });
+
+export const enableResultSchema = z
+  .object({
+    subscription: subscriptionSchema,
+    resumed: z.number().int().meta({ description: 'Parked deliveries made pending again.' }),
+    backlog: backlogWindowSchema
+      .extend({
+        action: z.enum(['recover', 'discard']),
+        matched: z.number().int(),
+        recovered: z
+          .number()
+          .int()
+          .meta({ description: 'Deliveries created and queued, in detection order.' }),
+        discarded: z.number().int(),
+        more: z.boolean(),
+        nextFrom: iso.optional().meta({ description: 'Replay from here to recover the rest.' }),
+      })
+      .optional()
+      .meta({ description: 'The events detected while it was disabled; absent when it was active.' }),
+  })
+  .meta({ description: 'The enabled subscription and what became of what it missed.' });
+
+export const replayResultSchema = z
+  .object({
+    replayId: z.string(),
+    events: z.number().int(),
+    eventIds: z.array(z.string()),
+    skipped: z.array(z.object({ eventId: z.string(), reason: z.string() })),
+    scanned: z.number().int().optional().meta({ description: 'Events of the range read, matching or not.' }),
+  })
+  .meta({ description: 'The events queued for delivery, and why any requested one was not.' });
+
 export const page = <T extends z.ZodType>(key: string, item: T) =>
   z.object({ [key]: z.array(item), cursor: z.string().optional() });

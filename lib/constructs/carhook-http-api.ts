@@ -91,6 +91,7 @@ export const CARHOOK_HTTP_ROUTES: readonly CarhookRoute[] = [
   { method: 'DELETE', path: '/subscriptions/{id}', access: 'iam' },
   { method: 'POST', path: '/subscriptions/{id}/rotate-secret', access: 'iam' },
   { method: 'POST', path: '/subscriptions/{id}/test', access: 'iam' },
+  { method: 'GET', path: '/subscriptions/{id}/backlog', access: 'iam' },
   { method: 'POST', path: '/subscriptions/{id}/enable', access: 'iam' },
   { method: 'POST', path: '/subscriptions/{id}/disable', access: 'iam' },
   { method: 'GET', path: '/subscriptions/{id}/deliveries', access: 'iam' },

@@ -16,7 +16,11 @@ export interface CliWorld {
   close(): Promise<void>;
 }
 
-export async function startCliWorld(adminToken: string, prefix: string): Promise<CliWorld> {
+export async function startCliWorld(
+  adminToken: string,
+  prefix: string,
+  options: { readonly clock?: 'wall' | 'simulated' } = {},
+): Promise<CliWorld> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
   const rt = await startLocalRuntime({
     port: 0,
@@ -27,6 +31,7 @@ export async function startCliWorld(adminToken: string, prefix: string): Promise
     jsonlPath: join(dir, 'events.jsonl'),
     out: null,
     err: null,
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   const receiver = await startReceiver({ port: 0, out: null });
   return {

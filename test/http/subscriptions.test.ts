@@ -208,6 +208,42 @@ describe('management routes', () => {
     expect(bad.json?.error.field).toBe('eventIds[0]');
   });
 
+  it('shows the backlog before enable, and enables with it delivered or discarded', async () => {
+    const { call, h } = setup();
+    const rx = await receiver((_req, res) => res.writeHead(204).end());
+    const { id } = await create(call, rx.url());
+    expect((await call('GET', `/subscriptions/${id}/backlog`)).json).toEqual({
+      subscriptionId: id,
+      status: 'active',
+      events: 0,
+      more: false,
+      limit: 10_000,
+      parked: 0,
+    });
+    await call('POST', `/subscriptions/${id}/disable`);
+    h.clock.advance(1000);
+    const missed = event({}, h.clock.ms());
+    await h.publish(missed);
+    const backlog = await call('GET', `/subscriptions/${id}/backlog`);
+    expect(backlog.status).toBe(200);
+    expect(backlog.json).toMatchObject({ status: 'disabled', events: 1, window: { truncated: false } });
+    const bad = await call('POST', `/subscriptions/${id}/enable`, { backlog: 'later' });
+    expect(bad.status).toBe(400);
+    expect(bad.json?.error).toMatchObject({ code: 'Malformed', field: 'backlog' });
+    const unknown = await call('POST', `/subscriptions/${id}/enable`, { recover: true });
+    expect(unknown.json?.error.field).toBe('recover');
+    const enabled = await call('POST', `/subscriptions/${id}/enable`, { backlog: 'discard' });
+    expect(enabled.status).toBe(200);
+    expect(enabled.json?.backlog).toMatchObject({
+      action: 'discard',
+      matched: 1,
+      discarded: 1,
+      recovered: 0,
+    });
+    await h.drain();
+    expect(rx.requests).toEqual([]);
+  });
+
   it('404s unknown ids on every route', async () => {
     const { call } = setup();
     const id = 'sub_0000000000aaaaaaaaaaaaaaaaaaaa';
@@ -217,6 +253,7 @@ describe('management routes', () => {
       ['DELETE', `/subscriptions/${id}`],
       ['POST', `/subscriptions/${id}/rotate-secret`],
       ['POST', `/subscriptions/${id}/test`],
+      ['GET', `/subscriptions/${id}/backlog`],
       ['POST', `/subscriptions/${id}/enable`],
       ['POST', `/subscriptions/${id}/disable`],
       ['GET', `/subscriptions/${id}/deliveries`],

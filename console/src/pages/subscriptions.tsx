@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, itemsOf, type Json } from '../api';
-import { Badge, describe, ErrorLine, Section, useLoad, When } from '../ui';
+import { Badge, Confirm, describe, ErrorLine, Section, useLoad, When } from '../ui';
 
 export interface Subscription extends Json {
   id: string;
@@ -29,13 +29,16 @@ export function SubscriptionsPage() {
   const [secret, setSecret] = useState<{ id: string; secret: string } | undefined>(undefined);
   const [message, setMessage] = useState<string | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
+  const [asking, setAsking] = useState<Asking | undefined>(undefined);
 
+  /** Runs an action; its message is `what`, or what `run` returns. */
   const act = async (what: string, run: () => Promise<unknown>) => {
     setError(undefined);
     setMessage(undefined);
+    setAsking(undefined);
     try {
-      await run();
-      setMessage(what);
+      const said = await run();
+      setMessage(typeof said === 'string' ? said : what);
       subs.reload();
     } catch (e) {
       setError(describe(e));
@@ -70,6 +73,14 @@ export function SubscriptionsPage() {
         </p>
       ) : null}
       <ErrorLine error={error ?? subs.error} />
+      {asking ? (
+        <Confirmation
+          asking={asking}
+          act={act}
+          onSecret={(id, value) => setSecret({ id, secret: value })}
+          onCancel={() => setAsking(undefined)}
+        />
+      ) : null}
       <table>
         <thead>
           <tr>
@@ -87,7 +98,18 @@ export function SubscriptionsPage() {
               key={s.id}
               sub={s}
               act={act}
-              onSecret={(value) => setSecret({ id: s.id, secret: value })}
+              ask={(kind) => {
+                setMessage(undefined);
+                setError(undefined);
+                if (kind === 'disable' || kind === 'rotate') {
+                  setAsking(kind === 'disable' ? { kind, sub: s } : { kind, sub: s });
+                  return;
+                }
+                api<Backlog>(`/subscriptions/${encodeURIComponent(s.id)}/backlog`).then(
+                  (backlog) => setAsking({ kind, sub: s, backlog }),
+                  (e: unknown) => setError(describe(e)),
+                );
+              }}
             />
           ))}
         </tbody>
@@ -142,7 +164,7 @@ function CreateForm({ onCreated }: { onCreated: (s: Json & { id: string }) => vo
 function SubscriptionRow(props: {
   sub: Subscription;
   act: (what: string, run: () => Promise<unknown>) => Promise<void>;
-  onSecret: (secret: string) => void;
+  ask: (kind: Asking['kind']) => void;
 }) {
   const { sub: s, act } = props;
   const [editing, setEditing] = useState(false);
@@ -201,38 +223,150 @@ function SubscriptionRow(props: {
         )}
         <button
           type="button"
-          onClick={() => act(`Test event sent to ${s.id}`, () => api(`${path}/test`, { method: 'POST' }))}
+          onClick={() =>
+            act(`Test event sent to ${s.id}`, async () => {
+              const r = await api<TestResult>(`${path}/test`, { method: 'POST' });
+              return testOutcome(s.id, r);
+            })
+          }
         >
           Send test
         </button>
         {s.status === 'active' ? (
-          <button
-            type="button"
-            onClick={() => act(`Disabled ${s.id}`, () => api(`${path}/disable`, { method: 'POST' }))}
-          >
+          <button type="button" onClick={() => props.ask('disable')}>
             Disable
           </button>
         ) : (
-          <button
-            type="button"
-            onClick={() => act(`Enabled ${s.id}`, () => api(`${path}/enable`, { method: 'POST' }))}
-          >
+          <button type="button" onClick={() => props.ask('enable')}>
             Enable
           </button>
         )}
-        <button
-          type="button"
-          onClick={() =>
-            act(`Rotated the secret of ${s.id}; the previous one still signs for 24 h`, async () => {
-              const r = await api<{ secret?: string }>(`${path}/rotate-secret`, { method: 'POST' });
-              if (r.secret) props.onSecret(r.secret);
-            })
-          }
-        >
+        <button type="button" onClick={() => props.ask('rotate')}>
           Rotate secret
         </button>
         <a href={`#/deliveries/${encodeURIComponent(s.id)}`}>Deliveries</a>
       </td>
     </tr>
+  );
+}
+
+interface Backlog {
+  events: number;
+  more: boolean;
+  limit: number;
+  parked: number;
+  window?: { disabledAt: string; keptSince: string; retentionDays: number; truncated: boolean };
+}
+interface TestResult {
+  attempt: { outcome: string; statusCode?: number; error?: string; durationMs: number };
+}
+
+type Asking =
+  | { kind: 'enable'; sub: Subscription; backlog: Backlog }
+  | { kind: 'disable'; sub: Subscription }
+  | { kind: 'rotate'; sub: Subscription };
+
+/** "Test event sent to …: success (HTTP 204) in 12 ms": what the endpoint answered. */
+function testOutcome(id: string, r: TestResult): string {
+  const a = r.attempt;
+  const answer = a.statusCode !== undefined ? ` (HTTP ${a.statusCode})` : a.error ? ` (${a.error})` : '';
+  return `Test event sent to ${id}: ${a.outcome}${answer} in ${Math.round(a.durationMs)} ms`;
+}
+
+function Confirmation(props: {
+  asking: Asking;
+  act: (what: string, run: () => Promise<unknown>) => Promise<void>;
+  onSecret: (id: string, secret: string) => void;
+  onCancel: () => void;
+}) {
+  const { asking, act } = props;
+  const s = asking.sub;
+  const path = `/subscriptions/${encodeURIComponent(s.id)}`;
+  if (asking.kind === 'disable') {
+    return (
+      <Confirm
+        title={`Disable ${s.url}?`}
+        onCancel={props.onCancel}
+        choices={[
+          {
+            label: 'Disable',
+            run: () => act(`Disabled ${s.id}`, () => api(`${path}/disable`, { method: 'POST' })),
+          },
+        ]}
+      >
+        <p>
+          Nothing is delivered to it until it is enabled. The events it misses stay in the event log and are
+          delivered when it is enabled (or discarded, if you choose so then), as far back as the log keeps
+          them.
+        </p>
+      </Confirm>
+    );
+  }
+  if (asking.kind === 'rotate') {
+    return (
+      <Confirm
+        title={`Rotate the signing secret of ${s.url}?`}
+        onCancel={props.onCancel}
+        choices={[
+          {
+            label: 'Rotate secret',
+            run: () =>
+              act(`Rotated the secret of ${s.id}; the previous one still signs for 24 h`, async () => {
+                const r = await api<{ secret?: string }>(`${path}/rotate-secret`, { method: 'POST' });
+                if (r.secret) props.onSecret(s.id, r.secret);
+              }),
+          },
+        ]}
+      >
+        <p>
+          A new secret is shown once. Deliveries are signed with both for 24 hours, then with the new one
+          only.
+        </p>
+      </Confirm>
+    );
+  }
+  const b = asking.backlog;
+  const enable = (backlog: 'recover' | 'discard') =>
+    act(`Enabled ${s.id}`, async () => {
+      const r = await api<{ resumed: number; backlog?: { recovered: number; discarded: number } }>(
+        `${path}/enable`,
+        { method: 'POST', body: { backlog } },
+      );
+      const missed = r.backlog
+        ? backlog === 'recover'
+          ? `, ${r.backlog.recovered} missed event(s) queued for delivery`
+          : `, ${r.backlog.discarded} missed event(s) discarded`
+        : '';
+      return `Enabled ${s.id}: ${r.resumed} parked delivery(ies) resumed${missed}`;
+    });
+  const count = `${b.events}${b.more ? '+' : ''}`;
+  return (
+    <Confirm
+      title={`Enable ${s.url}?`}
+      onCancel={props.onCancel}
+      choices={
+        b.window && b.events > 0
+          ? [
+              { label: `Enable and deliver ${count} missed event(s)`, run: () => enable('recover') },
+              { label: 'Enable and discard them', run: () => enable('discard') },
+            ]
+          : [{ label: 'Enable', run: () => enable('recover') }]
+      }
+    >
+      {b.window ? (
+        <p data-testid="backlog">
+          Disabled since <When iso={b.window.disabledAt} />: {count} event(s) matching its filters were
+          detected since then{b.more ? ` (the first ${b.limit} are delivered now; replay the rest)` : ''}.
+          Delivered in order, with their own ids.
+        </p>
+      ) : null}
+      {b.window?.truncated ? (
+        <p class="error">
+          The event log keeps {b.window.retentionDays} days: events detected before{' '}
+          <When iso={b.window.keptSince} /> are gone and cannot be delivered.
+        </p>
+      ) : null}
+      <p>{b.parked} parked delivery(ies) resume.</p>
+    </Confirm>
   );
 }

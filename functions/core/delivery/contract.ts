@@ -109,6 +109,14 @@ export interface DeliveryEngine {
     events: readonly EventEnvelope[],
     runId: string,
   ): Promise<readonly string[]>;
+  /**
+   * Events the subscription missed while disabled (from the event log), queued in order under their
+   * fan-out delivery ids, so none is delivered twice. Returns the delivery ids created.
+   */
+  enqueueRecovery(
+    subscription: SubscriptionRecord,
+    events: readonly EventEnvelope[],
+  ): Promise<readonly string[]>;
   /** After `enable`: parked deliveries become pending and are queued. Returns how many. */
   resume(subscriptionId: string): Promise<number>;
   /** Recovery: pending deliveries overdue by more than the grace (a worker died) go to the queue. */

@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '../events/envelope';
 import type { DeliveryEngine, DeliveryEngineDeps, DeliveryJob } from './contract';
 import { fanOut } from './fan-out';
-import { enqueueReplay, handleJob, resume, sendTest, sweep } from './jobs';
+import { enqueueRecovery, enqueueReplay, handleJob, resume, sendTest, sweep } from './jobs';
 import { createEngineState } from './state';
 
 // The delivery engine: one explicit state (state.ts) and the functions of it, by responsibility:
@@ -38,6 +38,7 @@ export function createDeliveryEngine(deps: DeliveryEngineDeps): DeliveryEngine {
     handleJob: (job) => handleJob(state, job),
     sendTest: (subscription) => sendTest(state, subscription),
     enqueueReplay: (subscription, events, runId) => enqueueReplay(state, subscription, events, runId),
+    enqueueRecovery: (subscription, events) => enqueueRecovery(state, subscription, events),
     resume: (subscriptionId) => resume(state, subscriptionId),
     sweep: (options) => sweep(state, options),
   };

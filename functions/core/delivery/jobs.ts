@@ -1,8 +1,13 @@
 import { buildEvent } from '../events/catalogue';
 import type { EventEnvelope } from '../events/envelope';
 import { eventId } from '../events/ids';
-import { extraDeliveryId, iso } from '../subscriptions/logic';
-import type { AttemptRecord, DeliveryRecord, SubscriptionRecord } from '../subscriptions/records';
+import { deliveryId, extraDeliveryId, iso } from '../subscriptions/logic';
+import type {
+  AttemptRecord,
+  DeliveryOrigin,
+  DeliveryRecord,
+  SubscriptionRecord,
+} from '../subscriptions/records';
 import { attemptClaimed } from './attempt';
 import { DeliveryError, type DeliveryJob } from './contract';
 import { type EngineState, enqueue, newDelivery } from './state';
@@ -85,21 +90,22 @@ export async function sendTest(
   return { delivery, attempt };
 }
 
-/** New deliveries of already-published events (replay), same `webhook-id`s, through the queue. */
-export async function enqueueReplay(
+/** New deliveries of `events` to one subscription, created in order and queued; the ids created. */
+async function enqueueNew(
   state: EngineState,
   subscription: SubscriptionRecord,
   events: readonly EventEnvelope[],
-  runId: string,
+  origin: DeliveryOrigin,
+  idOf: (event: EventEnvelope) => string,
 ): Promise<readonly string[]> {
   const ids: string[] = [];
   // 16 writes at a time: a large replay is bounded by the store's latency, not serialized on it.
   for (let i = 0; i < events.length; i += 16) {
     const created = await Promise.all(
       events.slice(i, i + 16).map(async (event) => {
-        const id = extraDeliveryId('replay', event.id, subscription.id, runId);
+        const id = idOf(event);
         return (await state.deps.deliveries.create(
-          newDelivery(state, event, subscription, 'replay', id, false),
+          newDelivery(state, event, subscription, origin, id, false),
         ))
           ? id
           : undefined;
@@ -109,6 +115,33 @@ export async function enqueueReplay(
   }
   await enqueue(state, ids);
   return ids;
+}
+
+/** New deliveries of already-published events (replay), same `webhook-id`s, through the queue. */
+export function enqueueReplay(
+  state: EngineState,
+  subscription: SubscriptionRecord,
+  events: readonly EventEnvelope[],
+  runId: string,
+): Promise<readonly string[]> {
+  return enqueueNew(state, subscription, events, 'replay', (event) =>
+    extraDeliveryId('replay', event.id, subscription.id, runId),
+  );
+}
+
+/**
+ * The events a subscription missed while disabled, through the queue, each under the delivery id its
+ * fan-out would have had: an event that has a delivery already (fanned out around the disable, or
+ * recovered by an earlier enable) is not delivered again.
+ */
+export function enqueueRecovery(
+  state: EngineState,
+  subscription: SubscriptionRecord,
+  events: readonly EventEnvelope[],
+): Promise<readonly string[]> {
+  return enqueueNew(state, subscription, events, 'recovery', (event) =>
+    deliveryId(event.id, subscription.id),
+  );
 }
 
 /** After `enable`: parked deliveries become pending and are queued. Returns how many. */

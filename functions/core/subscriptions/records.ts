@@ -48,7 +48,14 @@ export const deliveryStatuses = ['pending', 'succeeded', 'dead', 'parked', 'canc
  */
 export type DeliveryStatus = (typeof deliveryStatuses)[number];
 
-export type DeliveryOrigin = 'event' | 'replay' | 'test';
+/**
+ * - `event`: the fan-out of a published event.
+ * - `recovery`: an event its subscription missed while disabled, delivered by `enable` (same id as
+ *   the fan-out would have given it).
+ * - `replay`: an event delivered again on request (a new delivery, same `webhook-id`).
+ * - `test`: a `webhook.test` or a sample event sent on request.
+ */
+export type DeliveryOrigin = 'event' | 'recovery' | 'replay' | 'test';
 
 export interface DeliveryRecord {
   /** Deterministic: `deliveryId(eventId, subscriptionId)` for fan-out, so a repeated fan-out is a no-op. */

@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
 import { systemDate } from '../clock';
 import type { DeliveryEngine } from '../delivery/engine';
 import type { SecretBox } from '../delivery/secrets';
 import { EVENT_TYPES } from '../events/catalogue';
-import type { EventEnvelope } from '../events/envelope';
 import { err, ok, type Result } from '../result';
 import { StoreError } from '../store/errors';
+import { DEFAULT_EVENT_RETENTION_MS } from '../store/logic';
 import type { EventLog } from '../store/ports';
 import type { Page } from '../store/records';
 import {
@@ -19,7 +18,8 @@ import { type CheckUrlOptions, checkUrl } from '../webhooks/url-policy';
 import { newSubscriptionId } from './logic';
 import type { DeliveryStore, SubscriptionStore } from './ports';
 import type { AttemptRecord, DeliveryRecord, SubscriptionRecord } from './records';
-import { matches, parseBody, subscriptionSchemas, typeMatches, type ValidationError } from './schemas';
+import { recoveryUseCases } from './recovery';
+import { parseBody, subscriptionSchemas, type ValidationError } from './schemas';
 
 /**
  * The management API's use cases for subscriptions, transport-free: the Hono routes in
@@ -54,8 +54,8 @@ export function toPublic(s: SubscriptionRecord): PublicSubscription {
 export interface SubscriptionServiceDeps {
   readonly subscriptions: SubscriptionStore;
   readonly deliveries: DeliveryStore;
-  readonly events: Pick<EventLog, 'listByTime'>;
-  readonly engine: Pick<DeliveryEngine, 'sendTest' | 'enqueueReplay' | 'resume'>;
+  readonly events: Pick<EventLog, 'listByTime' | 'get'>;
+  readonly engine: Pick<DeliveryEngine, 'sendTest' | 'enqueueReplay' | 'enqueueRecovery' | 'resume'>;
   readonly secrets: SecretBox;
   /** The catalogue's types (default EVENT_TYPES). */
   readonly knownTypes?: readonly string[];
@@ -64,7 +64,10 @@ export interface SubscriptionServiceDeps {
   readonly now?: () => Date;
   readonly newId?: () => string;
   readonly newSecret?: () => string;
+  /** The most events one replay selects, or one `enable` recovers (default 10,000). */
   readonly maxReplayEvents?: number;
+  /** How long the event log keeps events (default 30 days): how far back `enable` can recover. */
+  readonly eventRetentionMs?: number;
 }
 
 export interface PageQuery {
@@ -120,6 +123,19 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     const s = await deps.subscriptions.get(id);
     return s ? ok(s) : err(notFound(id));
   }
+
+  const recovery = recoveryUseCases({
+    subscriptions: deps.subscriptions,
+    deliveries: deps.deliveries,
+    events: deps.events,
+    engine: deps.engine,
+    schemas,
+    clock,
+    retentionMs: deps.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS,
+    maxEvents: maxReplay,
+    load,
+    toPublic,
+  });
 
   async function checkDns(url: string): Promise<ValidationError | undefined> {
     const checked = await checkUrl(url, urlPolicy);
@@ -229,19 +245,19 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       return ok({ deliveryId: delivery.id, eventId: delivery.eventId, attempt });
     },
 
-    async enable(
-      id: string,
-    ): Promise<Result<{ subscription: PublicSubscription; resumed: number }, ServiceError>> {
-      const s = await load(id);
-      if (!s.ok) return s;
-      await deps.subscriptions.enable(id, clock().getTime());
-      // Also after a lost race or on an active subscription: parked deliveries must not stay parked.
-      const resumed = await deps.engine.resume(id);
-      const after = await load(id);
-      return after.ok ? ok({ subscription: toPublic(after.value), resumed }) : after;
-    },
+    /**
+     * disabled → active. The events its filters match that were detected while it was disabled are
+     * delivered from the event log with their own ids (body `{backlog: 'discard'}`: none of them);
+     * parked deliveries resume.
+     */
+    enable: recovery.enable,
+    /** What `enable` would deliver now: the window since it was disabled and the matching events. */
+    backlog: recovery.backlog,
 
-    /** active → disabled by an operator: new deliveries are parked until `enable`. Idempotent. */
+    /**
+     * active → disabled by an operator: nothing is delivered (pending deliveries are parked, events
+     * are not fanned out to it) until `enable`. Idempotent.
+     */
     async disable(id: string): Promise<Result<PublicSubscription, ServiceError>> {
       const s = await load(id);
       if (!s.ok) return s;
@@ -268,59 +284,8 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       );
     },
 
-    async replay(
-      id: string,
-      body: unknown,
-    ): Promise<Result<{ replayId: string; events: number; eventIds: readonly string[] }, ServiceError>> {
-      const s = await load(id);
-      if (!s.ok) return s;
-      const parsed = parseBody(schemas.replay, body);
-      if (!parsed.ok) return parsed;
-      if (s.value.status !== 'active')
-        return err({ kind: 'Conflict', message: `subscription ${id} is disabled: enable it first` });
-      const now = clock();
-      const since = new Date(parsed.value.since).toISOString();
-      const until = new Date(parsed.value.until ?? now.toISOString()).toISOString();
-      const types = parsed.value.eventTypes;
-      const ids = parsed.value.eventIds ? new Set(parsed.value.eventIds) : undefined;
-      const selected: EventEnvelope[] = [];
-      const active = { ...s.value, status: 'active' as const };
-      let cursor: string | undefined;
-      do {
-        const page = await deps.events.listByTime({
-          since,
-          until,
-          now: now.getTime(),
-          limit: 1000,
-          ...(cursor ? { cursor } : {}),
-        });
-        for (const stored of page.items) {
-          const e = stored.envelope;
-          if (!matches(active, e)) continue;
-          if (types && !types.some((t) => typeMatches(t, e.type))) continue;
-          if (ids && !ids.has(e.id)) continue;
-          selected.push(e);
-          if (selected.length > maxReplay)
-            return err(
-              malformed(
-                'since',
-                `the range selects more than ${maxReplay} events: narrow since/until or eventTypes`,
-              ),
-            );
-        }
-        cursor = page.cursor;
-      } while (cursor);
-      const replayId = `rpl_${createHash('sha256')
-        .update(
-          [id, since, until, (types ?? []).join(','), [...(ids ?? [])].join(','), now.toISOString()].join(
-            '\u001f',
-          ),
-        )
-        .digest('base64url')
-        .slice(0, 20)}`;
-      await deps.engine.enqueueReplay(s.value, selected, replayId);
-      return ok({ replayId, events: selected.length, eventIds: selected.map((e) => e.id) });
-    },
+    /** Deliver again: chosen events by id, or every matching event of a time range. */
+    replay: recovery.replay,
   };
 }
 
