@@ -17,13 +17,39 @@ function filter(raw: string | undefined): string[] | null | undefined {
   return items.length === 0 || (items.length === 1 && items[0] === 'all') ? null : items;
 }
 
+const percent = (rate: unknown) => (typeof rate === 'number' ? `${Math.round(rate * 1000) / 10} %` : '-');
+
+/** The health in one word and a figure, for tables: `failing (6)`, `healthy 100 %`, `new`. */
+export function healthCell(health: Json | undefined): string {
+  const h = health ?? {};
+  const last24h = (h.last24h ?? {}) as Json;
+  if (h.state === 'failing') return `failing (${str(h.consecutiveFailures)})`;
+  if (h.state === 'healthy') return `healthy ${percent(last24h.successRate)}`.trim();
+  return str(h.state);
+}
+
+function failureText(f: Json): string {
+  return `${f.statusCode !== undefined ? `HTTP ${str(f.statusCode)}` : str(f.error)} (${str(f.outcome)})`;
+}
+
 function subscriptionLine(s: Json): string {
   const types = Array.isArray(s.eventTypes) ? (s.eventTypes as string[]).join(',') : '*';
-  const health = (s.health ?? {}) as Json;
+  const h = (s.health ?? {}) as Json;
+  const last24h = (h.last24h ?? {}) as Json;
+  const retrying = (h.retrying ?? {}) as Json;
+  const lastFailure = h.lastFailure as Json | undefined;
   return [
     `subscription ${str(s.id)} → ${str(s.url)}`,
     `  status ${str(s.status)}${s.disabledReason ? ` (${str(s.disabledReason)})` : ''}, types ${types}`,
-    `  consecutive failures ${str(health.consecutiveFailures ?? 0)}, last success ${str(health.lastSuccessAt)}`,
+    `  health ${str(h.state)}: ${str(h.consecutiveFailures)} consecutive failure(s)${h.failingSince ? ` since ${str(h.failingSince)}` : ''}`,
+    `  last success ${h.lastSuccessAt ? str(h.lastSuccessAt) : 'never'}; last failure ${
+      lastFailure ? `${str(lastFailure.at)}: ${failureText(lastFailure)}` : 'never'
+    }`,
+    `  last 24 h: ${str(last24h.attempts)} attempt(s), ${str(last24h.succeeded)} succeeded (${percent(last24h.successRate)})${
+      last24h.complete === false ? `, counted since ${str(last24h.since)}` : ''
+    }`,
+    `  retrying ${str(retrying.deliveries)} delivery(ies)${retrying.nextAttemptAt ? `, next at ${str(retrying.nextAttemptAt)}` : ''}`,
+    ...(h.disablesAt ? [`  disabled by the first failed attempt after ${str(h.disablesAt)}`] : []),
   ].join('\n');
 }
 
@@ -124,6 +150,16 @@ export function subscriptionCommands(subs: Command): void {
         show(command, r.body, () => subscriptionLine(r.body as Json));
       },
     );
+  subs
+    .command('backlog')
+    .description(
+      'what enable would deliver: the events a disabled subscription missed, still in the event log',
+    )
+    .argument('<id>', 'subscription id')
+    .action(async (id: string, _o: unknown, command: Command) => {
+      const r = await call(command, 'GET', `${subscriptionPath(id)}/backlog`);
+      show(command, r.body, () => backlogLines(r.body as Json, false));
+    });
   subs
     .command('enable')
     .description(

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { parseDuration } from '../../functions/local/duration';
 import { CliError } from './client';
 import { allPages, call, globals, type Json, list, REPLAY_POLL_MS, show, str, table } from './common';
-import { subscriptionCommands } from './manage';
+import { healthCell, subscriptionCommands } from './manage';
 import { progressBar } from './progress';
 import { attemptLines, waitForReplay } from './replay-wait';
 
@@ -53,10 +53,11 @@ export function addSubscriptionCommands(program: Command): void {
       const items = await allPages(command, '/subscriptions', 'items');
       show(command, { items }, () =>
         table([
-          ['ID', 'STATUS', 'URL', 'TYPES'],
+          ['ID', 'STATUS', 'HEALTH', 'URL', 'TYPES'],
           ...items.map((s) => [
             str(s.id),
             str(s.status),
+            healthCell(s.health as Json | undefined),
             str(s.url),
             s.eventTypes ? (s.eventTypes as string[]).join(',') : '*',
           ]),

@@ -13,7 +13,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 // The smallest router preset (same API): the HttpApi bundle stays under its size target.
 import { Hono } from 'hono/tiny';
-import * as z from 'zod';
 import { SecretError } from '../adapters/secrets/types';
 import { StoreError } from '../core/store/errors';
 import type { SubscriptionService } from '../core/subscriptions/service';
@@ -22,6 +21,7 @@ import type { Runtime } from '../runtime/runtime';
 import { bearerAuth, HttpAppConfigError } from './auth';
 import { bodyPolicy } from './body';
 import { addConsoleRoutes } from './console';
+import { openApiDocumentSchema, serviceHealthSchema } from './contract';
 import { type CursorCodec, createCursorCodec, cursorKeyFrom } from './cursor';
 import { sendError } from './errors';
 import { addManagementRoutes } from './management-routes';
@@ -161,15 +161,8 @@ export function createHttpApp(deps: HttpAppDeps, options: HttpAppOptions): Hono 
       tag: 'service',
       access: 'public',
       responses: {
-        200: {
-          description: 'Up (possibly degraded).',
-          schema: z.object({
-            status: z.enum(['ok', 'degraded', 'unavailable']),
-            version: z.string(),
-            checks: z.record(z.string(), z.string()),
-          }),
-        },
-        503: { description: 'The store does not answer.' },
+        200: { description: 'Up (possibly degraded).', schema: serviceHealthSchema },
+        503: { description: 'The store does not answer.', schema: serviceHealthSchema },
       },
     },
     async (c) => {
@@ -207,7 +200,7 @@ export function createHttpApp(deps: HttpAppDeps, options: HttpAppOptions): Hono 
       summary: 'This document: OpenAPI 3.1, generated from the schemas the routes validate with',
       tag: 'service',
       access: 'public',
-      responses: { 200: { description: 'The OpenAPI document.', schema: z.looseObject({}) } },
+      responses: { 200: { description: 'The OpenAPI document.', schema: openApiDocumentSchema } },
     },
     (c) => {
       // Every route is registered before the first request, so the document is built once.

@@ -4,27 +4,31 @@
  * validated by the schemas each route declares (functions/http/openapi.ts).
  */
 import type { Context, Hono } from 'hono';
-import * as z from 'zod';
 import { fleetContractSchema } from '../core/enrollment';
 import { enrollCheckedFleetContract, unenrollAndAnnounce } from '../core/enrollment/membership';
 import { createMeteredClient } from '../core/polling/metered-client';
 import type { StoredEvent } from '../core/store/records';
 import type { RecentMetrics } from '../runtime/metrics-window';
 import type { Runtime } from '../runtime/runtime';
+import {
+  type EnrollmentDetail,
+  enrollmentDetailSchema,
+  enrollmentPageSchema,
+  eventPageSchema,
+  fleetEnrolledSchema,
+  recentMetricsSchema,
+  unenrolledSchema,
+} from './contract';
 import type { CursorCodec } from './cursor';
 import { sendError } from './errors';
 import { errorResponse, type RouteBook } from './openapi';
 import {
   enrollmentListQuery,
-  enrollmentSchema,
   eventListQuery,
-  eventSchema,
   idParams,
-  page,
   publicEnrollment,
   publicEvent,
   publicVehicle,
-  vehicleSchema,
 } from './views';
 
 const DAY_MS = 86_400_000;
@@ -52,7 +56,7 @@ export function addManagementRoutes(app: Hono, book: RouteBook, deps: Management
       tag: 'metrics',
       access: 'management',
       responses: {
-        200: { description: 'Per-minute figures.', schema: z.looseObject({}) },
+        200: { description: 'Per-minute figures.', schema: recentMetricsSchema },
         404: errorResponse('This runtime keeps no in-process metrics (on AWS: CloudWatch).'),
       },
     },
@@ -79,11 +83,9 @@ export function addManagementRoutes(app: Hono, book: RouteBook, deps: Management
       tag: 'enrollments',
       access: 'management',
       body: fleetContractSchema,
+      bodyName: 'FleetContract',
       responses: {
-        201: {
-          description: 'Enrolled.',
-          schema: z.object({ enrollmentId: z.string(), vehicleId: z.string() }),
-        },
+        201: { description: 'Enrolled.', schema: fleetEnrolledSchema },
         400: badRequest,
         404: errorResponse('The API does not know the VIN (field `vin`); nothing stored.'),
         409: errorResponse('The VIN is already enrolled.'),
@@ -128,7 +130,7 @@ export function addManagementRoutes(app: Hono, book: RouteBook, deps: Management
       access: 'management',
       query: enrollmentListQuery,
       responses: {
-        200: { description: 'A page.', schema: page('enrollments', enrollmentSchema) },
+        200: { description: 'A page.', schema: enrollmentPageSchema },
         400: badRequest,
       },
     },
@@ -162,10 +164,7 @@ export function addManagementRoutes(app: Hono, book: RouteBook, deps: Management
       access: 'management',
       params: idParams,
       responses: {
-        200: {
-          description: 'The enrollment.',
-          schema: enrollmentSchema.extend({ vehicles: z.array(vehicleSchema) }),
-        },
+        200: { description: 'The enrollment.', schema: enrollmentDetailSchema },
         400: badRequest,
         404: notFound,
       },
@@ -175,7 +174,10 @@ export function addManagementRoutes(app: Hono, book: RouteBook, deps: Management
       if (!enrollment)
         return sendError(c, 404, 'NotFound', `no enrollment ${params.id.slice(0, 80)}`, { field: 'id' });
       const vehicles = await stores.vehicles.listByEnrollment(enrollment.id);
-      return c.json({ ...publicEnrollment(enrollment), vehicles: vehicles.map(publicVehicle) });
+      return c.json({
+        ...publicEnrollment(enrollment),
+        vehicles: vehicles.map(publicVehicle),
+      } satisfies EnrollmentDetail);
     },
   );
 
@@ -190,15 +192,7 @@ export function addManagementRoutes(app: Hono, book: RouteBook, deps: Management
       access: 'management',
       params: idParams,
       responses: {
-        200: {
-          description: 'Unenrolled (again, if it already was).',
-          schema: z.object({
-            enrollmentId: z.string(),
-            status: z.literal('unenrolled'),
-            transitioned: z.boolean(),
-            vehiclesPaused: z.number(),
-          }),
-        },
+        200: { description: 'Unenrolled (again, if it already was).', schema: unenrolledSchema },
         400: badRequest,
         404: notFound,
       },
@@ -228,7 +222,7 @@ export function addManagementRoutes(app: Hono, book: RouteBook, deps: Management
       query: eventListQuery,
       repeated: ['type'],
       responses: {
-        200: { description: 'A page, oldest first.', schema: page('events', eventSchema) },
+        200: { description: 'A page, oldest first.', schema: eventPageSchema },
         400: badRequest,
       },
     },

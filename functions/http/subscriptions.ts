@@ -6,16 +6,21 @@ import * as z from 'zod';
 import type { ServiceError, SubscriptionService } from '../core/subscriptions/service';
 import type { Result } from '../core/webhooks/result';
 import { bodyPolicy } from './body';
+import {
+  attemptPageSchema,
+  backlogSchema,
+  deliveryPageSchema,
+  enableResultSchema,
+  replayResultSchema,
+  secretRotatedSchema,
+  subscriptionCreatedSchema,
+  subscriptionPageSchema,
+  subscriptionSchema,
+  testDeliverySchema,
+} from './contract';
 import { type CursorCodec, createCursorCodec } from './cursor';
 import { errorResponse, RouteBook } from './openapi';
-import {
-  backlogSchema,
-  cursorSchema,
-  enableResultSchema,
-  page,
-  replayResultSchema,
-  subscriptionSchema,
-} from './views';
+import { cursorSchema } from './views';
 
 /**
  * The management routes of webhook subscriptions, as a Hono sub-app the local server and
@@ -138,8 +143,9 @@ export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
       operationId: 'createSubscription',
       summary: 'Create a webhook subscription; the answer holds its signing secret, shown this once',
       body: service.schemas.create,
+      bodyName: 'CreateSubscription',
       responses: {
-        201: { description: 'Created.', schema: subscriptionSchema.extend({ secret: z.string() }) },
+        201: { description: 'Created.', schema: subscriptionCreatedSchema },
         400: badRequest,
       },
     },
@@ -155,7 +161,7 @@ export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
       summary: 'List subscriptions, a page at a time',
       query: pageQuery,
       responses: {
-        200: { description: 'A page.', schema: page('items', subscriptionSchema) },
+        200: { description: 'A page.', schema: subscriptionPageSchema },
         400: badRequest,
       },
     },
@@ -187,6 +193,7 @@ export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
       summary: 'Change the URL, filters or description (null clears a filter)',
       params: byId,
       body: service.schemas.patch,
+      bodyName: 'UpdateSubscription',
       responses: { 200: one('Updated.'), 400: badRequest, 404: notFound },
     },
     async (c, { params, body }) => reply(c, await service.patch(params.id, body)),
@@ -218,7 +225,7 @@ export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
       summary: 'A new signing secret, shown this once; the old one still signs for a grace period',
       params: byId,
       responses: {
-        200: { description: 'The new secret.', schema: z.looseObject({ secret: z.string() }) },
+        200: { description: 'The new secret.', schema: secretRotatedSchema },
         404: notFound,
       },
     },
@@ -233,7 +240,11 @@ export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
       operationId: 'sendTestEvent',
       summary: 'Send a webhook.test event to this subscription now',
       params: byId,
-      responses: { 200: { description: 'The test delivery.', schema: z.looseObject({}) }, 404: notFound },
+      responses: {
+        200: { description: 'The test delivery and its attempt.', schema: testDeliverySchema },
+        404: notFound,
+        409: errorResponse('The subscription is disabled.'),
+      },
     },
     async (c, { params }) => reply(c, await service.test(params.id), 200),
   );
@@ -265,6 +276,7 @@ export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
         'The events detected while it was disabled that its filters match are read back from the event log and delivered in detection order with their own ids (`backlog: "discard"` delivers none of them). Events older than the log’s retention cannot be recovered: `backlog.truncated` says so. The failure streak is cleared.',
       params: byId,
       body: service.schemas.enable,
+      bodyName: 'EnableSubscription',
       responses: {
         200: { description: 'Enabled.', schema: enableResultSchema },
         400: badRequest,
@@ -299,7 +311,7 @@ export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
       params: byId,
       query: pageQuery,
       responses: {
-        200: { description: 'A page.', schema: page('items', z.looseObject({})) },
+        200: { description: 'A page of the attempt log, newest first.', schema: attemptPageSchema },
         400: badRequest,
         404: notFound,
       },
@@ -320,7 +332,7 @@ export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
       params: byId,
       query: pageQuery,
       responses: {
-        200: { description: 'A page.', schema: page('items', z.looseObject({})) },
+        200: { description: 'A page.', schema: deliveryPageSchema },
         400: badRequest,
         404: notFound,
       },
@@ -342,10 +354,12 @@ export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
         'With `eventIds`, the events are read from the log by id (`since` is then optional); each requested id not sent is listed in `skipped` with the reason (unknown, past the retention, or excluded by the filters).',
       params: byId,
       body: service.schemas.replay,
+      bodyName: 'ReplayRequest',
       responses: {
         202: { description: 'Queued.', schema: replayResultSchema },
         400: badRequest,
         404: notFound,
+        409: errorResponse('The subscription is disabled.'),
       },
     },
     async (c, { params, body }) => reply(c, await service.replay(params.id, body), 202),

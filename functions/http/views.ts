@@ -3,19 +3,19 @@
  * and path schemas its routes validate with, and the response shapes its OpenAPI document states.
  */
 import * as z from 'zod';
-import { envelopeSchema } from '../core/events/envelope';
 import {
   type Enrollment,
   enrollmentStatuses,
   type StoredEvent,
   type VehicleRecord,
 } from '../core/store/records';
+import type { Enrollment as EnrollmentView, StoredEventView, Vehicle } from './contract';
 
 export const MAX_ID_LENGTH = 256;
 export const MAX_PAGE = 100;
 
 /** What the API shows of an enrollment: never the token ciphertext. */
-export function publicEnrollment(e: Enrollment): Record<string, unknown> {
+export function publicEnrollment(e: Enrollment): EnrollmentView {
   if (e.kind === 'fleet-contract') {
     const { id, kind, brand, status, vin, contract, createdAt, updatedAt } = e;
     return { id, kind, brand, status, vin, contract, createdAt, updatedAt };
@@ -33,7 +33,7 @@ export function publicEnrollment(e: Enrollment): Record<string, unknown> {
   };
 }
 
-export function publicVehicle(v: VehicleRecord): Record<string, unknown> {
+export function publicVehicle(v: VehicleRecord): Vehicle {
   return {
     id: v.id,
     vin: v.vin,
@@ -41,13 +41,12 @@ export function publicVehicle(v: VehicleRecord): Record<string, unknown> {
     ...(v.apiVehicleId !== undefined ? { apiVehicleId: v.apiVehicleId } : {}),
     paused: v.paused,
     ...(v.pauseReason !== undefined ? { pauseReason: v.pauseReason } : {}),
-    ...(v.lastPolledAt !== undefined ? { lastPolledAt: v.lastPolledAt } : {}),
     ...(v.lastChangeAt !== undefined ? { lastChangeAt: v.lastChangeAt } : {}),
     createdAt: v.createdAt,
   };
 }
 
-export const publicEvent = (e: StoredEvent): Record<string, unknown> => ({
+export const publicEvent = (e: StoredEvent): StoredEventView => ({
   ...e.envelope,
   published: e.published,
   ...(e.publishedAt ? { publishedAt: e.publishedAt } : {}),
@@ -121,117 +120,15 @@ export const eventListQuery = z.object({
   vehicleId: idSchema.optional().meta({ description: "Only this vehicle's events." }),
 });
 
-// ---- response schemas (documentation of what the handlers return) ---------------------------------
+// ---- response schemas: the contract (functions/http/contract.ts) ----------------------------------
 
-const iso = z.string().meta({ format: 'date-time' });
-
-export const enrollmentSchema = z
-  .object({
-    id: z.string(),
-    kind: z.enum(['oauth-user', 'fleet-contract']),
-    brand: z.string(),
-    status: z.enum(enrollmentStatuses),
-    vin: z.string().optional(),
-    contract: z.string().optional(),
-    userId: z.string().optional(),
-    tokenExpiresAt: iso.optional(),
-    createdAt: iso,
-    updatedAt: iso,
-  })
-  .meta({ description: 'An enrollment (never its token).' });
-
-export const vehicleSchema = z
-  .object({
-    id: z.string(),
-    vin: z.string(),
-    brand: z.string().optional(),
-    apiVehicleId: z.string().optional(),
-    paused: z.boolean(),
-    pauseReason: z.string().optional(),
-    lastPolledAt: iso.optional(),
-    lastChangeAt: iso.optional(),
-    createdAt: iso,
-  })
-  .meta({ description: 'A vehicle Carhook polls.' });
-
-export const eventSchema = envelopeSchema
-  .extend({ published: z.boolean(), publishedAt: iso.optional() })
-  .loose()
-  .meta({ description: 'The event envelope as published, and whether it reached the bus.' });
-
-export const subscriptionSchema = z
-  .object({
-    id: z.string(),
-    url: z.string(),
-    eventTypes: z.array(z.string()).optional(),
-    vehicleIds: z.array(z.string()).optional(),
-    enrollmentIds: z.array(z.string()).optional(),
-    description: z.string().optional(),
-    status: z.string(),
-    disabledReason: z.string().optional(),
-    disabledAt: iso.optional(),
-    health: z.looseObject({}),
-    createdAt: iso,
-    updatedAt: iso,
-  })
-  .meta({ description: 'A webhook subscription (never its secret).' });
-
-const backlogWindowSchema = z.object({
-  disabledAt: iso,
-  until: iso,
-  keptSince: iso.meta({ description: 'The event log keeps events detected from here on (now − retention).' }),
-  retentionDays: z.number(),
-  truncated: z
-    .boolean()
-    .meta({ description: 'Disabled before keptSince: the events detected before it cannot be recovered.' }),
-  from: iso.meta({ description: 'Where recovery starts: the later of disabledAt and keptSince.' }),
-});
-
-export const backlogSchema = z
-  .object({
-    subscriptionId: z.string(),
-    status: z.enum(['active', 'disabled']),
-    window: backlogWindowSchema.optional(),
-    events: z.number().int().meta({ description: 'Matching events in the window (at most `limit`).' }),
-    more: z.boolean().meta({ description: 'There are more than `limit` matching events.' }),
-    limit: z.number().int(),
-    parked: z
-      .number()
-      .int()
-      .meta({ description: 'Deliveries parked when it was disabled (counted up to 1,000).' }),
-  })
-  .meta({ description: 'What enabling the subscription would deliver.' });
-
-export const enableResultSchema = z
-  .object({
-    subscription: subscriptionSchema,
-    resumed: z.number().int().meta({ description: 'Parked deliveries made pending again.' }),
-    backlog: backlogWindowSchema
-      .extend({
-        action: z.enum(['recover', 'discard']),
-        matched: z.number().int(),
-        recovered: z
-          .number()
-          .int()
-          .meta({ description: 'Deliveries created and queued, in detection order.' }),
-        discarded: z.number().int(),
-        more: z.boolean(),
-        nextFrom: iso.optional().meta({ description: 'Replay from here to recover the rest.' }),
-      })
-      .optional()
-      .meta({ description: 'The events detected while it was disabled; absent when it was active.' }),
-  })
-  .meta({ description: 'The enabled subscription and what became of what it missed.' });
-
-export const replayResultSchema = z
-  .object({
-    replayId: z.string(),
-    events: z.number().int(),
-    eventIds: z.array(z.string()),
-    skipped: z.array(z.object({ eventId: z.string(), reason: z.string() })),
-    scanned: z.number().int().optional().meta({ description: 'Events of the range read, matching or not.' }),
-  })
-  .meta({ description: 'The events queued for delivery, and why any requested one was not.' });
-
-export const page = <T extends z.ZodType>(key: string, item: T) =>
-  z.object({ [key]: z.array(item), cursor: z.string().optional() });
+export {
+  backlogSchema,
+  enableResultSchema,
+  enrollmentSchema,
+  errorSchema,
+  eventSchema,
+  replayResultSchema,
+  subscriptionSchema,
+  vehicleSchema,
+} from './contract';

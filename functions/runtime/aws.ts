@@ -212,6 +212,7 @@ export function createAwsRuntime(options: AwsRuntimeOptions): AwsRuntime {
         deliveryQueue: new SqsQueue<DeliveryJob>({ client: clients.sqs, queueUrl: deliveriesUrl }),
         ...senderOptionsOf(options.webhookSender, config.webhookAllowHosts),
         retrySchedule: RETRY_SCHEDULES[config.retrySchedule],
+        eventRetentionMs: config.eventLogRetentionDays * 86_400_000,
         onProblem: (problem) => logger.warn('webhook delivery problem', { ...problem }),
       }).catch((error: unknown) => {
         webhooks = undefined; // not cached: the next invocation tries again

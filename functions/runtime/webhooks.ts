@@ -30,6 +30,8 @@ export interface WebhookPorts {
   readonly onProblem?: (problem: { kind: string; message: string }) => void;
   /** Webhook retry schedule (default `standard`). */
   readonly retrySchedule?: RetrySchedule;
+  /** How long the event log keeps events (default 30 days): how far back `enable` recovers. */
+  readonly eventRetentionMs?: number;
 }
 
 export interface Webhooks {
@@ -87,6 +89,8 @@ export async function createWebhooks(
     engine,
     secrets,
     now,
+    ...(ports.retrySchedule ? { retrySchedule: ports.retrySchedule } : {}),
+    ...(ports.eventRetentionMs !== undefined ? { eventRetentionMs: ports.eventRetentionMs } : {}),
     urlPolicy: {
       allowInsecureLoopback,
       allowList,

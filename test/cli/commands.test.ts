@@ -261,6 +261,7 @@ describe('carhook management commands against the local runtime', () => {
       updateSubscription: ['subscriptions', 'edit'],
       deleteSubscription: ['subscriptions', 'remove'],
       enableSubscription: ['subscriptions', 'enable'],
+      getSubscriptionBacklog: ['subscriptions', 'backlog'],
       disableSubscription: ['subscriptions', 'disable'],
       rotateSubscriptionSecret: ['subscriptions', 'rotate'],
       sendTestEvent: ['subscriptions', 'test'],

@@ -103,7 +103,9 @@ describe('carhook management commands, one per route', () => {
     expect(JSON.parse(replay.stdout)).toMatchObject({
       events: 0,
       eventIds: [],
-      skipped: [{ eventId: 'evt_none', reason: 'not in the event log: unknown, or older than its retention' }],
+      skipped: [
+        { eventId: 'evt_none', reason: 'not in the event log: unknown, or older than its retention' },
+      ],
     });
   });
 

@@ -20,6 +20,7 @@ export type SubscriptionStoresFactory = () => Promise<{
 
 export const T0 = Date.parse('2026-11-22T10:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
+const failure = (ms: number) => ({ at: iso(ms), outcome: 'failure' as const, statusCode: 500 });
 
 export function subscription(id: string, overrides: Partial<SubscriptionRecord> = {}): SubscriptionRecord {
   return {
@@ -142,11 +143,15 @@ export function subscriptionStoreContract(name: string, make: SubscriptionStores
       expect(await subscriptions.update('sub_missing', { description: 'y' }, T0)).toBeUndefined();
     });
 
-    it('disables once, leaves the active list, and enable resets the health', async () => {
+    it('disables once, leaves the active list, and enable clears the failing streak but keeps the history', async () => {
       const { subscriptions } = await make();
       await subscriptions.create(subscription('sub_a'));
       await subscriptions.create(subscription('sub_b'));
-      expect(await subscriptions.recordFailure('sub_a', iso(T0), T0)).toEqual({ firstFailureAt: iso(T0) });
+      expect(await subscriptions.recordFailure('sub_a', failure(T0), T0)).toEqual({
+        firstFailureAt: iso(T0),
+        consecutiveFailures: 1,
+        lastFailure: { at: iso(T0), outcome: 'failure', statusCode: 500 },
+      });
       expect(await subscriptions.disable('sub_a', 'gone', T0 + 5)).toBe(true);
       expect(await subscriptions.disable('sub_a', 'gone', T0 + 6)).toBe(false);
       const disabled = await subscriptions.get('sub_a');
@@ -156,24 +161,38 @@ export function subscriptionStoreContract(name: string, make: SubscriptionStores
       expect(await subscriptions.enable('sub_a', T0 + 11)).toBe(false);
       const enabled = await subscriptions.get('sub_a');
       expect(enabled?.status).toBe('active');
-      expect(enabled?.health).toEqual({});
+      expect(enabled?.health).toEqual({ lastFailure: { at: iso(T0), outcome: 'failure', statusCode: 500 } });
       expect(enabled?.disabledReason).toBeUndefined();
       expect((await subscriptions.listActive()).map((s) => s.id)).toEqual(['sub_a', 'sub_b']);
     });
 
-    it('keeps the start of a failing streak until a success ends it', async () => {
+    it('counts a failing streak from its first failure, keeps the last failure, until a success ends it', async () => {
       const { subscriptions } = await make();
       await subscriptions.create(subscription('sub_a'));
-      expect(await subscriptions.recordFailure('sub_a', iso(T0), T0)).toEqual({ firstFailureAt: iso(T0) });
-      expect(await subscriptions.recordFailure('sub_a', iso(T0 + 9), T0 + 9)).toEqual({
+      expect(await subscriptions.recordFailure('sub_a', failure(T0), T0)).toEqual({
         firstFailureAt: iso(T0),
+        consecutiveFailures: 1,
+        lastFailure: { at: iso(T0), outcome: 'failure', statusCode: 500 },
       });
+      const timeout = { at: iso(T0 + 9), outcome: 'timeout' as const, error: 'x'.repeat(800) };
+      expect(await subscriptions.recordFailure('sub_a', timeout, T0 + 9)).toEqual({
+        firstFailureAt: iso(T0),
+        consecutiveFailures: 2,
+        // The status of the previous failure does not linger; a long error is cut to 500 characters.
+        lastFailure: { at: iso(T0 + 9), outcome: 'timeout', error: 'x'.repeat(500) },
+      });
+      expect(await subscriptions.get('sub_a')).toMatchObject({ health: { consecutiveFailures: 2 } });
       expect(await subscriptions.recordSuccess('sub_a', iso(T0 + 20), T0 + 20)).toBe(true);
-      expect((await subscriptions.get('sub_a'))?.health).toEqual({ lastSuccessAt: iso(T0 + 20) });
-      expect((await subscriptions.recordFailure('sub_a', iso(T0 + 30), T0 + 30))?.firstFailureAt).toBe(
-        iso(T0 + 30),
-      );
-      expect(await subscriptions.recordFailure('sub_missing', iso(T0), T0)).toBeUndefined();
+      expect((await subscriptions.get('sub_a'))?.health).toEqual({
+        lastSuccessAt: iso(T0 + 20),
+        lastFailure: { at: iso(T0 + 9), outcome: 'timeout', error: 'x'.repeat(500) },
+      });
+      expect(await subscriptions.recordFailure('sub_a', failure(T0 + 30), T0 + 30)).toMatchObject({
+        firstFailureAt: iso(T0 + 30),
+        consecutiveFailures: 1,
+        lastSuccessAt: iso(T0 + 20),
+      });
+      expect(await subscriptions.recordFailure('sub_missing', failure(T0), T0)).toBeUndefined();
       expect(await subscriptions.recordSuccess('sub_missing', iso(T0), T0)).toBe(false);
     });
 

@@ -35,9 +35,16 @@ async function health(
     failing.add(subscription.id);
     return (
       // Stryker disable next-line ObjectLiteral: a streak starting now is never 5 days old, so this health and {} decide alike
-      (await deps.subscriptions.recordFailure(subscription.id, attempt.startedAt, now)) ?? {
-        firstFailureAt: attempt.startedAt,
-      }
+      (await deps.subscriptions.recordFailure(
+        subscription.id,
+        {
+          at: attempt.startedAt,
+          outcome: attempt.outcome,
+          ...(attempt.statusCode !== undefined ? { statusCode: attempt.statusCode } : {}),
+          ...(attempt.error !== undefined ? { error: attempt.error } : {}),
+        },
+        now,
+      )) ?? { firstFailureAt: attempt.startedAt }
     );
   } catch (error) {
     state.report({ kind: 'StoreFailure', subscriptionId: subscription.id, message: describe(error) });

@@ -11,6 +11,9 @@ import {
 
 /** Rules shared by the memory and DynamoDB stores, so both validate and order the same way. */
 
+/** The stored last failure's error is cut to this many characters (the attempt log has it whole). */
+export const MAX_FAILURE_ERROR = 500;
+
 /** Attempt log and finished deliveries are kept this long (TTL), like the event log. */
 export const DELIVERY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 

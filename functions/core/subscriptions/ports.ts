@@ -1,5 +1,6 @@
 import type { IsoDate, Page, PageRequest } from '../store/records';
 import type { SubscriptionHealth } from '../webhooks';
+import type { FailureNote } from './health';
 import type {
   AttemptRecord,
   DeliveryRecord,
@@ -26,14 +27,18 @@ export interface SubscriptionStore {
   update(id: string, changes: SubscriptionChanges, now: number): Promise<SubscriptionRecord | undefined>;
   /** active → disabled. True only for the call that made the transition (one event is published). */
   disable(id: string, reason: string, now: number): Promise<boolean>;
-  /** disabled → active, health reset. True only for the call that made the transition. */
+  /**
+   * disabled → active, the failing streak cleared (`lastSuccessAt` and `lastFailure` kept as history).
+   * True only for the call that made the transition.
+   */
   enable(id: string, now: number): Promise<boolean>;
   /**
-   * A failed attempt: starts the failing streak (`firstFailureAt = at`) unless one is running.
-   * Returns the stored health (the 5-day rule counts from the streak's start); undefined if missing.
+   * A failed attempt: starts the failing streak (`firstFailureAt = failure.at`) unless one is
+   * running, counts it (`consecutiveFailures + 1`) and keeps it as `lastFailure`. Returns the stored
+   * health (the 5-day rule counts from the streak's start); undefined if missing.
    */
-  recordFailure(id: string, at: IsoDate, now: number): Promise<SubscriptionHealth | undefined>;
-  /** A success: ends the failing streak (`lastSuccessAt = at`). False when missing. */
+  recordFailure(id: string, failure: FailureNote, now: number): Promise<SubscriptionHealth | undefined>;
+  /** A success: ends the failing streak (`lastSuccessAt = at`, no streak, `lastFailure` kept). False when missing. */
   recordSuccess(id: string, at: IsoDate, now: number): Promise<boolean>;
   /** True when it existed. Its deliveries are cancelled lazily by the worker. */
   delete(id: string): Promise<boolean>;

@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '../events/envelope';
 import type { IsoDate } from '../store/records';
+import type { AttemptOutcome } from '../webhooks/outcome';
 import type { SubscriptionHealth } from '../webhooks/policy';
-import type { AttemptOutcome } from '../webhooks/sender';
 import type { SubscriptionStatus } from './schemas';
 
 /**

@@ -3,6 +3,7 @@ import type { DeliveryEngine } from '../delivery/engine';
 import { err, ok, type Result } from '../result';
 import type { EventLog } from '../store/ports';
 import { type BacklogWindow, backlogWindow, type Skipped, selectByIds, selectEvents } from './backlog';
+import type { HealthView } from './health';
 import type { DeliveryStore, SubscriptionStore } from './ports';
 import type { SubscriptionRecord } from './records';
 import { parseBody, type SubscriptionSchemas, type ValidationError } from './schemas';
@@ -23,8 +24,13 @@ export interface RecoveryContext {
   readonly retentionMs: number;
   readonly maxEvents: number;
   readonly load: (id: string) => Promise<Result<SubscriptionRecord, RecoveryError>>;
-  readonly toPublic: (s: SubscriptionRecord) => Omit<SubscriptionRecord, 'secretCiphertext'>;
+  /** The record as the API shows it (no secret, the health read now). */
+  readonly view: (s: SubscriptionRecord) => Promise<PublicView>;
 }
+
+export type PublicView = Omit<SubscriptionRecord, 'secretCiphertext' | 'health'> & {
+  readonly health: HealthView;
+};
 
 export type RecoveryError =
   | ValidationError
@@ -60,7 +66,7 @@ export interface BacklogOutcome extends BacklogWindow {
 }
 
 export interface EnableOutcome {
-  readonly subscription: Omit<SubscriptionRecord, 'secretCiphertext'>;
+  readonly subscription: PublicView;
   /** Parked deliveries made pending again. */
   readonly resumed: number;
   /** What happened to the events detected while it was disabled; absent when it was active. */
@@ -155,7 +161,7 @@ export function recoveryUseCases(ctx: RecoveryContext) {
       }
       const after = await ctx.load(id);
       if (!after.ok) return after;
-      return ok({ subscription: ctx.toPublic(after.value), resumed, ...(backlog ? { backlog } : {}) });
+      return ok({ subscription: await ctx.view(after.value), resumed, ...(backlog ? { backlog } : {}) });
     },
 
     async replay(id: string, body: unknown): Promise<Result<ReplayOutcome, RecoveryError>> {

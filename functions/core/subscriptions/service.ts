@@ -1,5 +1,7 @@
 import { systemDate } from '../clock';
 import type { DeliveryEngine } from '../delivery/engine';
+import type { RetrySchedule } from '../delivery/retry-schedule';
+import { DEFAULT_RETRY_SCHEDULE } from '../delivery/retry-schedule';
 import type { SecretBox } from '../delivery/secrets';
 import { EVENT_TYPES } from '../events/catalogue';
 import { err, ok, type Result } from '../result';
@@ -15,6 +17,7 @@ import {
   rotateSecrets,
 } from '../webhooks/signing';
 import { type CheckUrlOptions, checkUrl } from '../webhooks/url-policy';
+import { type HealthView, readHealth } from './health';
 import { newSubscriptionId } from './logic';
 import type { DeliveryStore, SubscriptionStore } from './ports';
 import type { AttemptRecord, DeliveryRecord, SubscriptionRecord } from './records';
@@ -43,13 +46,10 @@ export interface ConflictError {
 
 export type ServiceError = ValidationError | NotFoundError | ConflictError;
 
-/** A subscription as the API shows it: never any secret, never the ciphertext. */
-export type PublicSubscription = Omit<SubscriptionRecord, 'secretCiphertext'>;
-
-export function toPublic(s: SubscriptionRecord): PublicSubscription {
-  const { secretCiphertext: _secret, ...rest } = s;
-  return rest;
-}
+/** A subscription as the API shows it: never any secret, never the ciphertext; its health as read now. */
+export type PublicSubscription = Omit<SubscriptionRecord, 'secretCiphertext' | 'health'> & {
+  readonly health: HealthView;
+};
 
 export interface SubscriptionServiceDeps {
   readonly subscriptions: SubscriptionStore;
@@ -68,6 +68,8 @@ export interface SubscriptionServiceDeps {
   readonly maxReplayEvents?: number;
   /** How long the event log keeps events (default 30 days): how far back `enable` can recover. */
   readonly eventRetentionMs?: number;
+  /** The retry schedule (default `standard`): when a failing endpoint would be disabled. */
+  readonly retrySchedule?: Pick<RetrySchedule, 'disableAfterFailingMs'>;
 }
 
 export interface PageQuery {
@@ -124,6 +126,14 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     return s ? ok(s) : err(notFound(id));
   }
 
+  const disableAfterFailingMs = (deps.retrySchedule ?? DEFAULT_RETRY_SCHEDULE).disableAfterFailingMs;
+  /** The record as the API shows it: no secret, the health read now. */
+  async function view(record: SubscriptionRecord): Promise<PublicSubscription> {
+    const { secretCiphertext: _secret, health: _stored, ...rest } = record;
+    const health = await readHealth(deps.deliveries, record, clock().getTime(), disableAfterFailingMs);
+    return { ...rest, health };
+  }
+
   const recovery = recoveryUseCases({
     subscriptions: deps.subscriptions,
     deliveries: deps.deliveries,
@@ -134,7 +144,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     retentionMs: deps.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS,
     maxEvents: maxReplay,
     load,
-    toPublic,
+    view,
   });
 
   async function checkDns(url: string): Promise<ValidationError | undefined> {
@@ -170,7 +180,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       };
       if (!(await deps.subscriptions.create(record)))
         return err({ kind: 'Conflict', message: `subscription id ${id} exists already; retry` });
-      return ok({ ...toPublic(record), secret });
+      return ok({ ...(await view(record)), secret });
     },
 
     async list(query: PageQuery): Promise<Result<Page<PublicSubscription>, ServiceError>> {
@@ -178,12 +188,12 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       if (!page.ok) return page;
       const listed = await guarded(() => deps.subscriptions.list(page.value));
       if (!listed.ok) return listed;
-      return ok({ ...listed.value, items: listed.value.items.map(toPublic) });
+      return ok({ ...listed.value, items: await Promise.all(listed.value.items.map(view)) });
     },
 
     async get(id: string): Promise<Result<PublicSubscription, ServiceError>> {
       const s = await load(id);
-      return s.ok ? ok(toPublic(s.value)) : s;
+      return s.ok ? ok(await view(s.value)) : s;
     },
 
     async patch(id: string, body: unknown): Promise<Result<PublicSubscription, ServiceError>> {
@@ -196,7 +206,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
         if (dns) return err(dns);
       }
       const updated = await deps.subscriptions.update(id, parsed.value, clock().getTime());
-      return updated ? ok(toPublic(updated)) : err(notFound(id));
+      return updated ? ok(await view(updated)) : err(notFound(id));
     },
 
     async remove(id: string): Promise<Result<void, ServiceError>> {
@@ -263,7 +273,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       if (!s.ok) return s;
       await deps.subscriptions.disable(id, 'disabled by an operator', clock().getTime());
       const after = await load(id);
-      return after.ok ? ok(toPublic(after.value)) : after;
+      return after.ok ? ok(await view(after.value)) : after;
     },
 
     async deliveries(id: string, query: PageQuery): Promise<Result<Page<AttemptRecord>, ServiceError>> {

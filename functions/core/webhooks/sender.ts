@@ -15,7 +15,9 @@ export const RETRY_AFTER_MAX_MS = 24 * 60 * 60 * 1000;
 /** Statuses whose Retry-After is honoured: rate limiting and a gateway or service that is unavailable. */
 export const RETRY_AFTER_STATUSES: readonly number[] = [429, 502, 503, 504];
 
-export type AttemptOutcome = 'success' | 'failure' | 'gone' | 'timeout' | 'network' | 'refused';
+import type { AttemptOutcome } from './outcome';
+
+export { ATTEMPT_OUTCOMES, type AttemptOutcome } from './outcome';
 
 /** One attempt of one delivery: what the attempt log (`GET /subscriptions/{id}/deliveries`) shows. */
 export interface DeliveryAttempt {
