@@ -3,8 +3,9 @@
  * and the enrollments' management routes (named as in the console).
  */
 import { type Command, Option } from 'commander';
+import type { EnrollmentPage, FleetEnrolled } from '../../functions/http/contract';
 import { CliError, resolveTarget } from './client';
-import { allPages, call, globals, type Json, readFileOption, show, str, table } from './common';
+import { allPages, call, globals, readFileOption, show, str, table } from './common';
 import { enrollmentCommands } from './manage';
 import { parseContractsCsv, progressBar } from './progress';
 
@@ -37,10 +38,10 @@ export function addEnrollCommands(program: Command): void {
           if (!o.vin || !o.contract || !o.brand) {
             throw new CliError('Usage', '--vin, --contract and --brand are required (or --file with many)');
           }
-          const r = await call(command, 'POST', '/enrollments/contracts', {
+          const r = await call<FleetEnrolled>(command, 'POST', '/enrollments/contracts', {
             body: { vin: o.vin, contract: o.contract, brand: o.brand },
           });
-          const b = r.body as Json;
+          const b = r.body;
           show(
             command,
             b,
@@ -52,11 +53,14 @@ export function addEnrollCommands(program: Command): void {
         const parsed = parseContractsCsv(text);
         if (!parsed.ok) throw new CliError('Usage', `--file: ${parsed.message}`);
         const bar = progressBar(parsed.rows.length, 'enrolling');
-        const results: Json[] = [];
+        const results: (
+          | ({ vin: string; ok: true } & FleetEnrolled)
+          | { vin: string; ok: false; error: string }
+        )[] = [];
         for (const row of parsed.rows) {
           try {
-            const r = await call(command, 'POST', '/enrollments/contracts', { body: row });
-            results.push({ vin: row.vin, ok: true, ...(r.body as Json) });
+            const r = await call<FleetEnrolled>(command, 'POST', '/enrollments/contracts', { body: row });
+            results.push({ vin: row.vin, ok: true, ...r.body });
           } catch (error) {
             if (!(error instanceof CliError) || error.kind !== 'Http') throw error;
             results.push({ vin: row.vin, ok: false, error: error.message });
@@ -64,11 +68,11 @@ export function addEnrollCommands(program: Command): void {
           bar.tick();
         }
         bar.done();
-        const failed = results.filter((r) => r.ok === false);
+        const failed = results.flatMap((r) => (r.ok ? [] : [r]));
         show(command, { results }, () =>
           [
             `enrolled ${results.length - failed.length} of ${results.length}`,
-            ...failed.map((f) => `  ${str(f.vin)}: ${str(f.error)}`),
+            ...failed.map((f) => `  ${f.vin}: ${f.error}`),
           ].join('\n'),
         );
         if (failed.length > 0) process.exitCode = 1;
@@ -87,7 +91,9 @@ export function addEnrollCommands(program: Command): void {
       ]),
     )
     .action(async (o: { status?: string }, command: Command) => {
-      const items = await allPages(command, '/enrollments', 'enrollments', { status: o.status });
+      const items = await allPages(command, '/enrollments', (p: EnrollmentPage) => p.enrollments, {
+        status: o.status,
+      });
       show(command, { enrollments: items }, () =>
         table([
           ['ID', 'KIND', 'BRAND', 'STATUS', 'USER/VIN', 'CREATED'],

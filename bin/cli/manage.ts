@@ -5,8 +5,19 @@
 
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
+import type {
+  AttemptPage,
+  Backlog,
+  DeliveryPage,
+  EnableResult,
+  EnrollmentDetail,
+  Subscription,
+  Unenrolled,
+  UpdateSubscriptionBody,
+} from '../../functions/http/contract';
 import { CliError } from './client';
-import { allPages, call, globals, type Json, list, out, show, str, table } from './common';
+import { allPages, call, globals, list, out, show, str, table } from './common';
+import { backlogLines, enabledLines, subscriptionLines } from './views';
 
 const subscriptionPath = (id: string) => `/subscriptions/${encodeURIComponent(id)}`;
 
@@ -15,42 +26,6 @@ function filter(raw: string | undefined): string[] | null | undefined {
   if (raw === undefined) return undefined;
   const items = list(raw) ?? [];
   return items.length === 0 || (items.length === 1 && items[0] === 'all') ? null : items;
-}
-
-const percent = (rate: unknown) => (typeof rate === 'number' ? `${Math.round(rate * 1000) / 10} %` : '-');
-
-/** The health in one word and a figure, for tables: `failing (6)`, `healthy 100 %`, `new`. */
-export function healthCell(health: Json | undefined): string {
-  const h = health ?? {};
-  const last24h = (h.last24h ?? {}) as Json;
-  if (h.state === 'failing') return `failing (${str(h.consecutiveFailures)})`;
-  if (h.state === 'healthy') return `healthy ${percent(last24h.successRate)}`.trim();
-  return str(h.state);
-}
-
-function failureText(f: Json): string {
-  return `${f.statusCode !== undefined ? `HTTP ${str(f.statusCode)}` : str(f.error)} (${str(f.outcome)})`;
-}
-
-function subscriptionLine(s: Json): string {
-  const types = Array.isArray(s.eventTypes) ? (s.eventTypes as string[]).join(',') : '*';
-  const h = (s.health ?? {}) as Json;
-  const last24h = (h.last24h ?? {}) as Json;
-  const retrying = (h.retrying ?? {}) as Json;
-  const lastFailure = h.lastFailure as Json | undefined;
-  return [
-    `subscription ${str(s.id)} → ${str(s.url)}`,
-    `  status ${str(s.status)}${s.disabledReason ? ` (${str(s.disabledReason)})` : ''}, types ${types}`,
-    `  health ${str(h.state)}: ${str(h.consecutiveFailures)} consecutive failure(s)${h.failingSince ? ` since ${str(h.failingSince)}` : ''}`,
-    `  last success ${h.lastSuccessAt ? str(h.lastSuccessAt) : 'never'}; last failure ${
-      lastFailure ? `${str(lastFailure.at)}: ${failureText(lastFailure)}` : 'never'
-    }`,
-    `  last 24 h: ${str(last24h.attempts)} attempt(s), ${str(last24h.succeeded)} succeeded (${percent(last24h.successRate)})${
-      last24h.complete === false ? `, counted since ${str(last24h.since)}` : ''
-    }`,
-    `  retrying ${str(retrying.deliveries)} delivery(ies)${retrying.nextAttemptAt ? `, next at ${str(retrying.nextAttemptAt)}` : ''}`,
-    ...(h.disablesAt ? [`  disabled by the first failed attempt after ${str(h.disablesAt)}`] : []),
-  ].join('\n');
 }
 
 async function ask(question: string): Promise<string> {
@@ -62,62 +37,21 @@ async function ask(question: string): Promise<string> {
   }
 }
 
-/** What enabling would do, before it is done (`GET …/backlog`). */
-export function backlogLines(b: Json, discard: boolean): string {
-  const w = b.window as Json | undefined;
-  if (!w) return `subscription ${str(b.subscriptionId)} is ${str(b.status)}: no event is waiting for it`;
-  const events = `${str(b.events)}${b.more ? '+' : ''}`;
-  return [
-    `subscription ${str(b.subscriptionId)} is disabled since ${str(w.disabledAt)}`,
-    `  ${events} event(s) matching its filters were detected since then: ${
-      discard
-        ? 'with --discard none of them is delivered'
-        : `enabling queues them in detection order, with their own ids${b.more ? ` (the first ${str(b.limit)}; replay the rest)` : ''}`
-    }`,
-    ...(w.truncated
-      ? [
-          `  the event log keeps ${str(w.retentionDays)} days: events detected before ${str(w.keptSince)} are gone and cannot be delivered`,
-        ]
-      : []),
-    `  ${str(b.parked)} parked delivery(ies) resume`,
-  ].join('\n');
-}
-
-function enabledLines(id: string, b: Json): string {
-  const backlog = b.backlog as Json | undefined;
-  const lines = [`enabled ${id}: ${str(b.resumed)} parked delivery(ies) resumed`];
-  if (backlog) {
-    lines.push(
-      backlog.action === 'discard'
-        ? `  ${str(backlog.discarded)} event(s) detected while disabled discarded`
-        : `  ${str(backlog.recovered)} event(s) detected while disabled queued for delivery in detection order, with their own ids`,
-    );
-    if (backlog.truncated)
-      lines.push(
-        `  events detected before ${str(backlog.keptSince)} were past the event log's retention: lost`,
-      );
-    if (backlog.more)
-      lines.push(
-        `  more remain: carhook subscriptions replay ${id} --since ${str(backlog.nextFrom)} delivers them`,
-      );
-  }
-  return lines.join('\n');
-}
-
 export function subscriptionCommands(subs: Command): void {
   subs
     .command('get')
     .description('show one subscription (never its secret)')
     .argument('<id>', 'subscription id')
     .action(async (id: string, _o: unknown, command: Command) => {
-      const r = await call(command, 'GET', subscriptionPath(id));
-      show(command, r.body, () => subscriptionLine(r.body as Json));
+      const r = await call<Subscription>(command, 'GET', subscriptionPath(id));
+      show(command, r.body, () => subscriptionLines(r.body));
     });
   subs
     .command('edit')
     .description('change the endpoint, the filters or the note (the URL is checked again)')
     .argument('<id>', 'subscription id')
-    .option('--endpoint <url>', 'the new endpoint URL')
+    .option('--url <url>', 'the new endpoint URL (as in subscriptions add)')
+    .option('--endpoint <url>', 'the same as --url (kept for scripts)')
     .option('--types <list>', "event types, comma-separated ('all' clears the filter)")
     .option('--vehicles <list>', "only these vehicle ids ('all' clears)")
     .option('--enrollments <list>', "only these enrollment ids ('all' clears)")
@@ -126,6 +60,7 @@ export function subscriptionCommands(subs: Command): void {
       async (
         id: string,
         o: {
+          url?: string;
           endpoint?: string;
           types?: string;
           vehicles?: string;
@@ -134,20 +69,24 @@ export function subscriptionCommands(subs: Command): void {
         },
         command: Command,
       ) => {
-        const body: Json = {};
-        if (o.endpoint !== undefined) body.url = o.endpoint;
-        if (o.types !== undefined) body.eventTypes = filter(o.types);
-        if (o.vehicles !== undefined) body.vehicleIds = filter(o.vehicles);
-        if (o.enrollments !== undefined) body.enrollmentIds = filter(o.enrollments);
-        if (o.description !== undefined) body.description = o.description === '' ? null : o.description;
+        const url = o.url ?? o.endpoint;
+        const body: UpdateSubscriptionBody = {
+          ...(url !== undefined ? { url } : {}),
+          ...(o.types !== undefined ? { eventTypes: filter(o.types) } : {}),
+          ...(o.vehicles !== undefined ? { vehicleIds: filter(o.vehicles) } : {}),
+          ...(o.enrollments !== undefined ? { enrollmentIds: filter(o.enrollments) } : {}),
+          ...(o.description !== undefined
+            ? { description: o.description === '' ? null : o.description }
+            : {}),
+        };
         if (Object.keys(body).length === 0) {
           throw new CliError(
             'Usage',
-            'edit: give at least one of --endpoint, --types, --vehicles, --enrollments, --description',
+            'edit: give at least one of --url, --types, --vehicles, --enrollments, --description',
           );
         }
-        const r = await call(command, 'PATCH', subscriptionPath(id), { body });
-        show(command, r.body, () => subscriptionLine(r.body as Json));
+        const r = await call<Subscription>(command, 'PATCH', subscriptionPath(id), { body });
+        show(command, r.body, () => subscriptionLines(r.body));
       },
     );
   subs
@@ -157,8 +96,8 @@ export function subscriptionCommands(subs: Command): void {
     )
     .argument('<id>', 'subscription id')
     .action(async (id: string, _o: unknown, command: Command) => {
-      const r = await call(command, 'GET', `${subscriptionPath(id)}/backlog`);
-      show(command, r.body, () => backlogLines(r.body as Json, false));
+      const r = await call<Backlog>(command, 'GET', `${subscriptionPath(id)}/backlog`);
+      show(command, r.body, () => backlogLines(r.body, false));
     });
   subs
     .command('enable')
@@ -170,8 +109,8 @@ export function subscriptionCommands(subs: Command): void {
     .option('--yes', 'do not ask for confirmation (asked only on a terminal)')
     .action(async (id: string, o: { discard?: boolean; yes?: boolean }, command: Command) => {
       const json = globals(command).json === true;
-      const preview = await call(command, 'GET', `${subscriptionPath(id)}/backlog`);
-      if (!json) out(backlogLines(preview.body as Json, o.discard === true));
+      const preview = await call<Backlog>(command, 'GET', `${subscriptionPath(id)}/backlog`);
+      if (!json) out(backlogLines(preview.body, o.discard === true));
       if (!json && !o.yes && process.stdin.isTTY) {
         const answer = await ask(
           o.discard ? 'Enable and discard them? [y/N] ' : 'Enable and deliver them? [y/N] ',
@@ -182,11 +121,10 @@ export function subscriptionCommands(subs: Command): void {
           return;
         }
       }
-      const r = await call(command, 'POST', `${subscriptionPath(id)}/enable`, {
+      const r = await call<EnableResult>(command, 'POST', `${subscriptionPath(id)}/enable`, {
         body: { backlog: o.discard ? 'discard' : 'recover' },
       });
-      const b = r.body as Json;
-      show(command, b, () => enabledLines(id, b));
+      show(command, r.body, () => enabledLines(id, r.body));
     });
   subs
     .command('disable')
@@ -195,7 +133,7 @@ export function subscriptionCommands(subs: Command): void {
     )
     .argument('<id>', 'subscription id')
     .action(async (id: string, _o: unknown, command: Command) => {
-      const r = await call(command, 'POST', `${subscriptionPath(id)}/disable`);
+      const r = await call<Subscription>(command, 'POST', `${subscriptionPath(id)}/disable`);
       show(command, r.body, () => `disabled ${id}`);
     });
   subs
@@ -205,18 +143,22 @@ export function subscriptionCommands(subs: Command): void {
     )
     .argument('<id>', 'subscription id')
     .action(async (id: string, _o: unknown, command: Command) => {
-      const items = await allPages(command, `${subscriptionPath(id)}/deliveries`, 'items');
+      const items = await allPages(
+        command,
+        `${subscriptionPath(id)}/deliveries`,
+        (p: AttemptPage) => p.items,
+      );
       show(command, { items }, () =>
         table([
           ['STARTED', 'EVENT', 'TYPE', '#', 'OUTCOME', 'STATUS', 'MS', 'NEXT'],
           ...items.map((a) => [
-            str(a.startedAt),
-            str(a.eventId),
-            str(a.eventType),
-            str(a.attemptNumber),
-            str(a.outcome),
+            a.startedAt,
+            a.eventId,
+            a.eventType,
+            String(a.attemptNumber),
+            a.outcome,
             str(a.statusCode ?? a.error),
-            typeof a.durationMs === 'number' ? String(Math.round(a.durationMs)) : '-',
+            String(Math.round(a.durationMs)),
             str(a.nextAttemptAt),
           ]),
         ]),
@@ -227,17 +169,15 @@ export function subscriptionCommands(subs: Command): void {
     .description('deliveries that gave up after every retry')
     .argument('<id>', 'subscription id')
     .action(async (id: string, _o: unknown, command: Command) => {
-      const items = await allPages(command, `${subscriptionPath(id)}/dead-letters`, 'items');
+      const items = await allPages(
+        command,
+        `${subscriptionPath(id)}/dead-letters`,
+        (p: DeliveryPage) => p.items,
+      );
       show(command, { items }, () =>
         table([
           ['DELIVERY', 'EVENT', 'TYPE', 'ATTEMPTS', 'UPDATED'],
-          ...items.map((d) => [
-            str(d.id),
-            str(d.eventId),
-            str(d.eventType),
-            str(d.attempts),
-            str(d.updatedAt),
-          ]),
+          ...items.map((d) => [d.id, d.eventId, d.eventType, String(d.attempts), d.updatedAt]),
         ]),
       );
     });
@@ -249,20 +189,14 @@ export function enrollmentCommands(enrollments: Command): void {
     .description('show one enrollment and its vehicles')
     .argument('<id>', 'enrollment id')
     .action(async (id: string, _o: unknown, command: Command) => {
-      const r = await call(command, 'GET', `/enrollments/${encodeURIComponent(id)}`);
-      const b = r.body as Json;
-      const vehicles = Array.isArray(b.vehicles) ? (b.vehicles as Json[]) : [];
+      const r = await call<EnrollmentDetail>(command, 'GET', `/enrollments/${encodeURIComponent(id)}`);
+      const b = r.body;
       show(command, b, () =>
         [
-          `enrollment ${str(b.id)} (${str(b.kind)}, ${str(b.brand)}): ${str(b.status)}`,
+          `enrollment ${b.id} (${b.kind}, ${b.brand}): ${b.status}`,
           table([
             ['VEHICLE', 'VIN', 'POLLING', 'LAST CHANGE'],
-            ...vehicles.map((v) => [
-              str(v.id),
-              str(v.vin),
-              v.paused ? 'paused' : 'active',
-              str(v.lastChangeAt),
-            ]),
+            ...b.vehicles.map((v) => [v.id, v.vin, v.paused ? 'paused' : 'active', str(v.lastChangeAt)]),
           ]),
         ].join('\n'),
       );
@@ -272,8 +206,7 @@ export function enrollmentCommands(enrollments: Command): void {
     .description('unenroll: polling stops and tokens are deleted; the event log is kept until it expires')
     .argument('<id>', 'enrollment id')
     .action(async (id: string, _o: unknown, command: Command) => {
-      const r = await call(command, 'DELETE', `/enrollments/${encodeURIComponent(id)}`);
-      const b = r.body as Json;
-      show(command, b, () => `unenrolled ${id}: ${str(b.vehiclesPaused)} vehicle(s) no longer polled`);
+      const r = await call<Unenrolled>(command, 'DELETE', `/enrollments/${encodeURIComponent(id)}`);
+      show(command, r.body, () => `unenrolled ${id}: ${r.body.vehiclesPaused} vehicle(s) no longer polled`);
     });
 }

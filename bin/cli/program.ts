@@ -4,11 +4,12 @@
  * JSON for scripts; errors are one line on stderr and a non-zero exit code.
  */
 import { Command, CommanderError } from 'commander';
+import type { EventPage, RecentMetricsView } from '../../functions/http/contract';
 import { formatDuration, parseDuration } from '../../functions/local/duration';
 import { DEFAULT_WEBHOOK_ALLOW_HOSTS, LOCAL_DEFAULTS } from '../../functions/local/options';
 import { DEFAULT_SETTINGS, INTEGER_SETTINGS } from '../../functions/runtime/settings';
 import { CliError } from './client';
-import { allPages, call, globals, type Json, out, readFileOption, show, str, table } from './common';
+import { allPages, call, globals, out, readFileOption, show, str, table } from './common';
 import { runDev } from './dev';
 import { addEnrollCommands } from './enroll-commands';
 import { addSubscriptionCommands } from './subscription-commands';
@@ -142,19 +143,19 @@ export function buildProgram(): Command {
         let from = new Date(Date.now() - since.value).toISOString();
         const json = globals(command).json === true;
         for (;;) {
-          const items = await allPages(command, '/events', 'events', {
+          const items = await allPages(command, '/events', (p: EventPage) => p.events, {
             type: o.type,
             vehicleId: o.vehicle,
             since: from,
           });
           for (const e of items) {
-            const id = str(e.id);
+            const id = e.id;
             if (seen.has(id)) continue;
             seen.add(id);
             out(
               json
                 ? JSON.stringify(e)
-                : `${str(e.occurredAt)}  ${str(e.type).padEnd(32)} ${str((e.vehicle as Json | undefined)?.id ?? (e.enrollment as Json | undefined)?.id).padEnd(20)} ${id}`,
+                : `${e.occurredAt}  ${e.type.padEnd(32)} ${str(e.vehicle?.id ?? e.enrollment?.id).padEnd(20)} ${id}`,
             );
           }
           if (o.once) return;
@@ -169,19 +170,8 @@ export function buildProgram(): Command {
     .command('metrics')
     .description('quota use and detection lag, minute by minute (GET /metrics/recent; the local runtime)')
     .action(async (_o: unknown, command: Command) => {
-      const r = await call(command, 'GET', '/metrics/recent');
-      const body = r.body as {
-        quota: { limit: number; windowSeconds: number };
-        minutes: {
-          minute: string;
-          apiRequests: number;
-          apiRateLimited: number;
-          eventsPublished: number;
-          deliveriesSucceeded: number;
-          deliveriesFailed: number;
-          lagMs: { count: number; p95?: number };
-        }[];
-      };
+      const r = await call<RecentMetricsView>(command, 'GET', '/metrics/recent');
+      const body = r.body;
       show(command, body, () => {
         const rows = body.minutes.map((m) => [
           m.minute.slice(11, 16),

@@ -4,12 +4,21 @@
  * replay).
  */
 import type { Command } from 'commander';
+import type {
+  CreateSubscriptionBody,
+  ReplayResult,
+  SecretRotated,
+  SubscriptionCreated,
+  SubscriptionPage,
+  TestDelivery,
+} from '../../functions/http/contract';
 import { parseDuration } from '../../functions/local/duration';
 import { CliError } from './client';
-import { allPages, call, globals, type Json, list, REPLAY_POLL_MS, show, str, table } from './common';
-import { healthCell, subscriptionCommands } from './manage';
+import { allPages, call, globals, list, REPLAY_POLL_MS, show, str, table } from './common';
+import { subscriptionCommands } from './manage';
 import { progressBar } from './progress';
 import { attemptLines, waitForReplay } from './replay-wait';
+import { healthCell } from './views';
 
 export function addSubscriptionCommands(program: Command): void {
   const subs = program.command('subscriptions').description('webhook subscriptions');
@@ -34,15 +43,15 @@ export function addSubscriptionCommands(program: Command): void {
           vehicleIds: list(o.vehicles || undefined),
           enrollmentIds: list(o.enrollments || undefined),
           description: o.description || undefined,
-        };
+        } satisfies CreateSubscriptionBody;
         // --url here is the endpoint; the API address is the root's --url or CARHOOK_URL.
-        const r = await call(command, 'POST', '/subscriptions', { body });
-        const b = r.body as Json;
+        const r = await call<SubscriptionCreated>(command, 'POST', '/subscriptions', { body });
+        const b = r.body;
         show(
           command,
           b,
           () =>
-            `subscription ${str(b.id)} → ${str(b.url)}\nsecret ${str(b.secret)}   (shown once: keep it to verify signatures)`,
+            `subscription ${b.id} → ${b.url}\nsecret ${b.secret}   (shown once: keep it to verify signatures)`,
         );
       },
     );
@@ -50,16 +59,16 @@ export function addSubscriptionCommands(program: Command): void {
     .command('list')
     .description('list subscriptions')
     .action(async (_o: unknown, command: Command) => {
-      const items = await allPages(command, '/subscriptions', 'items');
+      const items = await allPages(command, '/subscriptions', (p: SubscriptionPage) => p.items);
       show(command, { items }, () =>
         table([
           ['ID', 'STATUS', 'HEALTH', 'URL', 'TYPES'],
           ...items.map((s) => [
-            str(s.id),
-            str(s.status),
-            healthCell(s.health as Json | undefined),
-            str(s.url),
-            s.eventTypes ? (s.eventTypes as string[]).join(',') : '*',
+            s.id,
+            s.status,
+            healthCell(s.health),
+            s.url,
+            s.eventTypes ? s.eventTypes.join(',') : '*',
           ]),
         ]),
       );
@@ -77,13 +86,13 @@ export function addSubscriptionCommands(program: Command): void {
     .description('send a signed webhook.test event now and show the attempt')
     .argument('<id>', 'subscription id')
     .action(async (id: string, _o: unknown, command: Command) => {
-      const r = await call(command, 'POST', `/subscriptions/${encodeURIComponent(id)}/test`);
-      const attempt = ((r.body as Json).attempt ?? {}) as Json;
+      const r = await call<TestDelivery>(command, 'POST', `/subscriptions/${encodeURIComponent(id)}/test`);
+      const attempt = r.body.attempt;
       show(
         command,
         r.body,
         () =>
-          `test delivery: ${str(attempt.outcome)}${attempt.statusCode !== undefined ? ` (HTTP ${str(attempt.statusCode)})` : ''}${attempt.error ? ` ${str(attempt.error)}` : ''}`,
+          `test delivery: ${attempt.outcome}${attempt.statusCode !== undefined ? ` (HTTP ${attempt.statusCode})` : ''}${attempt.error ? ` ${attempt.error}` : ''} in ${Math.round(attempt.durationMs)} ms`,
       );
     });
   subs
@@ -91,12 +100,16 @@ export function addSubscriptionCommands(program: Command): void {
     .description('rotate the signing secret (the previous one stays valid for 24 h)')
     .argument('<id>', 'subscription id')
     .action(async (id: string, _o: unknown, command: Command) => {
-      const r = await call(command, 'POST', `/subscriptions/${encodeURIComponent(id)}/rotate-secret`);
-      const b = r.body as Json;
+      const r = await call<SecretRotated>(
+        command,
+        'POST',
+        `/subscriptions/${encodeURIComponent(id)}/rotate-secret`,
+      );
+      const b = r.body;
       show(
         command,
         b,
-        () => `new secret ${str(b.secret)}   (previous one valid until ${str(b.previousSecretExpiresAt)})`,
+        () => `new secret ${b.secret}   (previous one valid until ${b.previousSecretExpiresAt})`,
       );
     });
   subs
@@ -134,7 +147,7 @@ export function addSubscriptionCommands(program: Command): void {
         const timeout = parseDuration('--timeout', o.timeout, { minMs: 1, maxMs: 7 * 86_400_000 });
         if (!timeout.ok) throw new CliError('Usage', timeout.message);
         const path = `/subscriptions/${encodeURIComponent(id)}`;
-        const r = await call(command, 'POST', `${path}/replay`, {
+        const r = await call<ReplayResult>(command, 'POST', `${path}/replay`, {
           body: {
             since,
             until: o.until || undefined,
@@ -142,9 +155,9 @@ export function addSubscriptionCommands(program: Command): void {
             eventIds: list(o.events || undefined),
           },
         });
-        const b = r.body as Json;
-        const replayId = str(b.replayId);
-        const skipped = Array.isArray(b.skipped) ? (b.skipped as { eventId: string; reason: string }[]) : [];
+        const b = r.body;
+        const replayId = b.replayId;
+        const skipped = b.skipped;
         const skippedLines = skipped.map((x) => `  ${x.eventId} not sent: ${x.reason}`);
         const nothing =
           b.events === 0 && skipped.length === 0
@@ -163,9 +176,7 @@ export function addSubscriptionCommands(program: Command): void {
           if (b.events === 0) process.exitCode = 1;
           return;
         }
-        const eventIds = Array.isArray(b.eventIds)
-          ? (b.eventIds as unknown[]).filter((e): e is string => typeof e === 'string')
-          : [];
+        const eventIds = b.eventIds;
         const json = globals(command).json === true;
         // --json: stdout carries only the summary, stderr stays quiet too (scripts read both).
         const bar = progressBar(eventIds.length, 'delivering', json ? { write: () => true } : process.stderr);

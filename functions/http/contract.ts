@@ -12,6 +12,7 @@ import * as z from 'zod';
 import { enrollmentKinds, envelopeSchema } from '../core/events/envelope';
 import { enrollmentStatuses } from '../core/store/records';
 import { deliveryStatuses } from '../core/subscriptions/records';
+import type { SubscriptionSchemas } from '../core/subscriptions/schemas';
 import { ATTEMPT_OUTCOMES } from '../core/webhooks/outcome';
 
 /** Every named schema of the document, by its name in `components.schemas`. */
@@ -405,6 +406,7 @@ export type EventPage = z.output<typeof eventPageSchema>;
 export type RecentMetricsView = z.output<typeof recentMetricsSchema>;
 export type Subscription = z.output<typeof subscriptionSchema>;
 export type SubscriptionHealthView = z.output<typeof subscriptionHealthSchema>;
+export type AttemptFailure = z.output<typeof attemptFailureSchema>;
 export type SubscriptionCreated = z.output<typeof subscriptionCreatedSchema>;
 export type SubscriptionPage = z.output<typeof subscriptionPageSchema>;
 export type SecretRotated = z.output<typeof secretRotatedSchema>;
@@ -416,3 +418,10 @@ export type TestDelivery = z.output<typeof testDeliverySchema>;
 export type Backlog = z.output<typeof backlogSchema>;
 export type EnableResult = z.output<typeof enableResultSchema>;
 export type ReplayResult = z.output<typeof replayResultSchema>;
+
+// ---- the bodies the console and the CLI send (their schemas are bound to the URL policy at run time) --
+
+export type CreateSubscriptionBody = z.input<SubscriptionSchemas['create']>;
+export type UpdateSubscriptionBody = z.input<SubscriptionSchemas['patch']>;
+export type EnableSubscriptionBody = z.input<SubscriptionSchemas['enable']>;
+export type ReplayBody = z.input<SubscriptionSchemas['replay']>;

@@ -55,7 +55,7 @@ describe('carhook management commands, one per route', () => {
     expect(JSON.parse(cleared.stdout).description).toBe('ops');
     const none = await cli(['subscriptions', 'edit', id]);
     expect(none.code).toBe(2);
-    expect(none.stderr).toContain('edit: give at least one of --endpoint');
+    expect(none.stderr).toContain('edit: give at least one of --url');
     const badUrl = await cli(['subscriptions', 'edit', id, '--endpoint', 'ftp://example.com/x']);
     expect(badUrl.code).toBe(1);
     expect(badUrl.stderr).toMatch(/PATCH \/subscriptions\/\S+ → 400: url/);

@@ -1,34 +1,25 @@
 import { useState } from 'preact/hooks';
-import { api, itemsOf, type Json } from '../api';
+import {
+  type AttemptPage,
+  api,
+  type DeliveryPage,
+  type ReplayBody,
+  type ReplayResult,
+  type Subscription,
+} from '../api';
 import { Badge, describe, ErrorLine, Section, useLoad, When } from '../ui';
-import type { Subscription } from './subscriptions';
-
-interface Attempt extends Json {
-  deliveryId: string;
-  eventId: string;
-  eventType: string;
-  attemptNumber: number;
-  startedAt: string;
-  durationMs: number;
-  outcome: string;
-  statusCode?: number;
-  error?: string;
-  responseExcerpt?: string;
-  decision: string;
-  nextAttemptAt?: string;
-}
 
 /** One subscription's delivery attempts (live), dead letters, and replay of one event or a time range. */
 export function DeliveriesPage({ subscriptionId }: { subscriptionId: string }) {
   const path = `/subscriptions/${encodeURIComponent(subscriptionId)}`;
   const sub = useLoad(() => api<Subscription>(path), [path]);
   const attempts = useLoad(
-    async () => itemsOf<Attempt>(await api(`${path}/deliveries?limit=100`), 'items'),
+    async () => (await api<AttemptPage>(`${path}/deliveries?limit=100`)).items,
     [path],
     3000,
   );
   const dead = useLoad(
-    async () => itemsOf<Json>(await api(`${path}/dead-letters?limit=100`), 'items'),
+    async () => (await api<DeliveryPage>(`${path}/dead-letters?limit=100`)).items,
     [path],
     10000,
   );
@@ -37,12 +28,13 @@ export function DeliveriesPage({ subscriptionId }: { subscriptionId: string }) {
   const [since, setSince] = useState(new Date(Date.now() - 3600_000).toISOString());
   const [until, setUntil] = useState('');
 
-  const replay = async (body: Json) => {
+  const replay = async (body: ReplayBody) => {
     setError(undefined);
     setMessage(undefined);
     try {
-      const r = await api<{ replayId: string; events: number }>(`${path}/replay`, { method: 'POST', body });
-      setMessage(`Replay ${r.replayId}: ${r.events} event(s) queued`);
+      const r = await api<ReplayResult>(`${path}/replay`, { method: 'POST', body });
+      const skipped = r.skipped.map((x) => ` ${x.eventId} not sent: ${x.reason}.`).join('');
+      setMessage(`Replay ${r.replayId}: ${r.events} event(s) queued.${skipped}`);
       attempts.reload();
     } catch (e) {
       setError(describe(e));
@@ -98,7 +90,10 @@ export function DeliveriesPage({ subscriptionId }: { subscriptionId: string }) {
                 <When iso={a.startedAt} />
               </td>
               <td>
-                {a.eventType} <small>{a.eventId}</small>
+                {a.eventType}{' '}
+                <a href={`#/events/${encodeURIComponent(a.eventId)}`}>
+                  <small>{a.eventId}</small>
+                </a>
               </td>
               <td>{a.attemptNumber}</td>
               <td>
@@ -114,9 +109,7 @@ export function DeliveriesPage({ subscriptionId }: { subscriptionId: string }) {
                   <button
                     type="button"
                     onClick={() => {
-                      // The event was detected before its first attempt: search the day before it.
-                      const since = new Date(Date.parse(a.startedAt) - 86_400_000).toISOString();
-                      void replay({ since, until: new Date().toISOString(), eventIds: [a.eventId] });
+                      void replay({ eventIds: [a.eventId] });
                     }}
                   >
                     Replay

@@ -1,16 +1,6 @@
 import { useState } from 'preact/hooks';
-import { api, itemsOf, type Json } from '../api';
+import { api, type EventPage } from '../api';
 import { ErrorLine, Section, useLoad, When } from '../ui';
-
-interface StoredEvent extends Json {
-  id: string;
-  type: string;
-  occurredAt: string;
-  detectedAt: string;
-  sequence: number;
-  vehicle?: { id: string; vin?: string };
-  published?: boolean;
-}
 
 /** The event log, newest first, filtered by vehicle, type and time; live; payloads pretty-printed. */
 export function EventsPage() {
@@ -23,7 +13,7 @@ export function EventsPage() {
   if (type.trim()) query.set('type', type.trim());
   if (since.trim()) query.set('since', since.trim());
   const q = query.toString();
-  const events = useLoad(async () => itemsOf<StoredEvent>(await api(`/events?${q}`), 'events'), [q], 3000);
+  const events = useLoad(async () => (await api<EventPage>(`/events?${q}`)).events, [q], 3000);
   const rows = [...(events.data ?? [])].sort((a, b) => b.detectedAt.localeCompare(a.detectedAt));
   return (
     <Section title="Event log">

@@ -1,18 +1,5 @@
-import { api } from '../api';
+import { api, type RecentMetricsView } from '../api';
 import { ErrorLine, Section, useLoad } from '../ui';
-
-interface Minute {
-  minute: string;
-  apiRequests: number;
-  apiRateLimited: number;
-  pollsCompleted: number;
-  eventsPublished: number;
-  lagMs: { count: number; p50?: number; p95?: number; max?: number };
-}
-interface Recent {
-  quota: { limit: number; windowSeconds: number };
-  minutes: Minute[];
-}
 
 const W = 720;
 const H = 180;
@@ -70,7 +57,7 @@ function Bars(props: {
 
 /** Requests per minute against the quota, and detection lag (p95 per minute), from the runtime. */
 export function QuotaPage() {
-  const recent = useLoad(() => api<Recent>('/metrics/recent'), [], 10_000);
+  const recent = useLoad(() => api<RecentMetricsView>('/metrics/recent'), [], 10_000);
   const minutes = recent.data?.minutes ?? [];
   const labels = minutes.map((m) => m.minute.slice(11, 16));
   const perMinute = recent.data

@@ -1,17 +1,18 @@
 import { useState } from 'preact/hooks';
-import { api, itemsOf, type Json } from '../api';
+import {
+  api,
+  type Backlog,
+  type CreateSubscriptionBody,
+  type EnableResult,
+  type SecretRotated,
+  type Subscription,
+  type SubscriptionCreated,
+  type SubscriptionHealthView,
+  type SubscriptionPage,
+  type TestDelivery,
+  type UpdateSubscriptionBody,
+} from '../api';
 import { Badge, Confirm, describe, ErrorLine, Section, useLoad, When } from '../ui';
-
-export interface Subscription extends Json {
-  id: string;
-  url: string;
-  eventTypes?: string[];
-  description?: string;
-  status: string;
-  disabledReason?: string;
-  health?: { consecutiveFailures?: number; lastSuccessAt?: string; lastFailureAt?: string };
-  createdAt: string;
-}
 
 const list = (text: string) =>
   text
@@ -21,11 +22,7 @@ const list = (text: string) =>
 
 /** Subscriptions: create, edit, enable/disable, rotate the secret, send a test event. */
 export function SubscriptionsPage() {
-  const subs = useLoad(
-    async () => itemsOf<Subscription>(await api('/subscriptions?limit=100'), 'items'),
-    [],
-    5000,
-  );
+  const subs = useLoad(async () => (await api<SubscriptionPage>('/subscriptions?limit=100')).items, [], 5000);
   const [secret, setSecret] = useState<{ id: string; secret: string } | undefined>(undefined);
   const [message, setMessage] = useState<string | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
@@ -49,7 +46,7 @@ export function SubscriptionsPage() {
     <Section title="Subscriptions">
       <CreateForm
         onCreated={(created) => {
-          setSecret({ id: created.id, secret: String(created.secret) });
+          setSecret({ id: created.id, secret: created.secret });
           setMessage(`Created ${created.id}`);
           subs.reload();
         }}
@@ -87,7 +84,7 @@ export function SubscriptionsPage() {
             <th>URL</th>
             <th>Types</th>
             <th>State</th>
-            <th>Failures</th>
+            <th>Health</th>
             <th>Created</th>
             <th>Actions</th>
           </tr>
@@ -118,7 +115,7 @@ export function SubscriptionsPage() {
   );
 }
 
-function CreateForm({ onCreated }: { onCreated: (s: Json & { id: string }) => void }) {
+function CreateForm({ onCreated }: { onCreated: (s: SubscriptionCreated) => void }) {
   const [url, setUrl] = useState('');
   const [types, setTypes] = useState('');
   const [error, setError] = useState<string | undefined>(undefined);
@@ -130,9 +127,12 @@ function CreateForm({ onCreated }: { onCreated: (s: Json & { id: string }) => vo
         e.preventDefault();
         setError(undefined);
         try {
-          const created = await api<Json & { id: string }>('/subscriptions', {
+          const created = await api<SubscriptionCreated>('/subscriptions', {
             method: 'POST',
-            body: { url, ...(types.trim() ? { eventTypes: list(types) } : {}) },
+            body: {
+              url,
+              ...(types.trim() ? { eventTypes: list(types) } : {}),
+            } satisfies CreateSubscriptionBody,
           });
           setUrl('');
           setTypes('');
@@ -191,7 +191,9 @@ function SubscriptionRow(props: {
         <Badge value={s.status} />
         {s.disabledReason ? <small> {s.disabledReason}</small> : null}
       </td>
-      <td>{s.health?.consecutiveFailures ?? 0}</td>
+      <td>
+        <Health health={s.health} />
+      </td>
       <td>
         <When iso={s.createdAt} />
       </td>
@@ -202,9 +204,12 @@ function SubscriptionRow(props: {
               type="button"
               onClick={() =>
                 act(`Saved ${s.id}`, async () => {
-                  await api(path, {
+                  await api<Subscription>(path, {
                     method: 'PATCH',
-                    body: { url, eventTypes: types.trim() ? list(types) : null },
+                    body: {
+                      url,
+                      eventTypes: types.trim() ? list(types) : null,
+                    } satisfies UpdateSubscriptionBody,
                   });
                   setEditing(false);
                 })
@@ -225,7 +230,7 @@ function SubscriptionRow(props: {
           type="button"
           onClick={() =>
             act(`Test event sent to ${s.id}`, async () => {
-              const r = await api<TestResult>(`${path}/test`, { method: 'POST' });
+              const r = await api<TestDelivery>(`${path}/test`, { method: 'POST' });
               return testOutcome(s.id, r);
             })
           }
@@ -250,15 +255,40 @@ function SubscriptionRow(props: {
   );
 }
 
-interface Backlog {
-  events: number;
-  more: boolean;
-  limit: number;
-  parked: number;
-  window?: { disabledAt: string; keptSince: string; retentionDays: number; truncated: boolean };
-}
-interface TestResult {
-  attempt: { outcome: string; statusCode?: number; error?: string; durationMs: number };
+/** The health column: the state, the streak or the 24 h success rate, the last success. */
+function Health({ health: h }: { health: SubscriptionHealthView }) {
+  const rate = h.last24h.successRate;
+  return (
+    <div class="health">
+      <Badge value={h.state} />{' '}
+      {h.state === 'failing' ? (
+        <span>
+          {h.consecutiveFailures} failure(s) since <When iso={h.failingSince} />
+          {h.lastFailure ? (
+            <small>
+              {' '}
+              last:{' '}
+              {h.lastFailure.statusCode !== undefined
+                ? `HTTP ${h.lastFailure.statusCode}`
+                : h.lastFailure.outcome}
+            </small>
+          ) : null}
+        </span>
+      ) : null}
+      <br />
+      <small>
+        24 h: {rate === null ? 'no attempt' : `${Math.round(rate * 1000) / 10} % of ${h.last24h.attempts}`}
+        {h.retrying.deliveries > 0 ? ` · ${h.retrying.deliveries} retrying` : ''} · last success{' '}
+        <When iso={h.lastSuccessAt} />
+      </small>
+      {h.disablesAt ? (
+        <small class="error">
+          <br />
+          disabled by a failure after <When iso={h.disablesAt} />
+        </small>
+      ) : null}
+    </div>
+  );
 }
 
 type Asking =
@@ -267,7 +297,7 @@ type Asking =
   | { kind: 'rotate'; sub: Subscription };
 
 /** "Test event sent to …: success (HTTP 204) in 12 ms": what the endpoint answered. */
-function testOutcome(id: string, r: TestResult): string {
+function testOutcome(id: string, r: TestDelivery): string {
   const a = r.attempt;
   const answer = a.statusCode !== undefined ? ` (HTTP ${a.statusCode})` : a.error ? ` (${a.error})` : '';
   return `Test event sent to ${id}: ${a.outcome}${answer} in ${Math.round(a.durationMs)} ms`;
@@ -312,8 +342,8 @@ function Confirmation(props: {
             label: 'Rotate secret',
             run: () =>
               act(`Rotated the secret of ${s.id}; the previous one still signs for 24 h`, async () => {
-                const r = await api<{ secret?: string }>(`${path}/rotate-secret`, { method: 'POST' });
-                if (r.secret) props.onSecret(s.id, r.secret);
+                const r = await api<SecretRotated>(`${path}/rotate-secret`, { method: 'POST' });
+                props.onSecret(s.id, r.secret);
               }),
           },
         ]}
@@ -328,10 +358,7 @@ function Confirmation(props: {
   const b = asking.backlog;
   const enable = (backlog: 'recover' | 'discard') =>
     act(`Enabled ${s.id}`, async () => {
-      const r = await api<{ resumed: number; backlog?: { recovered: number; discarded: number } }>(
-        `${path}/enable`,
-        { method: 'POST', body: { backlog } },
-      );
+      const r = await api<EnableResult>(`${path}/enable`, { method: 'POST', body: { backlog } });
       const missed = r.backlog
         ? backlog === 'recover'
           ? `, ${r.backlog.recovered} missed event(s) queued for delivery`
