@@ -113,28 +113,61 @@ describe('console in a browser', () => {
     const row = page.locator(`tr[data-subscription="${created.id}"]`);
     await shot(page, 'subscriptions');
 
-    // Test event: delivered to the endpoint.
+    // Test event: delivered to the endpoint, and the console says what the endpoint answered.
     await row.getByRole('button', { name: 'Send test' }).click();
-    await page.getByText(`Test event sent to ${created.id}`).waitFor();
+    await page.getByText(new RegExp(`Test event sent to ${created.id}: success \\(HTTP 204\\) in \\d+ ms`)).waitFor();
     await until('the test delivery', () => (recorder.requests.length > 0 ? true : undefined), running);
+    await row.getByText(/^healthy$/).waitFor();
 
-    // Rotate: a new secret, shown once.
+    // Rotate: confirmed first, then a new secret, shown once.
     await row.getByRole('button', { name: 'Rotate secret' }).click();
+    const rotate = page.getByRole('dialog', { name: /Rotate the signing secret/ });
+    await rotate.getByText(/signed with both for 24 hours/).waitFor();
+    await rotate.getByRole('button', { name: 'Rotate secret' }).click();
     await page.getByText(/Rotated the secret/).waitFor();
     const rotated = await page.getByTestId('secret').textContent();
     expect(rotated).toMatch(/^whsec_/);
     expect(rotated).not.toBe(secret);
 
-    // Disable, then enable.
+    // Disable (confirmed: what it misses is kept), an alert while disabled, then enable: the
+    // confirmation shows the event waiting, and enabling delivers it with its own id.
     await row.getByRole('button', { name: 'Disable' }).click();
-    await row.getByText('disabled', { exact: true }).waitFor();
+    const disabling = page.getByRole('dialog', { name: /^Disable / });
+    await disabling.getByText(/The events it misses stay in the event log/).waitFor();
+    await disabling.getByRole('button', { name: 'Disable' }).click();
+    await row.getByText('disabled', { exact: true }).first().waitFor();
     expect((await api(`/subscriptions/${created.id}`)).body.status).toBe('disabled');
+    const vehicleApiId: string = world.users.find((u: AnyJson) => u.vehicleIds.length > 0).vehicleIds[0];
+    const missed = await json(`${running.sim}/_sim/vehicles/${vehicleApiId}/alerts`, {
+      method: 'POST',
+      body: { severity: 'low' },
+    });
+    expect(missed.status).toBe(201);
+    await until(
+      'the missed alert in the event log',
+      async () =>
+        (await api('/events?type=vehicle.alert.raised')).body.events.find(
+          (e: AnyJson) => e.data.alertId === missed.body.id,
+        ),
+      running,
+      45_000,
+    );
     await row.getByRole('button', { name: 'Enable' }).click();
+    const enabling = page.getByRole('dialog', { name: /^Enable / });
+    await enabling.getByTestId('backlog').waitFor();
+    await shot(page, 'subscriptions-enable');
+    await enabling.getByRole('button', { name: /Enable and deliver \d+ missed event/ }).click();
+    await page.getByText(new RegExp(`Enabled ${created.id}: 0 parked delivery\\(ies\\) resumed, \\d+ missed`)).waitFor();
     await row.getByText('active', { exact: true }).waitFor();
+    await until(
+      'the missed alert delivered on enable',
+      () => recorder.requests.find((r) => r.body.includes(missed.body.id)),
+      running,
+      45_000,
+    );
 
     // An alert raised in the simulator reaches the new subscription; its deliveries page shows the
     // attempt (answered 204), and replaying that one event sends it again with the same id.
-    const vehicleApiId: string = world.users.find((u: AnyJson) => u.vehicleIds.length > 0).vehicleIds[0];
     const alert = await json(`${running.sim}/_sim/vehicles/${vehicleApiId}/alerts`, {
       method: 'POST',
       body: { severity: 'high' },
