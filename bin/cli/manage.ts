@@ -11,13 +11,22 @@ import type {
   DeliveryPage,
   EnableResult,
   EnrollmentDetail,
+  RecoverBody,
+  RecoverResult,
   Subscription,
   Unenrolled,
   UpdateSubscriptionBody,
 } from '../../functions/http/contract';
+import { parseDuration } from '../../functions/local/duration';
 import { CliError } from './client';
 import { allPages, call, globals, list, out, show, str, table } from './common';
-import { backlogLines, enabledLines, subscriptionLines } from './views';
+import { attemptDetail, backlogLines, enabledLines, subscriptionLines } from './views';
+
+/** `1h` (a duration ago) or an ISO 8601 instant, as the API takes it. */
+export function instant(flag: string, value: string): string {
+  const ago = parseDuration(flag, value, { minMs: 1, maxMs: 400 * 86_400_000 });
+  return ago.ok ? new Date(Date.now() - ago.value).toISOString() : value;
+}
 
 const subscriptionPath = (id: string) => `/subscriptions/${encodeURIComponent(id)}`;
 
@@ -139,29 +148,72 @@ export function subscriptionCommands(subs: Command): void {
   subs
     .command('deliveries')
     .description(
-      'the attempt log, newest first: time, event, attempt, outcome, HTTP status, duration, next retry',
+      'the attempt log, newest first: time, event, attempt, outcome, HTTP status or error class, duration, next retry',
     )
     .argument('<id>', 'subscription id')
-    .action(async (id: string, _o: unknown, command: Command) => {
-      const items = await allPages(
+    .option('--status <status>', 'succeeded or failed')
+    .option('--type <type>', 'only this event type')
+    .option('--event <id>', 'only the attempts of this event (evt_…)')
+    .option('--since <time>', 'ISO 8601, or a duration ago such as 1h')
+    .option('--until <time>', 'ISO 8601 end (exclusive)')
+    .option('--full', "each attempt's request headers, response headers and body (4 KB), or its error")
+    .action(
+      async (
+        id: string,
+        o: { status?: string; type?: string; event?: string; since?: string; until?: string; full?: boolean },
+        command: Command,
+      ) => {
+        const items = await allPages(
+          command,
+          `${subscriptionPath(id)}/deliveries`,
+          (p: AttemptPage) => p.items,
+          {
+            status: o.status,
+            eventType: o.type,
+            eventId: o.event,
+            since: o.since === undefined ? undefined : instant('--since', o.since),
+            until: o.until,
+          },
+        );
+        show(command, { items }, () =>
+          o.full
+            ? items.map(attemptDetail).join('\n\n') || '(none)'
+            : table([
+                ['STARTED', 'EVENT', 'TYPE', '#', 'OUTCOME', 'STATUS', 'MS', 'NEXT'],
+                ...items.map((a) => [
+                  a.startedAt,
+                  a.eventId,
+                  a.eventType,
+                  String(a.attemptNumber),
+                  a.outcome,
+                  a.statusCode !== undefined ? String(a.statusCode) : str(a.errorClass ?? a.error),
+                  String(Math.round(a.durationMs)),
+                  str(a.nextAttemptAt),
+                ]),
+              ]),
+        );
+      },
+    );
+  subs
+    .command('recover')
+    .description(
+      'deliver again every delivery that gave up (dead-lettered) since a time, with the same event ids',
+    )
+    .argument('<id>', 'subscription id')
+    .requiredOption('--since <time>', 'ISO 8601, or a duration ago such as 1d')
+    .option('--until <time>', 'ISO 8601 end (exclusive)')
+    .action(async (id: string, o: { since: string; until?: string }, command: Command) => {
+      const r = await call<RecoverResult>(command, 'POST', `${subscriptionPath(id)}/recover`, {
+        body: {
+          since: instant('--since', o.since),
+          ...(o.until ? { until: o.until } : {}),
+        } satisfies RecoverBody,
+      });
+      show(
         command,
-        `${subscriptionPath(id)}/deliveries`,
-        (p: AttemptPage) => p.items,
-      );
-      show(command, { items }, () =>
-        table([
-          ['STARTED', 'EVENT', 'TYPE', '#', 'OUTCOME', 'STATUS', 'MS', 'NEXT'],
-          ...items.map((a) => [
-            a.startedAt,
-            a.eventId,
-            a.eventType,
-            String(a.attemptNumber),
-            a.outcome,
-            str(a.statusCode ?? a.error),
-            String(Math.round(a.durationMs)),
-            str(a.nextAttemptAt),
-          ]),
-        ]),
+        r.body,
+        () =>
+          `recover ${r.body.recoverId}: ${r.body.deliveries} dead-lettered event(s) queued again (same event ids)`,
       );
     });
   subs

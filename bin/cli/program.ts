@@ -4,7 +4,12 @@
  * JSON for scripts; errors are one line on stderr and a non-zero exit code.
  */
 import { Command, CommanderError } from 'commander';
-import type { EventPage, RecentMetricsView } from '../../functions/http/contract';
+import type {
+  EventCatalogue,
+  EventPage,
+  EventWithDeliveries,
+  RecentMetricsView,
+} from '../../functions/http/contract';
 import { formatDuration, parseDuration } from '../../functions/local/duration';
 import { DEFAULT_WEBHOOK_ALLOW_HOSTS, LOCAL_DEFAULTS } from '../../functions/local/options';
 import { DEFAULT_SETTINGS, INTEGER_SETTINGS } from '../../functions/runtime/settings';
@@ -13,6 +18,7 @@ import { allPages, call, globals, out, readFileOption, show, str, table } from '
 import { runDev } from './dev';
 import { addEnrollCommands } from './enroll-commands';
 import { addSubscriptionCommands } from './subscription-commands';
+import { addVehicleCommands } from './vehicle-commands';
 import { parseSavedRequest, verifySaved } from './verify';
 
 export function buildProgram(): Command {
@@ -119,10 +125,73 @@ export function buildProgram(): Command {
 
   addEnrollCommands(program);
   addSubscriptionCommands(program);
+  addVehicleCommands(program);
 
-  program
-    .command('events')
-    .description('events')
+  const events = program.command('events').description('the event log');
+  events
+    .command('get')
+    .description('one event: its envelope, its vehicle, and its delivery to each subscription')
+    .argument('<id>', 'event id (evt_…)')
+    .action(async (id: string, _o: unknown, command: Command) => {
+      const r = await call<EventWithDeliveries>(command, 'GET', `/events/${encodeURIComponent(id)}`);
+      const { event: e, deliveries } = r.body;
+      show(command, r.body, () =>
+        [
+          `event ${e.id} ${e.type} v${e.schemaVersion}, occurred ${e.occurredAt}, detected ${e.detectedAt}`,
+          ...(e.vehicle
+            ? [
+                `  vehicle ${e.vehicle.id}${e.vehicle.vin ? ` (VIN ${e.vehicle.vin})` : ''}, sequence ${e.sequence}`,
+              ]
+            : []),
+          ...(e.enrollment ? [`  enrollment ${e.enrollment.id} (${e.enrollment.kind})`] : []),
+          `  data ${JSON.stringify(e.data)}`,
+          deliveries.length === 0
+            ? '  no delivery (no subscription matched it)'
+            : table([
+                ['SUBSCRIPTION', 'URL', 'STATUS', 'ATTEMPTS', 'LAST'],
+                ...deliveries.map((d) => [
+                  d.subscriptionId,
+                  d.url,
+                  d.delivery.status,
+                  String(d.delivery.attempts),
+                  str(d.delivery.lastStatusCode ?? d.delivery.lastError),
+                ]),
+              ]),
+        ].join('\n'),
+      );
+    });
+  events
+    .command('types')
+    .description(
+      'the event catalogue: each type, what triggers it and its worst-case delay (--type: one, with its sample)',
+    )
+    .option('--type <type>', 'one type in full: trigger, reads, delay and a sample')
+    .action(async (o: { type?: string }, command: Command) => {
+      const r = await call<EventCatalogue>(command, 'GET', '/event-types');
+      const types = r.body.types.filter((t) => o.type === undefined || t.type === o.type);
+      if (types.length === 0)
+        throw new CliError('Usage', `--type: "${o.type}" is not an event type (carhook events types)`);
+      show(command, o.type ? types[0] : r.body, () =>
+        o.type
+          ? types
+              .map((t) =>
+                [
+                  `${t.type} (version ${t.version}${t.audience === 'opt-in' ? ', sent only to subscriptions that name it' : ''})`,
+                  `  ${t.description}`,
+                  `  trigger  ${t.trigger}`,
+                  `  reads    ${t.reads}`,
+                  `  delay    ${t.delay}`,
+                  '  sample',
+                  ...JSON.stringify(t.sample ?? null, null, 2)
+                    .split('\n')
+                    .map((l) => `    ${l}`),
+                ].join('\n'),
+              )
+              .join('\n')
+          : table([['TYPE', 'TRIGGER'], ...types.map((t) => [t.type, t.trigger])]),
+      );
+    });
+  events
     .command('tail')
     .description('print events as they are detected (polls GET /events)')
     .option('--type <types>', 'only these types, comma-separated')

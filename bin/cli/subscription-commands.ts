@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import type {
   CreateSubscriptionBody,
   ReplayResult,
+  SampleBody,
   SecretRotated,
   SubscriptionCreated,
   SubscriptionPage,
@@ -93,6 +94,25 @@ export function addSubscriptionCommands(program: Command): void {
         r.body,
         () =>
           `test delivery: ${attempt.outcome}${attempt.statusCode !== undefined ? ` (HTTP ${attempt.statusCode})` : ''}${attempt.error ? ` ${attempt.error}` : ''} in ${Math.round(attempt.durationMs)} ms`,
+      );
+    });
+  subs
+    .command('sample')
+    .description(
+      'send a sample of an event type now (marked sample: true), signed like any delivery, and show the attempt',
+    )
+    .argument('<id>', 'subscription id')
+    .requiredOption('--type <type>', 'the event type (carhook events types)')
+    .action(async (id: string, o: { type: string }, command: Command) => {
+      const r = await call<TestDelivery>(command, 'POST', `/subscriptions/${encodeURIComponent(id)}/sample`, {
+        body: { type: o.type } satisfies SampleBody,
+      });
+      const a = r.body.attempt;
+      show(
+        command,
+        r.body,
+        () =>
+          `sample ${o.type} ${r.body.eventId}: ${a.outcome}${a.statusCode !== undefined ? ` (HTTP ${a.statusCode})` : ''}${a.error ? ` ${a.error}` : ''} in ${Math.round(a.durationMs)} ms`,
       );
     });
   subs

@@ -3,6 +3,7 @@
  * is a type of the API's contract (functions/http/contract.ts).
  */
 import type {
+  Attempt,
   AttemptFailure,
   Backlog,
   EnableResult,
@@ -81,4 +82,29 @@ export function enabledLines(id: string, b: EnableResult): string {
       );
   }
   return lines.join('\n');
+}
+
+const headerLines = (headers: Readonly<Record<string, string>> | undefined) =>
+  Object.entries(headers ?? {}).map(([name, value]) => `    ${name}: ${value}`);
+
+/** One attempt in full: the request's headers, then the answer (status, headers, body) or the error. */
+export function attemptDetail(a: Attempt): string {
+  return [
+    `${a.startedAt}  ${a.eventType} ${a.eventId}  attempt ${a.attemptNumber}, ${Math.round(a.durationMs)} ms: ${a.outcome} → ${a.decision}${a.nextAttemptAt ? ` (next at ${a.nextAttemptAt})` : ''}`,
+    '  request headers',
+    ...headerLines(a.requestHeaders),
+    ...(a.statusCode !== undefined
+      ? [
+          `  response ${a.statusCode}`,
+          ...headerLines(a.responseHeaders),
+          ...(a.responseExcerpt
+            ? [
+                `  body${a.responseTruncated ? ' (first 4 KB)' : ''}`,
+                ...a.responseExcerpt.split('\n').map((l) => `    ${l}`),
+              ]
+            : []),
+        ]
+      : []),
+    ...(a.errorClass && a.errorClass !== 'http' ? [`  error (${a.errorClass}): ${str(a.error)}`] : []),
+  ].join('\n');
 }

@@ -20,6 +20,7 @@ import type { RecentMetrics } from '../runtime/metrics-window';
 import type { Runtime } from '../runtime/runtime';
 import { bearerAuth, HttpAppConfigError } from './auth';
 import { bodyPolicy } from './body';
+import { addCatalogueRoutes } from './catalogue-routes';
 import { addConsoleRoutes } from './console';
 import { openApiDocumentSchema, serviceHealthSchema } from './contract';
 import { type CursorCodec, createCursorCodec, cursorKeyFrom } from './cursor';
@@ -28,6 +29,7 @@ import { addManagementRoutes } from './management-routes';
 import { addOAuthRoutes } from './oauth-routes';
 import { RouteBook } from './openapi';
 import { createSubscriptionRoutes } from './subscriptions';
+import { addVehicleRoutes } from './vehicle-routes';
 
 export { bearerAuth, HttpAppConfigError, MIN_ADMIN_TOKEN_LENGTH } from './auth';
 export { publicEnrollment, publicVehicle } from './views';
@@ -35,7 +37,10 @@ export { publicEnrollment, publicVehicle } from './views';
 export type HttpAuth = { readonly kind: 'admin-token'; readonly token: string } | { readonly kind: 'iam' };
 
 export interface HttpAppDeps {
-  readonly runtime: Pick<Runtime, 'ports' | 'now' | 'settings' | 'oauthDeps'>;
+  readonly runtime: Pick<
+    Runtime,
+    'ports' | 'now' | 'settings' | 'oauthDeps' | 'pollingConfig' | 'rateBudgetConfig' | 'plannerMemory'
+  >;
   /** The webhook subscription service; its routes are mounted when given. */
   readonly subscriptions?: SubscriptionService;
   /** Unexpected failures, before the 500 goes out (the Powertools logger on Lambda). */
@@ -138,6 +143,9 @@ export function createHttpApp(deps: HttpAppDeps, options: HttpAppOptions): Hono 
     '/enrollments/*',
     '/events',
     '/events/*',
+    '/event-types',
+    '/vehicles',
+    '/vehicles/*',
     '/subscriptions',
     '/subscriptions/*',
     '/metrics',
@@ -213,6 +221,8 @@ export function createHttpApp(deps: HttpAppDeps, options: HttpAppOptions): Hono 
 
   // ---- management ------------------------------------------------------------------------------
 
+  addCatalogueRoutes(app, book);
+  addVehicleRoutes(app, book, runtime);
   addManagementRoutes(app, book, {
     runtime,
     cursors,

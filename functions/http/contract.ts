@@ -13,7 +13,7 @@ import { enrollmentKinds, envelopeSchema } from '../core/events/envelope';
 import { enrollmentStatuses } from '../core/store/records';
 import { deliveryStatuses } from '../core/subscriptions/records';
 import type { SubscriptionSchemas } from '../core/subscriptions/schemas';
-import { ATTEMPT_OUTCOMES } from '../core/webhooks/outcome';
+import { ATTEMPT_OUTCOMES, ERROR_CLASSES } from '../core/webhooks/outcome';
 
 /** Every named schema of the document, by its name in `components.schemas`. */
 export const apiSchemas = z.registry<{ id: string }>();
@@ -143,6 +143,101 @@ export const eventPageSchema = named(
   z.object({ events: z.array(eventSchema), cursor: z.string().optional() }),
 );
 
+export const eventCatalogueSchema = named(
+  'EventCatalogue',
+  z
+    .object({
+      types: z.array(
+        z.object({
+          type: z.string(),
+          version: z.number().int(),
+          description: z.string(),
+          audience: z.enum(['all', 'opt-in']).meta({
+            description:
+              '`opt-in`: operational, sent only to subscriptions that name it (webhook.* or the type).',
+          }),
+          trigger: z.string().meta({ description: 'What makes Carhook publish it.' }),
+          reads: z.string().meta({ description: 'The API reads that reveal it.' }),
+          delay: z.string().meta({ description: 'Its worst-case delay under the default quota.' }),
+          schema: z.record(z.string(), z.unknown()).meta({ description: 'The JSON Schema of its envelope.' }),
+          sample: envelopeSchema
+            .optional()
+            .meta({ description: 'A payload a webhook received in the end-to-end test.' }),
+        }),
+      ),
+    })
+    .meta({ description: 'Every event type Carhook publishes.' }),
+);
+
+export const plannedReadSchema = named(
+  'PlannedRead',
+  z
+    .object({
+      kind: z.enum(['events', 'alerts', 'maintenance', 'services', 'map']),
+      lastAt: iso.optional(),
+      source: z.enum(['planner', 'record', 'unknown']).meta({
+        description:
+          '`planner`: its memory (no write per poll); `record`: the vehicle record; `unknown`: neither knows.',
+      }),
+      everyMs: z
+        .number()
+        .meta({ description: 'The longest the policy lets pass between two reads of this kind.' }),
+      nextBy: iso
+        .optional()
+        .meta({ description: 'The next read at the latest; the planner books earlier when it can.' }),
+      note: z.string(),
+    })
+    .meta({
+      description: 'One kind of read of a vehicle: when it was last made and when it will be at the latest.',
+    }),
+);
+
+export const vehicleDetailSchema = named(
+  'VehicleDetail',
+  z
+    .object({
+      vehicle: vehicleSchema.extend({ model: z.string().optional(), subModel: z.string().optional() }),
+      enrollment: enrollmentSchema,
+      connection: z
+        .object({
+          state: z.enum(['polled', 'paused', 'reauthorization_required', 'unenrolled']),
+          tokenValid: z.boolean().optional().meta({
+            description: 'An OAuth user’s access token is unexpired now (it is refreshed when needed).',
+          }),
+          tokenExpiresAt: iso.optional(),
+          reauthorizationUrl: z
+            .string()
+            .optional()
+            .meta({ description: 'Where the user authorizes again, when reauthorization is required.' }),
+        })
+        .meta({ description: 'Whether Carhook can poll it, and why not.' }),
+      reads: z.array(plannedReadSchema),
+      changeRate: z
+        .object({
+          eventsPerHour: z.number(),
+          observedHours: z.number(),
+          activeAlerts: count,
+          fixesPerHour: z.number().optional(),
+        })
+        .optional()
+        .meta({ description: 'The change rate the planner learned from its polls (absent before any).' }),
+      quota: z.object({
+        perHour: z.number(),
+        readsPerHourAtLeast: z.number(),
+        shareAtLeast: z
+          .number()
+          .meta({ description: 'The share of the quota its guarantees give it, 0 to 1.' }),
+        guaranteeMs: z.number(),
+      }),
+      recentEvents: z
+        .array(eventSchema)
+        .meta({ description: 'Its events of the last 7 days, newest first (50 at most).' }),
+    })
+    .meta({
+      description: 'One vehicle in full: enrollment, connection, planned reads, learned rate, events.',
+    }),
+);
+
 // ---- metrics ----------------------------------------------------------------------------------
 
 export const recentMetricsSchema = named(
@@ -262,6 +357,8 @@ export const secretRotatedSchema = named(
   }),
 );
 
+export const errorClassValues = ERROR_CLASSES;
+
 export const attemptSchema = named(
   'Attempt',
   z
@@ -278,7 +375,16 @@ export const attemptSchema = named(
       outcome: z.enum(ATTEMPT_OUTCOMES),
       statusCode: z.number().int().optional(),
       error: z.string().optional(),
-      responseExcerpt: z.string().optional().meta({ description: 'The start of the response body.' }),
+      errorClass: z.enum(ERROR_CLASSES).optional().meta({
+        description:
+          'Why it failed: http (an answer, not 2xx), redirect, timeout, dns, refused, reset, tls, ssrf (an address webhooks may not reach), invalid, other.',
+      }),
+      requestHeaders: z
+        .record(z.string(), z.string())
+        .optional()
+        .meta({ description: 'The headers sent: the signature is there, the secret never is.' }),
+      responseHeaders: z.record(z.string(), z.string()).optional(),
+      responseExcerpt: z.string().optional().meta({ description: 'The first 4 KB of the response body.' }),
       responseTruncated: z.boolean().optional(),
       retryAfterMs: z.number().optional(),
       decision: z.enum(['done', 'retry', 'dead-letter', 'disabled']),
@@ -316,6 +422,31 @@ export const deliverySchema = named(
 export const deliveryPageSchema = named(
   'DeliveryPage',
   z.object({ items: z.array(deliverySchema), cursor: z.string().optional() }),
+);
+
+export const eventWithDeliveriesSchema = named(
+  'EventWithDeliveries',
+  z.object({
+    event: eventSchema,
+    deliveries: z.array(
+      z.object({
+        subscriptionId: z.string(),
+        url: z.string(),
+        delivery: deliverySchema.omit({ envelope: true }),
+      }),
+    ),
+  }),
+);
+
+export const recoverResultSchema = named(
+  'RecoverResult',
+  z
+    .object({
+      recoverId: z.string(),
+      deliveries: count.meta({ description: 'New deliveries queued, one per dead-lettered event.' }),
+      eventIds: z.array(z.string()),
+    })
+    .meta({ description: 'The dead letters delivered again.' }),
 );
 
 export const testDeliverySchema = named(
@@ -399,10 +530,12 @@ export type Enrollment = z.output<typeof enrollmentSchema>;
 export type EnrollmentDetail = z.output<typeof enrollmentDetailSchema>;
 export type EnrollmentPage = z.output<typeof enrollmentPageSchema>;
 export type Vehicle = z.output<typeof vehicleSchema>;
+export type VehicleDetail = z.output<typeof vehicleDetailSchema>;
 export type FleetEnrolled = z.output<typeof fleetEnrolledSchema>;
 export type Unenrolled = z.output<typeof unenrolledSchema>;
 export type StoredEventView = z.output<typeof eventSchema>;
 export type EventPage = z.output<typeof eventPageSchema>;
+export type EventCatalogue = z.output<typeof eventCatalogueSchema>;
 export type RecentMetricsView = z.output<typeof recentMetricsSchema>;
 export type Subscription = z.output<typeof subscriptionSchema>;
 export type SubscriptionHealthView = z.output<typeof subscriptionHealthSchema>;
@@ -418,6 +551,8 @@ export type TestDelivery = z.output<typeof testDeliverySchema>;
 export type Backlog = z.output<typeof backlogSchema>;
 export type EnableResult = z.output<typeof enableResultSchema>;
 export type ReplayResult = z.output<typeof replayResultSchema>;
+export type RecoverResult = z.output<typeof recoverResultSchema>;
+export type EventWithDeliveries = z.output<typeof eventWithDeliveriesSchema>;
 
 // ---- the bodies the console and the CLI send (their schemas are bound to the URL policy at run time) --
 
@@ -425,3 +560,5 @@ export type CreateSubscriptionBody = z.input<SubscriptionSchemas['create']>;
 export type UpdateSubscriptionBody = z.input<SubscriptionSchemas['patch']>;
 export type EnableSubscriptionBody = z.input<SubscriptionSchemas['enable']>;
 export type ReplayBody = z.input<SubscriptionSchemas['replay']>;
+export type RecoverBody = z.input<SubscriptionSchemas['recover']>;
+export type SampleBody = z.input<SubscriptionSchemas['sample']>;

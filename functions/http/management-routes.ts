@@ -32,6 +32,8 @@ import {
 } from './views';
 
 const DAY_MS = 86_400_000;
+/** Pages of 1,000 events a VIN filter reads per request. */
+const VIN_SCAN_PAGES = 10;
 
 export interface ManagementRoutesDeps {
   readonly runtime: Pick<Runtime, 'ports' | 'now' | 'oauthDeps' | 'settings'>;
@@ -248,6 +250,25 @@ export function addManagementRoutes(app: Hono, book: RouteBook, deps: Management
       let result: { items: readonly StoredEvent[]; cursor?: string };
       if (query.vehicleId !== undefined) {
         result = await stores.events.listByVehicle({ ...common, vehicleId: query.vehicleId, since, until });
+      } else if (query.vin !== undefined) {
+        // A VIN's events, whatever enrollment reached it: the range read page by page and filtered,
+        // at most VIN_SCAN_PAGES pages per request (the cursor continues from where it stopped).
+        const vin = query.vin;
+        const items: StoredEvent[] = [];
+        let next = common.cursor;
+        for (let pages = 0; pages < VIN_SCAN_PAGES; pages++) {
+          const pageOf = await stores.events.listByTime({
+            ...common,
+            limit: 1000,
+            ...(next ? { cursor: next } : {}),
+            since,
+            until,
+          });
+          items.push(...pageOf.items.filter((e) => e.envelope.vehicle?.vin?.toUpperCase() === vin));
+          next = pageOf.cursor;
+          if (!next || items.length >= query.limit) break;
+        }
+        result = { items, ...(next ? { cursor: next } : {}) };
       } else {
         result = await stores.events.listByTime({ ...common, since, until });
       }

@@ -217,6 +217,13 @@ export class RouteBook {
             : {};
         responses[status] = { description: response.description, ...content };
       }
+      // Every management route refuses a caller without the admin token (or, on AWS, IAM's own 403).
+      if (spec.access === 'management' && responses['401'] === undefined) {
+        responses['401'] = {
+          description: 'No admin token, or a wrong one (on AWS, IAM answers 403 before the route).',
+          content: { 'application/json': { schema: ref(errorSchema, `${spec.operationId} 401`) } },
+        };
+      }
       const operation = {
         operationId: spec.operationId,
         summary: spec.summary,

@@ -1,17 +1,13 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { MiddlewareHandler } from 'hono';
 // The smallest router preset (same API): the HttpApi bundle stays under its size target.
 import { Hono } from 'hono/tiny';
 import * as z from 'zod';
-import type { ServiceError, SubscriptionService } from '../core/subscriptions/service';
-import type { Result } from '../core/webhooks/result';
+import type { SubscriptionService } from '../core/subscriptions/service';
 import { bodyPolicy } from './body';
 import {
-  attemptPageSchema,
   backlogSchema,
-  deliveryPageSchema,
   enableResultSchema,
-  replayResultSchema,
   secretRotatedSchema,
   subscriptionCreatedSchema,
   subscriptionPageSchema,
@@ -19,7 +15,9 @@ import {
   testDeliverySchema,
 } from './contract';
 import { type CursorCodec, createCursorCodec } from './cursor';
+import { addDeliveryRoutes } from './delivery-routes';
 import { errorResponse, RouteBook } from './openapi';
+import { errorBody, listedRoute, reply, statusOf } from './service-replies';
 import { cursorSchema } from './views';
 
 /**
@@ -41,33 +39,6 @@ export interface SubscriptionRoutesDeps {
   readonly book?: RouteBook;
 }
 
-type Json = Record<string, unknown>;
-
-/**
- * The HTTP API's one error shape (functions/http/errors.ts): `{ error: { code, message, field?,
- * issues? } }`, `field` naming the first offending field.
- */
-function errorBody(error: ServiceError | { kind: string; message: string }): Json {
-  const { kind, ...rest } = error;
-  const issues = 'issues' in error ? (error.issues as readonly { field?: string }[] | undefined) : undefined;
-  const field = issues?.[0]?.field;
-  return { error: { code: kind, ...(field !== undefined ? { field } : {}), ...rest } };
-}
-
-function statusOf(error: ServiceError): 400 | 404 | 409 {
-  return error.kind === 'NotFound' ? 404 : error.kind === 'Conflict' ? 409 : 400;
-}
-
-function reply<T>(
-  c: Context,
-  result: Result<T, ServiceError>,
-  status: 200 | 201 | 202 = 200,
-  shape?: (v: T) => unknown,
-) {
-  if (!result.ok) return c.json(errorBody(result.error), statusOf(result.error));
-  return c.json((shape ? shape(result.value) : result.value) as Json, status);
-}
-
 export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
   const { service } = deps;
   const app = new Hono();
@@ -83,42 +54,7 @@ export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
   const fallback = createCursorCodec(randomBytes(32));
   const cursors = deps.cursors ?? (async () => fallback);
 
-  /**
-   * A list route: the client's cursor is opened (authenticated) before the service sees it, and
-   * the next page's cursor is sealed on the way out.
-   */
-  function listed<T>(
-    list: (c: Context) => string,
-    run: (
-      c: Context,
-      page: { limit?: string; cursor?: string },
-    ) => Promise<Result<{ items: readonly T[]; cursor?: string }, ServiceError>>,
-  ) {
-    return async (c: Context) => {
-      const codec = await cursors();
-      const name = list(c);
-      const opened = codec.open(name, c.req.query('cursor'));
-      if (!opened.ok) {
-        return c.json(
-          errorBody({
-            kind: 'Malformed',
-            message: opened.message,
-            issues: [{ field: 'cursor', reason: opened.message.replace(/^cursor: /, '') }],
-          }),
-          400,
-        );
-      }
-      const limit = c.req.query('limit');
-      const result = await run(c, {
-        ...(limit !== undefined ? { limit } : {}),
-        ...(opened.value !== undefined ? { cursor: opened.value } : {}),
-      });
-      if (!result.ok) return c.json(errorBody(result.error), statusOf(result.error));
-      const next = codec.seal(name, result.value.cursor);
-      const { cursor: _store, ...rest } = result.value;
-      return c.json({ ...rest, ...(next ? { cursor: next } : {}) } as Json, 200);
-    };
-  }
+  const listed = listedRoute(cursors);
 
   // Standalone (tests, other hosts) the same body rules hold as under the main app.
   app.use('*', bodyPolicy());
@@ -252,6 +188,28 @@ export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
     app,
     {
       ...common,
+      method: 'post',
+      path: '/subscriptions/:id/sample',
+      operationId: 'sendSampleEvent',
+      summary: 'Send a sample of an event type to this subscription now, signed like any delivery',
+      description:
+        'The catalogue’s sample of the type (GET /event-types), under a new id, stamped now, with `sample: true` and `sequence` 0 in its envelope.',
+      params: byId,
+      body: service.schemas.sample,
+      bodyName: 'SendSample',
+      responses: {
+        200: { description: 'The sample delivery and its attempt.', schema: testDeliverySchema },
+        400: badRequest,
+        404: notFound,
+        409: errorResponse('The subscription is disabled.'),
+      },
+    },
+    async (c, { params, body }) => reply(c, await service.sample(params.id, body)),
+  );
+  book.add(
+    app,
+    {
+      ...common,
       method: 'get',
       path: '/subscriptions/:id/backlog',
       operationId: 'getSubscriptionBacklog',
@@ -300,70 +258,7 @@ export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
     },
     async (c, { params }) => reply(c, await service.disable(params.id)),
   );
-  book.add(
-    app,
-    {
-      ...common,
-      method: 'get',
-      path: '/subscriptions/:id/deliveries',
-      operationId: 'listDeliveries',
-      summary: "This subscription's deliveries: status, attempts, response code and time, next retry",
-      params: byId,
-      query: pageQuery,
-      responses: {
-        200: { description: 'A page of the attempt log, newest first.', schema: attemptPageSchema },
-        400: badRequest,
-        404: notFound,
-      },
-    },
-    listed(
-      (c) => `deliveries ${c.req.param('id')}`,
-      (c, page) => service.deliveries(c.req.param('id') ?? '', page),
-    ),
-  );
-  book.add(
-    app,
-    {
-      ...common,
-      method: 'get',
-      path: '/subscriptions/:id/dead-letters',
-      operationId: 'listDeadLetters',
-      summary: 'Deliveries that gave up after every retry',
-      params: byId,
-      query: pageQuery,
-      responses: {
-        200: { description: 'A page.', schema: deliveryPageSchema },
-        400: badRequest,
-        404: notFound,
-      },
-    },
-    listed(
-      (c) => `dead-letters ${c.req.param('id')}`,
-      (c, page) => service.deadLetters(c.req.param('id') ?? '', page),
-    ),
-  );
-  book.add(
-    app,
-    {
-      ...common,
-      method: 'post',
-      path: '/subscriptions/:id/replay',
-      operationId: 'replayEvents',
-      summary: 'Deliver again: some events by id, or every matching event of a time range',
-      description:
-        'With `eventIds`, the events are read from the log by id (`since` is then optional); each requested id not sent is listed in `skipped` with the reason (unknown, past the retention, or excluded by the filters).',
-      params: byId,
-      body: service.schemas.replay,
-      bodyName: 'ReplayRequest',
-      responses: {
-        202: { description: 'Queued.', schema: replayResultSchema },
-        400: badRequest,
-        404: notFound,
-        409: errorResponse('The subscription is disabled.'),
-      },
-    },
-    async (c, { params, body }) => reply(c, await service.replay(params.id, body), 202),
-  );
+  addDeliveryRoutes(app, book, { service, listed, byId, pageQuery, common, badRequest, notFound });
   return app;
 }
 

@@ -118,6 +118,15 @@ export const eventListQuery = z.object({
     })
     .meta({ description: 'Event types, repeated or comma-separated (`vehicle.alert.raised`).' }),
   vehicleId: idSchema.optional().meta({ description: "Only this vehicle's events." }),
+  vin: z
+    .string()
+    .regex(/^[A-HJ-NPR-Z0-9]{17}$/i, 'must be a VIN: 17 letters and digits')
+    .transform((v) => v.toUpperCase())
+    .optional()
+    .meta({
+      description:
+        'Only the events of this physical vehicle, whatever its enrollment: the range is read and filtered (a page holds the matches among the events read, fewer or more than `limit`; follow `cursor`).',
+    }),
 });
 
 // ---- response schemas: the contract (functions/http/contract.ts) ----------------------------------

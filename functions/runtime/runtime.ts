@@ -23,7 +23,7 @@ import type { PublishTuning, RepublishDeps } from '../core/polling/commit';
 import { DEFAULT_POLLING_CONFIG, type PollingConfig, type PollStrategy } from '../core/polling/config';
 import type { PollJob } from '../core/polling/jobs';
 import type { ApiAccess } from '../core/polling/metered-client';
-import { createPlannerMemory, type PlannerDeps } from '../core/polling/planner';
+import { createPlannerMemory, type PlannerDeps, type PlannerMemory } from '../core/polling/planner';
 import type { PollDeps } from '../core/polling/poll-vehicle';
 import type { EventBus } from '../core/publishing/ports';
 import type { JobQueue, OutgoingMessage } from '../core/queue/ports';
@@ -98,6 +98,11 @@ export interface Runtime {
   readonly metrics: MetricSink;
   readonly rateBudgetConfig: RateBudgetConfig;
   readonly pollingConfig: PollingConfig;
+  /**
+   * When the planner last booked each vehicle's reads: filled where the planner runs in this
+   * process (the local runtime); empty in a function that does not plan.
+   */
+  readonly plannerMemory: PlannerMemory;
   plannerDeps(): Promise<PlannerDeps>;
   pollDeps(options?: InvocationOptions): Promise<PollDeps>;
   oauthDeps(options?: InvocationOptions): Promise<OAuthEnrollmentDeps>;
@@ -226,6 +231,7 @@ export function createRuntime(settings: RuntimeSettings, ports: RuntimePorts): R
     metrics: sink,
     rateBudgetConfig,
     pollingConfig,
+    plannerMemory,
     cipher,
     mapEnabled,
 

@@ -15,6 +15,7 @@ import type { JobQueue } from '../core/queue/ports';
 import type { DeliveryStore, SubscriptionStore } from '../core/subscriptions/ports';
 import { createSubscriptionService, type SubscriptionService } from '../core/subscriptions/service';
 import type { Sender } from '../core/webhooks/sender';
+import { sampleOf } from './event-samples';
 import { CARHOOK_METRIC_NAMES, type MetricSink, meteredBus } from './observability';
 import type { Runtime } from './runtime';
 
@@ -90,6 +91,7 @@ export async function createWebhooks(
     secrets,
     now,
     ...(ports.retrySchedule ? { retrySchedule: ports.retrySchedule } : {}),
+    sampleOf,
     ...(ports.eventRetentionMs !== undefined ? { eventRetentionMs: ports.eventRetentionMs } : {}),
     urlPolicy: {
       allowInsecureLoopback,

@@ -84,6 +84,11 @@ export const CARHOOK_HTTP_ROUTES: readonly CarhookRoute[] = [
   { method: 'GET', path: '/enrollments/{id}', access: 'iam' },
   { method: 'DELETE', path: '/enrollments/{id}', access: 'iam' },
   { method: 'GET', path: '/events', access: 'iam' },
+  { method: 'GET', path: '/events/{id}', access: 'iam' },
+  { method: 'GET', path: '/event-types', access: 'iam' },
+  { method: 'GET', path: '/vehicles/{id}', access: 'iam' },
+  { method: 'POST', path: '/vehicles/{id}/pause', access: 'iam' },
+  { method: 'POST', path: '/vehicles/{id}/resume', access: 'iam' },
   { method: 'POST', path: '/subscriptions', access: 'iam' },
   { method: 'GET', path: '/subscriptions', access: 'iam' },
   { method: 'GET', path: '/subscriptions/{id}', access: 'iam' },
@@ -91,12 +96,14 @@ export const CARHOOK_HTTP_ROUTES: readonly CarhookRoute[] = [
   { method: 'DELETE', path: '/subscriptions/{id}', access: 'iam' },
   { method: 'POST', path: '/subscriptions/{id}/rotate-secret', access: 'iam' },
   { method: 'POST', path: '/subscriptions/{id}/test', access: 'iam' },
+  { method: 'POST', path: '/subscriptions/{id}/sample', access: 'iam' },
   { method: 'GET', path: '/subscriptions/{id}/backlog', access: 'iam' },
   { method: 'POST', path: '/subscriptions/{id}/enable', access: 'iam' },
   { method: 'POST', path: '/subscriptions/{id}/disable', access: 'iam' },
   { method: 'GET', path: '/subscriptions/{id}/deliveries', access: 'iam' },
   { method: 'GET', path: '/subscriptions/{id}/dead-letters', access: 'iam' },
   { method: 'POST', path: '/subscriptions/{id}/replay', access: 'iam' },
+  { method: 'POST', path: '/subscriptions/{id}/recover', access: 'iam' },
 ];
 
 /**

@@ -268,6 +268,13 @@ describe('carhook management commands against the local runtime', () => {
       listDeliveries: ['subscriptions', 'deliveries'],
       listDeadLetters: ['subscriptions', 'dead-letters'],
       replayEvents: ['subscriptions', 'replay'],
+      recoverFailedDeliveries: ['subscriptions', 'recover'],
+      getEvent: ['events', 'get'],
+      listEventTypes: ['events', 'types'],
+      sendSampleEvent: ['subscriptions', 'sample'],
+      getVehicle: ['vehicles', 'get'],
+      pauseVehicle: ['vehicles', 'pause'],
+      resumeVehicle: ['vehicles', 'resume'],
     };
     expect(operations.filter((o) => !browserOnly.includes(o)).sort()).toEqual(Object.keys(commandOf).sort());
     // Each is a command of the CLI's own program (the one `carhook` runs).

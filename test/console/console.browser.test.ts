@@ -115,7 +115,9 @@ describe('console in a browser', () => {
 
     // Test event: delivered to the endpoint, and the console says what the endpoint answered.
     await row.getByRole('button', { name: 'Send test' }).click();
-    await page.getByText(new RegExp(`Test event sent to ${created.id}: success \\(HTTP 204\\) in \\d+ ms`)).waitFor();
+    await page
+      .getByText(new RegExp(`Test event sent to ${created.id}: success \\(HTTP 204\\) in \\d+ ms`))
+      .waitFor();
     await until('the test delivery', () => (recorder.requests.length > 0 ? true : undefined), running);
     await row.getByText(/^healthy$/).waitFor();
 
@@ -157,7 +159,9 @@ describe('console in a browser', () => {
     await enabling.getByTestId('backlog').waitFor();
     await shot(page, 'subscriptions-enable');
     await enabling.getByRole('button', { name: /Enable and deliver \d+ missed event/ }).click();
-    await page.getByText(new RegExp(`Enabled ${created.id}: 0 parked delivery\\(ies\\) resumed, \\d+ missed`)).waitFor();
+    await page
+      .getByText(new RegExp(`Enabled ${created.id}: 0 parked delivery\\(ies\\) resumed, \\d+ missed`))
+      .waitFor();
     await row.getByText('active', { exact: true }).waitFor();
     await until(
       'the missed alert delivered on enable',

@@ -103,7 +103,15 @@ describe('GET /openapi.json', () => {
     expect(create.required).toEqual(['url']);
 
     const events = doc.paths['/events'].get.parameters as Json[];
-    expect(events.map((p) => p.name)).toEqual(['limit', 'cursor', 'since', 'until', 'type', 'vehicleId']);
+    expect(events.map((p) => p.name)).toEqual([
+      'limit',
+      'cursor',
+      'since',
+      'until',
+      'type',
+      'vehicleId',
+      'vin',
+    ]);
     expect(events.every((p) => p.in === 'query' && p.required === false)).toBe(true);
     // What the document says is refused, the route refuses, naming the same field.
     const bad = await app.request('/events?limit=101', { headers: auth });

@@ -324,6 +324,59 @@ export function subscriptionStoreContract(name: string, make: SubscriptionStores
       expect((await deliveries.listAttempts({ subscriptionId: 'sub_other' })).items).toEqual([]);
     });
 
+    it('filters the attempt log by time, status, event type and event id, page by page; keeps headers and 4 KB', async () => {
+      const { deliveries } = await make();
+      const a = delivery('sub_a', 'evt_1');
+      const b = delivery('sub_a', 'evt_2', { eventType: 'vehicle.trip.completed' });
+      const lines = [
+        attempt(a, 1, T0 + 1000, 500),
+        attempt(b, 1, T0 + 2000, 200),
+        attempt(a, 2, T0 + 3000, 503),
+        attempt(a, 3, T0 + 4000, 200),
+        attempt(b, 2, T0 + 5000, 200),
+      ];
+      const detailed = {
+        ...attempt(a, 4, T0 + 6000, 502),
+        errorClass: 'http' as const,
+        requestHeaders: { 'webhook-id': 'evt_1', 'content-type': 'application/json' },
+        responseHeaders: { 'retry-after': '30', server: 'test' },
+        responseExcerpt: 'x'.repeat(4096),
+      };
+      await deliveries.recordAttempts(
+        [...lines, detailed].map((line) => ({ delivery: line.deliveryId === a.id ? a : b, attempt: line })),
+      );
+      const list = async (filter: Record<string, string>, limit?: number, cursor?: string) =>
+        deliveries.listAttempts({
+          subscriptionId: 'sub_a',
+          ...filter,
+          ...(limit ? { limit } : {}),
+          ...(cursor ? { cursor } : {}),
+        });
+      const started = async (filter: Record<string, string>) =>
+        (await list(filter)).items.map((x) => x.startedAt);
+      expect((await list({})).items[0]).toEqual(detailed);
+      expect(await started({ since: iso(T0 + 2000), until: iso(T0 + 5000) })).toEqual([
+        iso(T0 + 4000),
+        iso(T0 + 3000),
+        iso(T0 + 2000),
+      ]);
+      expect(await started({ status: 'failed' })).toEqual([iso(T0 + 6000), iso(T0 + 3000), iso(T0 + 1000)]);
+      expect(await started({ status: 'succeeded', eventId: 'evt_1' })).toEqual([iso(T0 + 4000)]);
+      expect(await started({ eventType: 'vehicle.trip.completed' })).toEqual([
+        iso(T0 + 5000),
+        iso(T0 + 2000),
+      ]);
+      const first = await list({ status: 'failed', until: iso(T0 + 6000) }, 1);
+      expect(first.items.map((x) => x.startedAt)).toEqual([iso(T0 + 3000)]);
+      const next = await list({ status: 'failed', until: iso(T0 + 6000) }, 1, first.cursor);
+      expect(next.items.map((x) => x.startedAt)).toEqual([iso(T0 + 1000)]);
+      expect(next.cursor).toBeUndefined();
+      const refused = await storeError(
+        deliveries.listAttempts({ subscriptionId: 'sub_a', since: 'yesterday' }),
+      );
+      expect(refused.message).toContain('since');
+    });
+
     it('parks, resumes (due now) and cancels only from the right status', async () => {
       const { deliveries } = await make();
       const a = delivery('sub_a', 'evt_1', { nextAttemptAt: iso(T0 + 3_600_000) });

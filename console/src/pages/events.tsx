@@ -1,15 +1,18 @@
 import { useState } from 'preact/hooks';
 import { api, type EventPage } from '../api';
-import { ErrorLine, Section, useLoad, When } from '../ui';
+import { TypePicker } from '../catalogue';
+import { Badge, ErrorLine, Section, useLoad, When } from '../ui';
 
 /** The event log, newest first, filtered by vehicle, type and time; live; payloads pretty-printed. */
 export function EventsPage() {
   const [vehicleId, setVehicleId] = useState('');
+  const [vin, setVin] = useState('');
   const [type, setType] = useState('');
   const [since, setSince] = useState('');
   const [open, setOpen] = useState<string | undefined>(undefined);
   const query = new URLSearchParams({ limit: '100' });
   if (vehicleId.trim()) query.set('vehicleId', vehicleId.trim());
+  else if (vin.trim().length === 17) query.set('vin', vin.trim());
   if (type.trim()) query.set('type', type.trim());
   if (since.trim()) query.set('since', since.trim());
   const q = query.toString();
@@ -23,14 +26,15 @@ export function EventsPage() {
           <input name="vehicleId" value={vehicleId} onInput={(e) => setVehicleId(e.currentTarget.value)} />
         </label>
         <label>
-          Type
+          VIN
           <input
-            name="type"
-            value={type}
-            placeholder="vehicle.alert.raised"
-            onInput={(e) => setType(e.currentTarget.value)}
+            name="vin"
+            value={vin}
+            placeholder="17 characters"
+            onInput={(e) => setVin(e.currentTarget.value)}
           />
         </label>
+        <TypePicker value={type} onChange={setType} />
         <label>
           Since (ISO 8601, default: 24 h)
           <input name="since" value={since} onInput={(e) => setSince(e.currentTarget.value)} />
@@ -57,8 +61,19 @@ export function EventsPage() {
               <td>
                 <When iso={e.detectedAt} />
               </td>
-              <td>{e.type}</td>
-              <td title={e.vehicle?.id}>{e.vehicle?.vin ?? e.vehicle?.id ?? '—'}</td>
+              <td>
+                <a href={`#/events/${encodeURIComponent(e.id)}`}>{e.type}</a>
+                {e.sample ? <Badge value="sample" /> : null}
+              </td>
+              <td title={e.vehicle?.id}>
+                {e.vehicle ? (
+                  <a href={`#/vehicles/${encodeURIComponent(e.vehicle.id)}`}>
+                    {e.vehicle.vin ?? e.vehicle.id}
+                  </a>
+                ) : (
+                  '—'
+                )}
+              </td>
               <td>{e.sequence}</td>
               <td>
                 <When iso={e.occurredAt} />

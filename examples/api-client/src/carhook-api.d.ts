@@ -126,6 +126,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The event catalogue: each type with its trigger, worst-case delay, schema and a sample */
+        get: operations["listEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/vehicles/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One vehicle: connection, last and next read of each kind, learned change rate, quota, events */
+        get: operations["getVehicle"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/vehicles/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pause polling this vehicle (until it is resumed) */
+        post: operations["pauseVehicle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/vehicles/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resume polling a vehicle paused by an operator or waiting for reauthorization */
+        post: operations["resumeVehicle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics/recent": {
         parameters: {
             query?: never;
@@ -283,6 +351,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/subscriptions/{id}/sample": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a sample of an event type to this subscription now, signed like any delivery
+         * @description The catalogue’s sample of the type (GET /event-types), under a new id, stamped now, with `sample: true` and `sequence` 0 in its envelope.
+         */
+        post: operations["sendSampleEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/subscriptions/{id}/backlog": {
         parameters: {
             query?: never;
@@ -350,7 +438,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This subscription's deliveries: status, attempts, response code and time, next retry */
+        /**
+         * This subscription's attempt log, newest first: each attempt's request and answer, or why it failed
+         * @description Per attempt: when, how long, the request headers sent (the signature, never the secret), the response status, headers and the first 4 KB of the body, or the class of the error (timeout, dns, refused, tls, ssrf…). Filter by status, event type, event id and time.
+         */
         get: operations["listDeliveries"];
         put?: never;
         post?: never;
@@ -391,6 +482,46 @@ export interface paths {
          * @description With `eventIds`, the events are read from the log by id (`since` is then optional); each requested id not sent is listed in `skipped` with the reason (unknown, past the retention, or excluded by the filters).
          */
         post: operations["replayEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver again every delivery that gave up (dead-lettered) since a time
+         * @description The dead letters whose last attempt was in [since, until) are delivered again as new deliveries of the same events (same `webhook-id`s), through the queue.
+         */
+        post: operations["recoverFailedDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One event of the log, with its delivery to each subscription
+         * @description The deliveries the fan-out (or a recovery) made of it, one per subscription; replays are in each subscription’s attempt log (filter by eventId).
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -893,6 +1024,11 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
+            /**
+             * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+             * @constant
+             */
+            sample?: true;
             published: boolean;
             /** Format: date-time */
             publishedAt?: string;
@@ -900,6 +1036,151 @@ export interface components {
         EventPage: {
             events: components["schemas"]["Event"][];
             cursor?: string;
+        };
+        /** @description Every event type Carhook publishes. */
+        EventCatalogue: {
+            types: {
+                type: string;
+                version: number;
+                description: string;
+                /**
+                 * @description `opt-in`: operational, sent only to subscriptions that name it (webhook.* or the type).
+                 * @enum {string}
+                 */
+                audience: "all" | "opt-in";
+                /** @description What makes Carhook publish it. */
+                trigger: string;
+                /** @description The API reads that reveal it. */
+                reads: string;
+                /** @description Its worst-case delay under the default quota. */
+                delay: string;
+                /** @description The JSON Schema of its envelope. */
+                schema: {
+                    [key: string]: unknown;
+                };
+                /** @description A payload a webhook received in the end-to-end test. */
+                sample?: {
+                    /** @description deterministic: the same change has the same id on every retry and re-poll */
+                    id: string;
+                    type: string;
+                    schemaVersion: number;
+                    /**
+                     * Format: date-time
+                     * @description when it happened, from the API record
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: date-time
+                     * @description when Carhook saw it
+                     */
+                    detectedAt: string;
+                    /** @description per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle */
+                    sequence: number;
+                    vehicle?: {
+                        id: string;
+                        vin?: string;
+                        brand?: string;
+                        /** @description model as the API names it, when it says */
+                        model?: string;
+                        /** @description sub-model (trim) as the API names it, when it says */
+                        subModel?: string;
+                    };
+                    enrollment?: {
+                        id: string;
+                        /** @enum {string} */
+                        kind: "oauth-user" | "fleet-contract";
+                    };
+                    /** @description every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids */
+                    enrollments?: {
+                        id: string;
+                        /** @enum {string} */
+                        kind: "oauth-user" | "fleet-contract";
+                    }[];
+                    source: {
+                        /** @enum {string} */
+                        api: "v2" | "v1" | "map" | "services" | "carhook";
+                        operation?: string;
+                        recordId?: string;
+                    };
+                    data: {
+                        [key: string]: unknown;
+                    };
+                    /**
+                     * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+                     * @constant
+                     */
+                    sample?: true;
+                };
+            }[];
+        };
+        /** @description One kind of read of a vehicle: when it was last made and when it will be at the latest. */
+        PlannedRead: {
+            /** @enum {string} */
+            kind: "events" | "alerts" | "maintenance" | "services" | "map";
+            /** Format: date-time */
+            lastAt?: string;
+            /**
+             * @description `planner`: its memory (no write per poll); `record`: the vehicle record; `unknown`: neither knows.
+             * @enum {string}
+             */
+            source: "planner" | "record" | "unknown";
+            /** @description The longest the policy lets pass between two reads of this kind. */
+            everyMs: number;
+            /**
+             * Format: date-time
+             * @description The next read at the latest; the planner books earlier when it can.
+             */
+            nextBy?: string;
+            note: string;
+        };
+        /** @description One vehicle in full: enrollment, connection, planned reads, learned rate, events. */
+        VehicleDetail: {
+            vehicle: {
+                id: string;
+                vin: string;
+                brand?: string;
+                apiVehicleId?: string;
+                paused: boolean;
+                pauseReason?: string;
+                /**
+                 * Format: date-time
+                 * @description When a poll last found a change.
+                 */
+                lastChangeAt?: string;
+                /** Format: date-time */
+                createdAt: string;
+                model?: string;
+                subModel?: string;
+            };
+            enrollment: components["schemas"]["Enrollment"];
+            /** @description Whether Carhook can poll it, and why not. */
+            connection: {
+                /** @enum {string} */
+                state: "polled" | "paused" | "reauthorization_required" | "unenrolled";
+                /** @description An OAuth user’s access token is unexpired now (it is refreshed when needed). */
+                tokenValid?: boolean;
+                /** Format: date-time */
+                tokenExpiresAt?: string;
+                /** @description Where the user authorizes again, when reauthorization is required. */
+                reauthorizationUrl?: string;
+            };
+            reads: components["schemas"]["PlannedRead"][];
+            /** @description The change rate the planner learned from its polls (absent before any). */
+            changeRate?: {
+                eventsPerHour: number;
+                observedHours: number;
+                activeAlerts: number;
+                fixesPerHour?: number;
+            };
+            quota: {
+                perHour: number;
+                readsPerHourAtLeast: number;
+                /** @description The share of the quota its guarantees give it, 0 to 1. */
+                shareAtLeast: number;
+                guaranteeMs: number;
+            };
+            /** @description Its events of the last 7 days, newest first (50 at most). */
+            recentEvents: components["schemas"]["Event"][];
         };
         /** @description The last hour's requests against the quota and detection lag, minute by minute. */
         RecentMetrics: {
@@ -1044,7 +1325,19 @@ export interface components {
             outcome: "success" | "failure" | "gone" | "timeout" | "network" | "refused";
             statusCode?: number;
             error?: string;
-            /** @description The start of the response body. */
+            /**
+             * @description Why it failed: http (an answer, not 2xx), redirect, timeout, dns, refused, reset, tls, ssrf (an address webhooks may not reach), invalid, other.
+             * @enum {string}
+             */
+            errorClass?: "http" | "redirect" | "timeout" | "dns" | "refused" | "reset" | "tls" | "ssrf" | "invalid" | "other";
+            /** @description The headers sent: the signature is there, the secret never is. */
+            requestHeaders?: {
+                [key: string]: string;
+            };
+            responseHeaders?: {
+                [key: string]: string;
+            };
+            /** @description The first 4 KB of the response body. */
             responseExcerpt?: string;
             responseTruncated?: boolean;
             retryAfterMs?: number;
@@ -1109,6 +1402,11 @@ export interface components {
                 data: {
                     [key: string]: unknown;
                 };
+                /**
+                 * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+                 * @constant
+                 */
+                sample?: true;
             };
             /** @enum {string} */
             origin: "event" | "recovery" | "replay" | "test";
@@ -1131,6 +1429,43 @@ export interface components {
         DeliveryPage: {
             items: components["schemas"]["Delivery"][];
             cursor?: string;
+        };
+        EventWithDeliveries: {
+            event: components["schemas"]["Event"];
+            deliveries: {
+                subscriptionId: string;
+                url: string;
+                delivery: {
+                    id: string;
+                    subscriptionId: string;
+                    eventId: string;
+                    eventType: string;
+                    /** @enum {string} */
+                    origin: "event" | "recovery" | "replay" | "test";
+                    /** @enum {string} */
+                    status: "pending" | "succeeded" | "dead" | "parked" | "cancelled";
+                    attempts: number;
+                    /** Format: date-time */
+                    nextAttemptAt: string;
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** Format: date-time */
+                    updatedAt: string;
+                    /** Format: date-time */
+                    firstAttemptAt?: string;
+                    /** Format: date-time */
+                    lastAttemptAt?: string;
+                    lastStatusCode?: number;
+                    lastError?: string;
+                };
+            }[];
+        };
+        /** @description The dead letters delivered again. */
+        RecoverResult: {
+            recoverId: string;
+            /** @description New deliveries queued, one per dead-lettered event. */
+            deliveries: number;
+            eventIds: string[];
         };
         TestDelivery: {
             deliveryId: string;
@@ -1303,6 +1638,11 @@ export interface components {
                 /** @description true when the alert was already active at enrollment (first poll) */
                 initial: boolean;
             };
+            /**
+             * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+             * @constant
+             */
+            sample?: true;
         };
         /** @description The body of a vehicle.alert.raised webhook (Standard Webhooks payload around the envelope). */
         VehicleAlertRaisedWebhook: {
@@ -1412,6 +1752,11 @@ export interface components {
                 /** @description seconds between startedAt and endedAt when both are known */
                 durationS?: number;
             };
+            /**
+             * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+             * @constant
+             */
+            sample?: true;
         };
         /** @description The body of a vehicle.alert.fixed webhook (Standard Webhooks payload around the envelope). */
         VehicleAlertFixedWebhook: {
@@ -1503,6 +1848,11 @@ export interface components {
                  */
                 collidedAt?: string;
             };
+            /**
+             * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+             * @constant
+             */
+            sample?: true;
         };
         /** @description The body of a vehicle.collision.detected webhook (Standard Webhooks payload around the envelope). */
         VehicleCollisionDetectedWebhook: {
@@ -1577,6 +1927,11 @@ export interface components {
                 /** @description true when maintenance was already due at enrollment (first poll) */
                 initial: boolean;
             };
+            /**
+             * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+             * @constant
+             */
+            sample?: true;
         };
         /** @description The body of a vehicle.maintenance.due webhook (Standard Webhooks payload around the envelope). */
         VehicleMaintenanceDueWebhook: {
@@ -1647,6 +2002,11 @@ export interface components {
                 /** @description true when maintenance was already overdue at enrollment (first poll) */
                 initial: boolean;
             };
+            /**
+             * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+             * @constant
+             */
+            sample?: true;
         };
         /** @description The body of a vehicle.maintenance.overdue webhook (Standard Webhooks payload around the envelope). */
         VehicleMaintenanceOverdueWebhook: {
@@ -1715,6 +2075,11 @@ export interface components {
                 previousDays: number;
                 previousMileageKm: number;
             };
+            /**
+             * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+             * @constant
+             */
+            sample?: true;
         };
         /** @description The body of a vehicle.maintenance.reset webhook (Standard Webhooks payload around the envelope). */
         VehicleMaintenanceResetWebhook: {
@@ -1853,6 +2218,11 @@ export interface components {
                  */
                 ecoDrivingStatus: "included" | "unavailable";
             };
+            /**
+             * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+             * @constant
+             */
+            sample?: true;
         };
         /** @description The body of a vehicle.trip.completed webhook (Standard Webhooks payload around the envelope). */
         VehicleTripCompletedWebhook: {
@@ -1940,6 +2310,11 @@ export interface components {
                     collectedAt?: string;
                 };
             };
+            /**
+             * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+             * @constant
+             */
+            sample?: true;
         };
         /** @description The body of a vehicle.refuel.detected webhook (Standard Webhooks payload around the envelope). */
         VehicleRefuelDetectedWebhook: {
@@ -2027,6 +2402,11 @@ export interface components {
                     collectedAt?: string;
                 };
             };
+            /**
+             * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+             * @constant
+             */
+            sample?: true;
         };
         /** @description The body of a vehicle.fuel_theft.detected webhook (Standard Webhooks payload around the envelope). */
         VehicleFuelTheftDetectedWebhook: {
@@ -2098,6 +2478,11 @@ export interface components {
                 /** @description true when the update was already available at enrollment (first poll) */
                 initial: boolean;
             };
+            /**
+             * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+             * @constant
+             */
+            sample?: true;
         };
         /** @description The body of a vehicle.map_update.available webhook (Standard Webhooks payload around the envelope). */
         VehicleMapUpdateAvailableWebhook: {
@@ -2170,6 +2555,11 @@ export interface components {
                     eligible: boolean;
                 }[];
             };
+            /**
+             * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+             * @constant
+             */
+            sample?: true;
         };
         /** @description The body of a vehicle.services.changed webhook (Standard Webhooks payload around the envelope). */
         VehicleServicesChangedWebhook: {
@@ -2235,6 +2625,11 @@ export interface components {
                 model?: string;
                 energy?: string;
             };
+            /**
+             * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+             * @constant
+             */
+            sample?: true;
         };
         /** @description The body of a enrollment.vehicle.added webhook (Standard Webhooks payload around the envelope). */
         EnrollmentVehicleAddedWebhook: {
@@ -2300,6 +2695,11 @@ export interface components {
                 model?: string;
                 energy?: string;
             };
+            /**
+             * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+             * @constant
+             */
+            sample?: true;
         };
         /** @description The body of a enrollment.vehicle.removed webhook (Standard Webhooks payload around the envelope). */
         EnrollmentVehicleRemovedWebhook: {
@@ -2376,6 +2776,11 @@ export interface components {
                 /** @description Carhook's authorize link to send the user to (GET /oauth/<brand>/authorize), when Carhook knows its public URL */
                 authorizeUrl?: string;
             };
+            /**
+             * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+             * @constant
+             */
+            sample?: true;
         };
         /** @description The body of a enrollment.reauthorization_required webhook (Standard Webhooks payload around the envelope). */
         EnrollmentReauthorizationRequiredWebhook: {
@@ -2445,6 +2850,11 @@ export interface components {
                  */
                 disabledAt: string;
             };
+            /**
+             * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+             * @constant
+             */
+            sample?: true;
         };
         /** @description The body of a webhook.endpoint.disabled webhook (Standard Webhooks payload around the envelope). */
         WebhookEndpointDisabledWebhook: {
@@ -2523,6 +2933,11 @@ export interface components {
                  */
                 lastAttemptAt: string;
             };
+            /**
+             * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+             * @constant
+             */
+            sample?: true;
         };
         /** @description The body of a webhook.delivery.exhausted webhook (Standard Webhooks payload around the envelope). */
         WebhookDeliveryExhaustedWebhook: {
@@ -2585,6 +3000,11 @@ export interface components {
                 subscriptionId: string;
                 message: string;
             };
+            /**
+             * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+             * @constant
+             */
+            sample?: true;
         };
         /** @description The body of a webhook.test webhook (Standard Webhooks payload around the envelope). */
         WebhookTestWebhook: {
@@ -2617,6 +3037,9 @@ export interface components {
             enrollmentIds?: string[] | null;
             description?: string | null;
         };
+        SendSample: {
+            type: string;
+        };
         EnableSubscription: {
             /**
              * @description recover (default): deliver the events the subscription missed while disabled, from the event log, with their own ids; discard: deliver none of them.
@@ -2631,6 +3054,12 @@ export interface components {
             until?: string;
             eventTypes?: string[];
             eventIds?: string[];
+        };
+        RecoverRequest: {
+            /** Format: date-time */
+            since: string;
+            /** Format: date-time */
+            until?: string;
         };
     };
     responses: never;
@@ -2832,6 +3261,173 @@ export interface operations {
             };
         };
     };
+    listEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every event type. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventCatalogue"];
+                };
+            };
+            /** @description No admin token, or a wrong one (on AWS, IAM answers 403 before the route). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getVehicle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The vehicle. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VehicleDetail"];
+                };
+            };
+            /** @description No admin token, or a wrong one (on AWS, IAM answers 403 before the route). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No vehicle with this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pauseVehicle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The vehicle now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Vehicle"];
+                };
+            };
+            /** @description No admin token, or a wrong one (on AWS, IAM answers 403 before the route). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No vehicle with this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description It cannot be resumed: its enrollment is unenrolled or its vehicle removed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resumeVehicle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The vehicle now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Vehicle"];
+                };
+            };
+            /** @description No admin token, or a wrong one (on AWS, IAM answers 403 before the route). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No vehicle with this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description It cannot be resumed: its enrollment is unenrolled or its vehicle removed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getRecentMetrics: {
         parameters: {
             query?: never;
@@ -2848,6 +3444,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RecentMetrics"];
+                };
+            };
+            /** @description No admin token, or a wrong one (on AWS, IAM answers 403 before the route). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This runtime keeps no in-process metrics (on AWS: CloudWatch). */
@@ -2885,6 +3490,15 @@ export interface operations {
             };
             /** @description Bad input, naming the field. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No admin token, or a wrong one (on AWS, IAM answers 403 before the route). */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2973,6 +3587,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description No admin token, or a wrong one (on AWS, IAM answers 403 before the route). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getEnrollment: {
@@ -2997,6 +3620,15 @@ export interface operations {
             };
             /** @description Bad input, naming the field. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No admin token, or a wrong one (on AWS, IAM answers 403 before the route). */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3044,6 +3676,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description No admin token, or a wrong one (on AWS, IAM answers 403 before the route). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No enrollment with this id. */
             404: {
                 headers: {
@@ -3070,6 +3711,8 @@ export interface operations {
                 type?: string[];
                 /** @description Only this vehicle's events. */
                 vehicleId?: string;
+                /** @description Only the events of this physical vehicle, whatever its enrollment: the range is read and filtered (a page holds the matches among the events read, fewer or more than `limit`; follow `cursor`). */
+                vin?: string;
             };
             header?: never;
             path?: never;
@@ -3088,6 +3731,15 @@ export interface operations {
             };
             /** @description Bad input, naming the field. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No admin token, or a wrong one (on AWS, IAM answers 403 before the route). */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3129,6 +3781,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description No admin token, or a wrong one (on AWS, IAM answers 403 before the route). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     createSubscription: {
@@ -3162,6 +3823,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description No admin token, or a wrong one (on AWS, IAM answers 403 before the route). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getSubscription: {
@@ -3182,6 +3852,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Subscription"];
+                };
+            };
+            /** @description No admin token, or a wrong one (on AWS, IAM answers 403 before the route). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No subscription with this id. */
@@ -3212,6 +3891,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description No admin token, or a wrong one (on AWS, IAM answers 403 before the route). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             /** @description No subscription with this id. */
             404: {
@@ -3257,6 +3945,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description No admin token, or a wrong one (on AWS, IAM answers 403 before the route). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No subscription with this id. */
             404: {
                 headers: {
@@ -3288,6 +3985,15 @@ export interface operations {
                     "application/json": components["schemas"]["SecretRotated"];
                 };
             };
+            /** @description No admin token, or a wrong one (on AWS, IAM answers 403 before the route). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No subscription with this id. */
             404: {
                 headers: {
@@ -3317,6 +4023,77 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TestDelivery"];
+                };
+            };
+            /** @description No admin token, or a wrong one (on AWS, IAM answers 403 before the route). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No subscription with this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The subscription is disabled. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendSampleEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SendSample"];
+            };
+        };
+        responses: {
+            /** @description The sample delivery and its attempt. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestDelivery"];
+                };
+            };
+            /** @description Bad input, naming the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No admin token, or a wrong one (on AWS, IAM answers 403 before the route). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No subscription with this id. */
@@ -3357,6 +4134,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Backlog"];
+                };
+            };
+            /** @description No admin token, or a wrong one (on AWS, IAM answers 403 before the route). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No subscription with this id. */
@@ -3403,6 +4189,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description No admin token, or a wrong one (on AWS, IAM answers 403 before the route). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No subscription with this id. */
             404: {
                 headers: {
@@ -3434,6 +4229,15 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
+            /** @description No admin token, or a wrong one (on AWS, IAM answers 403 before the route). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No subscription with this id. */
             404: {
                 headers: {
@@ -3452,6 +4256,16 @@ export interface operations {
                 limit?: string;
                 /** @description The `cursor` of the previous page, unchanged; omit it for the first page. */
                 cursor?: string;
+                /** @description `succeeded`: a 2xx came back; `failed`: anything else. */
+                status?: "succeeded" | "failed";
+                /** @description Only attempts of this event type. */
+                eventType?: string;
+                /** @description Only the attempts of this event (evt_…). */
+                eventId?: string;
+                /** @description Attempts started at or after this instant. */
+                since?: string;
+                /** @description Attempts started before this instant. */
+                until?: string;
             };
             header?: never;
             path: {
@@ -3472,6 +4286,15 @@ export interface operations {
             };
             /** @description Bad input, naming the field. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No admin token, or a wrong one (on AWS, IAM answers 403 before the route). */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3524,6 +4347,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description No admin token, or a wrong one (on AWS, IAM answers 403 before the route). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No subscription with this id. */
             404: {
                 headers: {
@@ -3568,6 +4400,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description No admin token, or a wrong one (on AWS, IAM answers 403 before the route). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No subscription with this id. */
             404: {
                 headers: {
@@ -3577,8 +4418,110 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The subscription is disabled. */
+            /** @description The subscription is disabled: enable it first. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    recoverFailedDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecoverRequest"];
+            };
+        };
+        responses: {
+            /** @description Queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoverResult"];
+                };
+            };
+            /** @description Bad input, naming the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No admin token, or a wrong one (on AWS, IAM answers 403 before the route). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No subscription with this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The subscription is disabled: enable it first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event and its deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventWithDeliveries"];
+                };
+            };
+            /** @description No admin token, or a wrong one (on AWS, IAM answers 403 before the route). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such event in the log (unknown, or past its retention). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -9,10 +9,12 @@ import {
 import type { Page, PageRequest } from '../../core/store/records';
 import type { FailureNote } from '../../core/subscriptions/health';
 import {
+  attemptMatches,
   attemptSortKey,
   dueSortKey,
   iso,
   MAX_FAILURE_ERROR,
+  validateAttemptFilter,
   validateDelivery,
   validateFinish,
   validateRecordedAttempt,
@@ -266,7 +268,9 @@ export function createMemorySubscriptionStores(): {
     },
     async listAttempts(query) {
       requireId('subscriptionId', query.subscriptionId);
-      return paginate(attempts.get(query.subscriptionId) ?? [], attemptSortKey, query, 'desc');
+      validateAttemptFilter(query);
+      const lines = (attempts.get(query.subscriptionId) ?? []).filter((a) => attemptMatches(a, query));
+      return paginate(lines, attemptSortKey, query, 'desc');
     },
   };
 

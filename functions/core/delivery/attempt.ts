@@ -55,7 +55,13 @@ async function health(
 }
 
 function refused(state: EngineState, error: string): DeliveryAttempt {
-  return { startedAt: state.clock().toISOString(), durationMs: 0, outcome: 'refused', error };
+  return {
+    startedAt: state.clock().toISOString(),
+    durationMs: 0,
+    outcome: 'refused',
+    errorClass: 'invalid',
+    error,
+  };
 }
 
 /**
@@ -117,6 +123,9 @@ export async function decide(
     outcome: done.outcome,
     ...(done.statusCode !== undefined ? { statusCode: done.statusCode } : {}),
     ...(done.error !== undefined ? { error: done.error } : {}),
+    ...(done.errorClass !== undefined ? { errorClass: done.errorClass } : {}),
+    ...(done.requestHeaders !== undefined ? { requestHeaders: done.requestHeaders } : {}),
+    ...(done.responseHeaders !== undefined ? { responseHeaders: done.responseHeaders } : {}),
     ...(done.responseExcerpt !== undefined ? { responseExcerpt: done.responseExcerpt } : {}),
     ...(done.responseTruncated ? { responseTruncated: true } : {}),
     ...(done.retryAfterMs !== undefined ? { retryAfterMs: done.retryAfterMs } : {}),

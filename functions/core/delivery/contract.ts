@@ -103,6 +103,11 @@ export interface DeliveryEngine {
   handleJob(job: DeliveryJob): Promise<undefined | { retryInSeconds: number }>;
   /** Sends a `webhook.test` event to one subscription now; resolves with the attempt. */
   sendTest(subscription: SubscriptionRecord): Promise<{ delivery: DeliveryRecord; attempt: AttemptRecord }>;
+  /** Sends a sample of an event type (its envelope, re-stamped, `sample: true`) now; resolves with the attempt. */
+  sendSample(
+    subscription: SubscriptionRecord,
+    sample: EventEnvelope,
+  ): Promise<{ delivery: DeliveryRecord; attempt: AttemptRecord }>;
   /** New deliveries of already-published events (replay), same `webhook-id`s, through the queue. */
   enqueueReplay(
     subscription: SubscriptionRecord,

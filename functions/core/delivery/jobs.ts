@@ -56,7 +56,7 @@ export async function handleJob(
 }
 
 /** Sends a `webhook.test` event to one subscription now; resolves with the attempt. */
-export async function sendTest(
+export function sendTest(
   state: EngineState,
   subscription: SubscriptionRecord,
 ): Promise<{ delivery: DeliveryRecord; attempt: AttemptRecord }> {
@@ -70,12 +70,43 @@ export async function sendTest(
     source: { api: 'carhook', operation: 'webhook.test' },
     data: { subscriptionId: subscription.id, message: 'A test delivery from Carhook.' },
   });
+  return sendNow(state, subscription, event);
+}
+
+/**
+ * Sends a sample of an event type to one subscription now: the sample's envelope under a new id,
+ * stamped now, `sample: true` and `sequence` 0 (it is no change of the vehicle's), signed like any
+ * delivery; resolves with the attempt.
+ */
+export function sendSample(
+  state: EngineState,
+  subscription: SubscriptionRecord,
+  sample: EventEnvelope,
+): Promise<{ delivery: DeliveryRecord; attempt: AttemptRecord }> {
+  const at = state.clock().toISOString();
+  const id = eventId({ scope: subscription.id, type: sample.type, key: 'sample', transition: at });
+  return sendNow(state, subscription, {
+    ...sample,
+    id,
+    occurredAt: at,
+    detectedAt: at,
+    sequence: 0,
+    sample: true,
+  });
+}
+
+/** One event to one subscription now (origin `test`), attempted at once; resolves with the attempt. */
+async function sendNow(
+  state: EngineState,
+  subscription: SubscriptionRecord,
+  event: EventEnvelope,
+): Promise<{ delivery: DeliveryRecord; attempt: AttemptRecord }> {
   const record = newDelivery(
     state,
     event,
     subscription,
     'test',
-    extraDeliveryId('test', id, subscription.id, at),
+    extraDeliveryId('test', event.id, subscription.id, event.detectedAt),
     true,
   );
   await state.deps.deliveries.create(record);

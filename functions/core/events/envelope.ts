@@ -55,6 +55,12 @@ export const envelopeSchema = z.object({
     recordId: z.string().optional(),
   }),
   data: z.record(z.string(), z.unknown()),
+  sample: z
+    .literal(true)
+    .optional()
+    .describe(
+      'true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)',
+    ),
 });
 
 export type EventEnvelope = z.infer<typeof envelopeSchema>;

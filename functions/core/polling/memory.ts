@@ -25,6 +25,8 @@ export interface PlannerMemory {
   set(vehicleId: string, reads: LastReads): void;
   /** Forgets every vehicle not in `keep` (paused, removed). */
   retain(keep: Pick<ReadonlySet<string>, 'has'>): void;
+  /** How many vehicles it remembers (those the planner last planned for). */
+  size(): number;
 }
 
 export function createPlannerMemory(): PlannerMemory {
@@ -37,6 +39,7 @@ export function createPlannerMemory(): PlannerMemory {
     retain: (keep) => {
       for (const id of reads.keys()) if (!keep.has(id)) reads.delete(id);
     },
+    size: () => reads.size,
   };
 }
 

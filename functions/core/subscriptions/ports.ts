@@ -44,6 +44,18 @@ export interface SubscriptionStore {
   delete(id: string): Promise<boolean>;
 }
 
+/** Which lines of the attempt log to list (all of them by default). */
+export interface AttemptFilter {
+  /** Started at or after this instant. */
+  readonly since?: IsoDate;
+  /** Started before this instant. */
+  readonly until?: IsoDate;
+  /** `succeeded`: 2xx; `failed`: anything else. */
+  readonly status?: 'succeeded' | 'failed';
+  readonly eventType?: string;
+  readonly eventId?: string;
+}
+
 export type ClaimResult =
   | { readonly kind: 'Claimed'; readonly delivery: DeliveryRecord }
   /** Pending but not due (a retry's time, or another worker's attempt lease): come back at `at`. */
@@ -107,6 +119,8 @@ export interface DeliveryStore {
   ): Promise<Page<DeliveryRecord>>;
   /** Pending deliveries with `nextAttemptAt <= before`, earliest first (the recovery sweep). */
   listDue(query: { readonly before: IsoDate } & PageRequest): Promise<Page<DeliveryRecord>>;
-  /** The attempt log of a subscription, newest first. */
-  listAttempts(query: { readonly subscriptionId: string } & PageRequest): Promise<Page<AttemptRecord>>;
+  /** The attempt log of a subscription, newest first, optionally filtered. */
+  listAttempts(
+    query: { readonly subscriptionId: string } & AttemptFilter & PageRequest,
+  ): Promise<Page<AttemptRecord>>;
 }

@@ -1,6 +1,6 @@
 import type { EventEnvelope } from '../events/envelope';
 import type { IsoDate } from '../store/records';
-import type { AttemptOutcome } from '../webhooks/outcome';
+import type { AttemptOutcome, ErrorClass } from '../webhooks/outcome';
 import type { SubscriptionHealth } from '../webhooks/policy';
 import type { SubscriptionStatus } from './schemas';
 
@@ -94,7 +94,13 @@ export interface AttemptRecord {
   readonly outcome: AttemptOutcome;
   readonly statusCode?: number;
   readonly error?: string;
-  /** At most 1 KB of the response body. */
+  /** Why it failed, in one word (functions/core/webhooks/sender.ts `ErrorClass`). */
+  readonly errorClass?: ErrorClass;
+  /** The headers sent (the signature, never the secret). */
+  readonly requestHeaders?: Readonly<Record<string, string>>;
+  /** The response's headers, when there was a response. */
+  readonly responseHeaders?: Readonly<Record<string, string>>;
+  /** At most 4 KB of the response body. */
   readonly responseExcerpt?: string;
   readonly responseTruncated?: boolean;
   readonly retryAfterMs?: number;

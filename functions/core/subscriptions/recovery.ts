@@ -5,7 +5,7 @@ import type { EventLog } from '../store/ports';
 import { type BacklogWindow, backlogWindow, type Skipped, selectByIds, selectEvents } from './backlog';
 import type { HealthView } from './health';
 import type { DeliveryStore, SubscriptionStore } from './ports';
-import type { SubscriptionRecord } from './records';
+import type { DeliveryRecord, SubscriptionRecord } from './records';
 import { parseBody, type SubscriptionSchemas, type ValidationError } from './schemas';
 
 /**
@@ -83,6 +83,13 @@ export interface ReplayOutcome {
   readonly scanned?: number;
 }
 
+export interface RecoverOutcome {
+  readonly recoverId: string;
+  /** New deliveries queued (one per dead-lettered event). */
+  readonly deliveries: number;
+  readonly eventIds: readonly string[];
+}
+
 const PARKED_COUNT_LIMIT = 1000;
 
 function malformed(field: string, reason: string): ValidationError {
@@ -99,6 +106,7 @@ export function recoveryUseCases(ctx: RecoveryContext) {
     return page.items.length;
   }
 
+  const load = ctx.load;
   return {
     async backlog(id: string): Promise<Result<BacklogPreview, RecoveryError>> {
       const s = await ctx.load(id);
@@ -162,6 +170,49 @@ export function recoveryUseCases(ctx: RecoveryContext) {
       const after = await ctx.load(id);
       if (!after.ok) return after;
       return ok({ subscription: await ctx.view(after.value), resumed, ...(backlog ? { backlog } : {}) });
+    },
+
+    /**
+     * Delivers again every delivery of this subscription that gave up (dead-lettered) since `since`
+     * (by its last attempt), as new deliveries of the same events (same `webhook-id`s).
+     */
+    async recover(id: string, body: unknown): Promise<Result<RecoverOutcome, RecoveryError>> {
+      const s = await load(id);
+      if (!s.ok) return s;
+      const parsed = parseBody(ctx.schemas.recover, body);
+      if (!parsed.ok) return parsed;
+      if (s.value.status !== 'active')
+        return err({ kind: 'Conflict', message: `subscription ${id} is disabled: enable it first` });
+      const now = ctx.clock();
+      const since = Date.parse(parsed.value.since);
+      const until =
+        parsed.value.until !== undefined ? Date.parse(parsed.value.until) : Number.POSITIVE_INFINITY;
+      const dead: DeliveryRecord[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await ctx.deliveries.listBySubscription({
+          subscriptionId: id,
+          status: 'dead',
+          limit: 500,
+          ...(cursor ? { cursor } : {}),
+        });
+        for (const d of page.items) {
+          const at = Date.parse(d.lastAttemptAt ?? d.updatedAt);
+          if (at >= since && at < until) dead.push(d);
+          if (dead.length > ctx.maxEvents)
+            return err(
+              malformed('since', `more than ${ctx.maxEvents} dead letters since then: narrow since/until`),
+            );
+        }
+        cursor = page.cursor;
+      } while (cursor);
+      const recoverId = `rcv_${createHash('sha256')
+        .update([id, parsed.value.since, parsed.value.until ?? '', now.toISOString()].join('\u001f'))
+        .digest('base64url')
+        .slice(0, 20)}`;
+      const events = [...new Map(dead.map((d) => [d.eventId, d.envelope])).values()];
+      const created = await ctx.engine.enqueueReplay(s.value, events, recoverId);
+      return ok({ recoverId, deliveries: created.length, eventIds: events.map((e) => e.id) });
     },
 
     async replay(id: string, body: unknown): Promise<Result<ReplayOutcome, RecoveryError>> {

@@ -188,7 +188,26 @@ export function subscriptionSchemas(context: SubscriptionSchemaContext) {
     })
     .optional();
 
-  return { create, patch, replay, enable };
+  // Deliver again what was dead-lettered in a time range (by the deliveries' last attempt).
+  const recover = z.strictObject({ since: isoDate, until: isoDate.optional() }).superRefine((body, ctx) => {
+    if (body.until !== undefined && Date.parse(body.since) > Date.parse(body.until)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['until'],
+        message: 'must not be before since',
+        input: body.until,
+      });
+    }
+  });
+
+  // Send a sample of one event type (its catalogue sample, re-stamped and marked as a sample).
+  const sample = z.strictObject({
+    type: z.string().refine((t) => context.knownTypes.includes(t), {
+      message: 'must be an event type of the catalogue (GET /event-types)',
+    }),
+  });
+
+  return { create, patch, replay, enable, recover, sample };
 }
 
 export type SubscriptionSchemas = ReturnType<typeof subscriptionSchemas>;

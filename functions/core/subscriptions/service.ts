@@ -4,6 +4,7 @@ import type { RetrySchedule } from '../delivery/retry-schedule';
 import { DEFAULT_RETRY_SCHEDULE } from '../delivery/retry-schedule';
 import type { SecretBox } from '../delivery/secrets';
 import { EVENT_TYPES } from '../events/catalogue';
+import type { EventEnvelope } from '../events/envelope';
 import { err, ok, type Result } from '../result';
 import { StoreError } from '../store/errors';
 import { DEFAULT_EVENT_RETENTION_MS } from '../store/logic';
@@ -19,7 +20,8 @@ import {
 import { type CheckUrlOptions, checkUrl } from '../webhooks/url-policy';
 import { type HealthView, readHealth } from './health';
 import { newSubscriptionId } from './logic';
-import type { DeliveryStore, SubscriptionStore } from './ports';
+import { eventWithDeliveries } from './lookup';
+import type { AttemptFilter, DeliveryStore, SubscriptionStore } from './ports';
 import type { AttemptRecord, DeliveryRecord, SubscriptionRecord } from './records';
 import { recoveryUseCases } from './recovery';
 import { parseBody, subscriptionSchemas, type ValidationError } from './schemas';
@@ -55,7 +57,12 @@ export interface SubscriptionServiceDeps {
   readonly subscriptions: SubscriptionStore;
   readonly deliveries: DeliveryStore;
   readonly events: Pick<EventLog, 'listByTime' | 'get'>;
-  readonly engine: Pick<DeliveryEngine, 'sendTest' | 'enqueueReplay' | 'enqueueRecovery' | 'resume'>;
+  readonly engine: Pick<
+    DeliveryEngine,
+    'sendTest' | 'sendSample' | 'enqueueReplay' | 'enqueueRecovery' | 'resume'
+  >;
+  /** The catalogue's sample of an event type (docs/events.samples.json: what a webhook received). */
+  readonly sampleOf?: (type: string) => EventEnvelope | undefined;
   readonly secrets: SecretBox;
   /** The catalogue's types (default EVENT_TYPES). */
   readonly knownTypes?: readonly string[];
@@ -255,6 +262,24 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       return ok({ deliveryId: delivery.id, eventId: delivery.eventId, attempt });
     },
 
+    /** Sends a sample of an event type now, marked `sample: true`, signed like any delivery. */
+    async sample(
+      id: string,
+      body: unknown,
+    ): Promise<Result<{ deliveryId: string; eventId: string; attempt: AttemptRecord }, ServiceError>> {
+      const s = await load(id);
+      if (!s.ok) return s;
+      const parsed = parseBody(schemas.sample, body);
+      if (!parsed.ok) return parsed;
+      if (s.value.status !== 'active')
+        return err({ kind: 'Conflict', message: `subscription ${id} is disabled: enable it first` });
+      const sample = deps.sampleOf?.(parsed.value.type);
+      if (!sample)
+        return err(malformed('type', `no sample of ${parsed.value.type} is known to this runtime`));
+      const { delivery, attempt } = await deps.engine.sendSample(s.value, sample);
+      return ok({ deliveryId: delivery.id, eventId: delivery.eventId, attempt });
+    },
+
     /**
      * disabled → active. The events its filters match that were detected while it was disabled are
      * delivered from the event log with their own ids (body `{backlog: 'discard'}`: none of them);
@@ -276,12 +301,17 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       return after.ok ? ok(await view(after.value)) : after;
     },
 
-    async deliveries(id: string, query: PageQuery): Promise<Result<Page<AttemptRecord>, ServiceError>> {
+    /** The attempt log, newest first, optionally filtered by time, status, event type or event id. */
+    async deliveries(
+      id: string,
+      query: PageQuery,
+      filter: AttemptFilter = {},
+    ): Promise<Result<Page<AttemptRecord>, ServiceError>> {
       const s = await load(id);
       if (!s.ok) return s;
       const page = parsePage(query);
       if (!page.ok) return page;
-      return guarded(() => deps.deliveries.listAttempts({ subscriptionId: id, ...page.value }));
+      return guarded(() => deps.deliveries.listAttempts({ subscriptionId: id, ...filter, ...page.value }));
     },
 
     async deadLetters(id: string, query: PageQuery): Promise<Result<Page<DeliveryRecord>, ServiceError>> {
@@ -296,6 +326,15 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
 
     /** Deliver again: chosen events by id, or every matching event of a time range. */
     replay: recovery.replay,
+    /** Deliver again what was dead-lettered since a time (the deliveries that gave up). */
+    recover: recovery.recover,
+    /** One event of the log and its deliveries, one per subscription that has one. */
+    event: (eventId: string) =>
+      eventWithDeliveries(
+        { events: deps.events, subscriptions: deps.subscriptions, deliveries: deps.deliveries },
+        eventId,
+        clock().getTime(),
+      ),
   };
 }
 

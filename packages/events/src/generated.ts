@@ -79,6 +79,10 @@ vins?: string[]
  */
 authorizeUrl?: string
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -139,6 +143,10 @@ brand?: string
 model?: string
 energy?: string
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -199,6 +207,10 @@ brand?: string
 model?: string
 energy?: string
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -316,6 +328,10 @@ reason: ("inactive" | "absent")
  */
 durationS?: number
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -421,6 +437,10 @@ startedAt?: string
  */
 initial: boolean
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -519,6 +539,10 @@ collectedAt?: string
  */
 collidedAt?: string
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -611,6 +635,10 @@ heading?: number
 collectedAt?: string
 }
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -692,6 +720,10 @@ mileageKm: number
  */
 initial: boolean
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -769,6 +801,10 @@ crossed: [("days" | "mileage"), ...(("days" | "mileage"))[]]
  */
 initial: boolean
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -838,6 +874,10 @@ cycle: number
 previousDays: number
 previousMileageKm: number
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -905,6 +945,10 @@ releasedAt?: string
  */
 initial: boolean
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -997,6 +1041,10 @@ heading?: number
 collectedAt?: string
 }
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -1072,6 +1120,10 @@ shortLabel?: string
 eligible: boolean
 }[]
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -1224,6 +1276,10 @@ label?: string
  */
 ecoDrivingStatus: ("included" | "unavailable")
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -1299,6 +1355,10 @@ firstAttemptAt?: string
  */
 lastAttemptAt: string
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -1362,6 +1422,10 @@ consecutiveFailures?: number
  */
 disabledAt: string
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -1419,6 +1483,10 @@ data: {
 subscriptionId: string
 message: string
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /** Every event type Carhook publishes, at its current version. */
