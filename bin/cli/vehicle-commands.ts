@@ -28,7 +28,7 @@ export function vehicleLines(d: VehicleDetail): string {
     d.changeRate
       ? `  learned change rate ${d.changeRate.eventsPerHour} per hour (over ${d.changeRate.observedHours} h observed), ${d.changeRate.activeAlerts} alert(s) active`
       : '  learned change rate: not yet (no poll observed)',
-    `  quota: at least ${d.quota.readsPerHourAtLeast} reads per hour of ${d.quota.perHour} (${Math.round(d.quota.shareAtLeast * 10_000) / 100} %), events at least every ${minutes(d.quota.guaranteeMs)}`,
+    `  quota: at least ${d.quota.readsPerHourAtLeast} reads per hour of ${d.quota.perHour} (${Number((d.quota.shareAtLeast * 100).toPrecision(2))} %), events at least every ${minutes(d.quota.guaranteeMs)}`,
     `  recent events (${d.recentEvents.length})`,
     ...d.recentEvents.slice(0, 20).map((e) => `    ${e.detectedAt}  #${e.sequence}  ${e.type}  ${e.id}`),
   ].join('\n');

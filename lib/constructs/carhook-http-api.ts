@@ -78,6 +78,12 @@ export const CARHOOK_HTTP_ROUTES: readonly CarhookRoute[] = [
     access: 'public',
     whyPublic: "the console's stylesheet, the same bytes for everyone",
   },
+  {
+    method: 'GET',
+    path: '/favicon.ico',
+    access: 'public',
+    whyPublic: "the console's icon, which browsers ask for; the same bytes for everyone",
+  },
   { method: 'GET', path: '/metrics/recent', access: 'iam' },
   { method: 'POST', path: '/enrollments/contracts', access: 'iam' },
   { method: 'GET', path: '/enrollments', access: 'iam' },

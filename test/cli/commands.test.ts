@@ -243,6 +243,7 @@ describe('carhook management commands against the local runtime', () => {
       'getConsole',
       'getConsoleScript',
       'getConsoleStylesheet',
+      'getFavicon',
       'completeEnrollment',
       'getOpenApiDocument',
       'getHealth',

@@ -80,12 +80,49 @@ describe('console in a browser', () => {
     await page.getByText(vin).first().waitFor({ timeout: 30_000 });
     await shot(page, 'vehicles');
 
+    // A vehicle's page: its connection, each read, its events; paused and resumed from there.
+    await page.getByRole('link', { name: vin }).first().click();
+    await page.getByRole('heading', { name: `Vehicle ${vin}` }).waitFor();
+    await page.getByTestId('connection').getByText('polled', { exact: true }).waitFor();
+    expect(await page.locator('tr[data-read]').count()).toBe(5);
+    await page.locator('ol.timeline li').first().waitFor({ timeout: 30_000 });
+    await shot(page, 'vehicle');
+    await page.getByRole('button', { name: 'Pause polling' }).click();
+    await page.getByText(`Paused ${vin}: it is not polled until resumed`).waitFor();
+    await page.getByTestId('connection').getByText('paused', { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Resume polling' }).click();
+    await page.getByText(`Resumed ${vin}: polled again`).waitFor();
+    await page.getByTestId('connection').getByText('polled', { exact: true }).waitFor();
+
     // The demo receiver got events: the event log and its subscription's deliveries show them.
     await page.getByRole('link', { name: 'Events' }).click();
     await page.locator('tr[data-type]').first().waitFor({ timeout: 30_000 });
     await page.getByRole('button', { name: 'Payload' }).first().click();
     await expect.poll(() => page.locator('pre').first().textContent()).toContain('"schemaVersion"');
+    // Filtered by a type picked from the catalogue, then by the VIN of one of those events.
+    const types = () =>
+      page
+        .locator('tr[data-type]')
+        .evaluateAll((rows) => [...new Set(rows.map((r) => r.getAttribute('data-type')))]);
+    await page.getByLabel('Event type').selectOption('vehicle.alert.raised');
+    await expect.poll(types, { timeout: 30_000 }).toEqual(['vehicle.alert.raised']);
+    const eventVin =
+      (await page.locator('tr[data-type] td[data-label="Vehicle"] a').first().textContent()) ?? '';
+    expect(eventVin).toMatch(/^[A-Z0-9]{17}$/);
+    await page.getByLabel('VIN').fill(eventVin);
+    await expect
+      .poll(() => page.locator('tr[data-type] td[data-label="Vehicle"]').allTextContents())
+      .toEqual(expect.arrayContaining([eventVin]));
+    expect(new Set(await page.locator('tr[data-type] td[data-label="Vehicle"]').allTextContents())).toEqual(
+      new Set([eventVin]),
+    );
     await shot(page, 'events');
+    // An event's page: its vehicle and its delivery to the demo subscription.
+    await page.locator('tr[data-type] a').first().click();
+    await page.getByRole('heading', { name: /^Event evt_/ }).waitFor();
+    await page.getByRole('link', { name: eventVin }).waitFor();
+    await page.locator('tr[data-subscription]').getByText('succeeded').first().waitFor({ timeout: 30_000 });
+    await shot(page, 'event');
     const demoSub: AnyJson = (await api('/subscriptions')).body.items[0];
     await until(
       'a delivered demo event',
@@ -103,6 +140,7 @@ describe('console in a browser', () => {
     await page.getByRole('link', { name: 'Subscriptions' }).click();
     await page.getByLabel('Endpoint URL').fill(recorder.url);
     await page.getByLabel(/Event types/).fill('vehicle.alert.*');
+    await page.getByLabel('Description (optional)').fill('alerts for the on-call');
     await page.getByRole('button', { name: 'Create subscription' }).click();
     const secret = await page.getByTestId('secret').textContent();
     expect(secret).toMatch(/^whsec_/);
@@ -111,6 +149,7 @@ describe('console in a browser', () => {
     );
     expect(created.eventTypes).toEqual(['vehicle.alert.*']);
     const row = page.locator(`tr[data-subscription="${created.id}"]`);
+    await row.getByTestId('description').getByText('alerts for the on-call').waitFor();
     await shot(page, 'subscriptions');
 
     // Test event: delivered to the endpoint, and the console says what the endpoint answered.
@@ -187,7 +226,18 @@ describe('console in a browser', () => {
     const attempt = page.locator(`tr[data-event="${alertDelivery.headers['webhook-id']}"]`);
     await attempt.getByText('204').waitFor({ timeout: 15_000 });
     await page.locator('tr[data-event]').getByText('webhook.test').first().waitFor();
+    // Its details: the request headers sent (the signature, not the secret) and the answer.
+    await attempt.getByRole('button', { name: 'Details' }).click();
+    const detail = page.getByTestId('attempt-detail');
+    await detail.getByText('Request headers').waitFor();
+    expect(await detail.textContent()).toContain(`webhook-id: ${alertDelivery.headers['webhook-id']}`);
+    expect(await detail.textContent()).not.toContain(String(rotated).slice('whsec_'.length));
+    await detail.getByText('Response 204').waitFor();
     await shot(page, 'deliveries');
+    // Filtered to failures only: none for this receiver.
+    await page.getByLabel('Status').selectOption('failed');
+    await expect.poll(() => page.locator('tr[data-event]').count()).toBe(0);
+    await page.getByLabel('Status').selectOption('');
     await attempt.getByRole('button', { name: 'Replay' }).click();
     await page.getByText(/Replay rpl_\S+: 1 event\(s\) queued/).waitFor();
     await until(
@@ -199,6 +249,27 @@ describe('console in a browser', () => {
           : undefined,
       running,
     );
+
+    // The catalogue: each type's trigger and delay; a sample sent to the new subscription, signed
+    // like any delivery and marked as a sample.
+    await page.goto(`${running.api}/#/catalogue?type=vehicle.alert.fixed`);
+    await page.getByRole('heading', { name: 'Event catalogue' }).waitFor();
+    await page.getByLabel('Send samples to').selectOption({ label: recorder.url });
+    const fixedType = page.locator('details[id="type-vehicle.alert.fixed"]');
+    await fixedType.getByText('An active alert is fixed').waitFor();
+    await shot(page, 'catalogue');
+    await fixedType.getByRole('button', { name: 'Send a sample of vehicle.alert.fixed' }).click();
+    await page.getByText(/Sample vehicle\.alert\.fixed sent \(evt_\S+\): success \(HTTP 204\)/).waitFor();
+    const sample = recorder.requests.at(-1);
+    expect(JSON.parse(sample?.body ?? '{}')).toMatchObject({
+      type: 'vehicle.alert.fixed',
+      data: { sample: true, sequence: 0 },
+    });
+
+    // An unknown page is answered as such.
+    await page.goto(`${running.api}/#/nowhere/at-all`);
+    await page.getByRole('heading', { name: 'Not found' }).waitFor();
+    await page.getByText('#/nowhere/at-all').waitFor();
 
     // Quota and lag: the requests of the last minutes against the limit (3000 a minute here).
     await page.getByRole('link', { name: 'Quota & lag' }).click();
@@ -226,8 +297,7 @@ describe('console in a browser', () => {
       ),
     );
     await shot(page, 'reference');
-    await page.goBack();
-    await page.goBack();
+    await page.goto(`${running.api}/#/deliveries/${encodeURIComponent(created.id)}`);
 
     // Narrow screens: the tables still read (one cell per line), nothing overflows sideways.
     await page.setViewportSize({ width: 390, height: 844 });

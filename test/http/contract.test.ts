@@ -151,6 +151,7 @@ describe('the contract', () => {
       'warn operation-4xx-response #/paths/~1/get/responses': 'the console page',
       'warn operation-4xx-response #/paths/~1console~1app.js/get/responses': "the console's script",
       'warn operation-4xx-response #/paths/~1console~1app.css/get/responses': "the console's stylesheet",
+      'warn operation-4xx-response #/paths/~1favicon.ico/get/responses': "the console's icon",
       'warn operation-4xx-response #/paths/~1health/get/responses': 'liveness: 200 or 503',
       'warn operation-4xx-response #/paths/~1openapi.json/get/responses': 'this document',
       'warn operation-2xx-response #/paths/~1oauth~1{brand}~1authorize/get/responses':

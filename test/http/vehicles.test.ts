@@ -88,7 +88,7 @@ describe('vehicles, the catalogue and samples over HTTP', () => {
     expect(planned.body.quota).toEqual({
       perHour: 7200,
       readsPerHourAtLeast: 4,
-      shareAtLeast: 0.0006,
+      shareAtLeast: 0.000556,
       guaranteeMs: 15 * MIN,
     });
   });

@@ -171,25 +171,25 @@ export function DeliveriesPage(props: { subscriptionId: string; initial?: Delive
             const key = `${a.deliveryId}-${a.attemptNumber}`;
             return [
               <tr key={key} data-event={a.eventId}>
-                <td>
+                <td data-label="Started">
                   <When iso={a.startedAt} />
                 </td>
-                <td>
+                <td data-label="Event">
                   {a.eventType}{' '}
                   <a href={`#/events/${encodeURIComponent(a.eventId)}`}>
                     <small>{a.eventId}</small>
                   </a>
                 </td>
-                <td>{a.attemptNumber}</td>
-                <td>
+                <td data-label="Attempt">{a.attemptNumber}</td>
+                <td data-label="Outcome">
                   <Badge value={a.outcome} /> <small>{a.decision}</small>
                 </td>
-                <td>{a.statusCode ?? a.errorClass ?? a.error ?? '—'}</td>
-                <td>{Math.round(a.durationMs)} ms</td>
-                <td>
+                <td data-label="Response">{a.statusCode ?? a.errorClass ?? a.error ?? '—'}</td>
+                <td data-label="Time">{Math.round(a.durationMs)} ms</td>
+                <td data-label="Next retry">
                   <When iso={a.nextAttemptAt} />
                 </td>
-                <td class="actions">
+                <td data-label="Actions" class="actions">
                   <button
                     type="button"
                     aria-expanded={open === key}
@@ -230,12 +230,12 @@ export function DeliveriesPage(props: { subscriptionId: string; initial?: Delive
           <tbody>
             {(dead.data ?? []).map((d) => (
               <tr key={d.id} data-dead={d.eventId}>
-                <td>
+                <td data-label="Event">
                   {d.eventType} <a href={`#/events/${encodeURIComponent(d.eventId)}`}>{d.eventId}</a>
                 </td>
-                <td>{d.attempts}</td>
-                <td>{d.lastStatusCode ?? d.lastError ?? '—'}</td>
-                <td>
+                <td data-label="Attempts">{d.attempts}</td>
+                <td data-label="Last answer">{d.lastStatusCode ?? d.lastError ?? '—'}</td>
+                <td data-label="Last attempt">
                   <When iso={d.lastAttemptAt} />
                 </td>
               </tr>

@@ -43,10 +43,10 @@ export function EnrollmentsPage({ highlight }: { highlight?: string }) {
           {(list.data ?? []).flatMap(({ enrollment: e, vehicles }) =>
             (vehicles.length > 0 ? vehicles : [undefined]).map((v, i) => (
               <tr key={`${e.id}-${v?.id ?? 'none'}`} class={e.id === highlight ? 'highlight' : undefined}>
-                <td>{i === 0 ? <code>{e.id}</code> : null}</td>
-                <td>{i === 0 ? `${e.kind} · ${e.brand}` : null}</td>
-                <td>{i === 0 ? <Badge value={e.status} /> : null}</td>
-                <td>
+                <td data-label="Enrollment">{i === 0 ? <code>{e.id}</code> : null}</td>
+                <td data-label="Kind">{i === 0 ? `${e.kind} · ${e.brand}` : null}</td>
+                <td data-label="Status">{i === 0 ? <Badge value={e.status} /> : null}</td>
+                <td data-label="Vehicle (VIN)">
                   {v ? (
                     <a href={`#/vehicles/${encodeURIComponent(v.id)}`} title={v.id}>
                       {v.vin}
@@ -55,8 +55,8 @@ export function EnrollmentsPage({ highlight }: { highlight?: string }) {
                     <span class="muted">no vehicle yet</span>
                   )}
                 </td>
-                <td>{v ? <Badge value={v.paused ? 'paused' : 'active'} /> : null}</td>
-                <td>
+                <td data-label="Polling">{v ? <Badge value={v.paused ? 'paused' : 'active'} /> : null}</td>
+                <td data-label="Last change">
                   <When iso={v?.lastChangeAt} />
                 </td>
               </tr>

@@ -58,14 +58,14 @@ export function EventsPage() {
         <tbody>
           {rows.flatMap((e) => [
             <tr key={e.id} data-event={e.id} data-type={e.type}>
-              <td>
+              <td data-label="Detected">
                 <When iso={e.detectedAt} />
               </td>
-              <td>
+              <td data-label="Type">
                 <a href={`#/events/${encodeURIComponent(e.id)}`}>{e.type}</a>
                 {e.sample ? <Badge value="sample" /> : null}
               </td>
-              <td title={e.vehicle?.id}>
+              <td data-label="Vehicle" title={e.vehicle?.id}>
                 {e.vehicle ? (
                   <a href={`#/vehicles/${encodeURIComponent(e.vehicle.id)}`}>
                     {e.vehicle.vin ?? e.vehicle.id}
@@ -74,11 +74,11 @@ export function EventsPage() {
                   '—'
                 )}
               </td>
-              <td>{e.sequence}</td>
-              <td>
+              <td data-label="Seq">{e.sequence}</td>
+              <td data-label="Occurred">
                 <When iso={e.occurredAt} />
               </td>
-              <td>
+              <td data-label="Payload">
                 <button
                   type="button"
                   aria-expanded={open === e.id}

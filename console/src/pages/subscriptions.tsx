@@ -12,6 +12,7 @@ import {
   type TestDelivery,
   type UpdateSubscriptionBody,
 } from '../api';
+import { useEventTypes } from '../catalogue';
 import { Badge, Confirm, describe, ErrorLine, Section, useLoad, When } from '../ui';
 
 const list = (text: string) =>
@@ -118,7 +119,13 @@ export function SubscriptionsPage() {
 function CreateForm({ onCreated }: { onCreated: (s: SubscriptionCreated) => void }) {
   const [url, setUrl] = useState('');
   const [types, setTypes] = useState('');
+  const [description, setDescription] = useState('');
   const [error, setError] = useState<string | undefined>(undefined);
+  const known = useEventTypes();
+  // The catalogue's types and the prefixes they share (`vehicle.alert.*`), for the picker.
+  const catalogueTypes = [
+    ...new Set([...known, ...known.map((t) => `${t.split('.').slice(0, -1).join('.')}.*`), '*']),
+  ].sort();
   return (
     <form
       class="inline"
@@ -132,10 +139,12 @@ function CreateForm({ onCreated }: { onCreated: (s: SubscriptionCreated) => void
             body: {
               url,
               ...(types.trim() ? { eventTypes: list(types) } : {}),
+              ...(description.trim() ? { description: description.trim() } : {}),
             } satisfies CreateSubscriptionBody,
           });
           setUrl('');
           setTypes('');
+          setDescription('');
           onCreated(created);
         } catch (err) {
           setError(describe(err));
@@ -150,9 +159,23 @@ function CreateForm({ onCreated }: { onCreated: (s: SubscriptionCreated) => void
         Event types (comma-separated, empty = all)
         <input
           name="eventTypes"
+          list="catalogue-types"
           value={types}
           placeholder="vehicle.alert.*, vehicle.collision.detected"
           onInput={(e) => setTypes(e.currentTarget.value)}
+        />
+        <datalist id="catalogue-types">
+          {catalogueTypes.map((t) => (
+            <option key={t} value={t} />
+          ))}
+        </datalist>
+      </label>
+      <label>
+        Description (optional)
+        <input
+          name="description"
+          value={description}
+          onInput={(e) => setDescription(e.currentTarget.value)}
         />
       </label>
       <button type="submit">Create subscription</button>
@@ -170,34 +193,53 @@ function SubscriptionRow(props: {
   const [editing, setEditing] = useState(false);
   const [url, setUrl] = useState(s.url);
   const [types, setTypes] = useState((s.eventTypes ?? []).join(', '));
+  const [description, setDescription] = useState(s.description ?? '');
   const path = `/subscriptions/${encodeURIComponent(s.id)}`;
   return (
     <tr data-subscription={s.id}>
-      <td>
+      <td data-label="URL">
         {editing ? (
-          <input aria-label="URL" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
+          <>
+            <input aria-label="URL" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
+            <input
+              aria-label="Description"
+              value={description}
+              placeholder="description"
+              onInput={(e) => setDescription(e.currentTarget.value)}
+            />
+          </>
         ) : (
-          <span title={s.id}>{s.url}</span>
+          <>
+            <span title={s.id}>{s.url}</span>
+            {s.description ? (
+              <>
+                <br />
+                <small class="muted" data-testid="description">
+                  {s.description}
+                </small>
+              </>
+            ) : null}
+          </>
         )}
       </td>
-      <td>
+      <td data-label="Types">
         {editing ? (
           <input aria-label="Event types" value={types} onInput={(e) => setTypes(e.currentTarget.value)} />
         ) : (
           (s.eventTypes ?? ['all']).join(', ')
         )}
       </td>
-      <td>
+      <td data-label="State">
         <Badge value={s.status} />
         {s.disabledReason ? <small> {s.disabledReason}</small> : null}
       </td>
-      <td>
+      <td data-label="Health">
         <Health health={s.health} />
       </td>
-      <td>
+      <td data-label="Created">
         <When iso={s.createdAt} />
       </td>
-      <td class="actions">
+      <td data-label="Actions" class="actions">
         {editing ? (
           <>
             <button
@@ -384,7 +426,7 @@ function Confirmation(props: {
         <p data-testid="backlog">
           Disabled since <When iso={b.window.disabledAt} />: {count} event(s) matching its filters were
           detected since then{b.more ? ` (the first ${b.limit} are delivered now; replay the rest)` : ''}.
-          Delivered in order, with their own ids.
+          They are queued in detection order, with their own ids.
         </p>
       ) : null}
       {b.window?.truncated ? (

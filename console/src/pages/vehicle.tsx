@@ -2,6 +2,8 @@ import { useState } from 'preact/hooks';
 import { api, type Vehicle, type VehicleDetail } from '../api';
 import { Badge, describe, ErrorLine, Section, useLoad, When } from '../ui';
 
+/** `0.0022 %`, `3.3 %`: two significant digits, whatever the size. */
+const percent = (share: number) => `${Number((share * 100).toPrecision(2))} %`;
 const every = (ms: number) =>
   ms >= 3_600_000 ? `${Math.round(ms / 360_000) / 10} h` : `${Math.round(ms / 60_000)} min`;
 
@@ -78,8 +80,7 @@ export function VehiclePage({ vehicleId }: { vehicleId: string }) {
             <dt>Share of the quota</dt>
             <dd>
               at least {d.quota.readsPerHourAtLeast} read(s) per hour of {d.quota.perHour} (
-              {Math.round(d.quota.shareAtLeast * 10_000) / 100} %): its events at least every{' '}
-              {every(d.quota.guaranteeMs)}
+              {percent(d.quota.shareAtLeast)}): its events at least every {every(d.quota.guaranteeMs)}
             </dd>
           </dl>
           <div class="actions">

@@ -146,7 +146,7 @@ export function vehicleReads(input: {
     quota: {
       perHour,
       readsPerHourAtLeast: round(readsPerHourAtLeast, 2),
-      shareAtLeast: round(readsPerHourAtLeast / perHour),
+      shareAtLeast: round(readsPerHourAtLeast / perHour, 6),
       guaranteeMs: g,
     },
   };
