@@ -200,7 +200,7 @@ export function subscriptionCommands(subs: Command): void {
       'deliver again every delivery that gave up (dead-lettered) since a time, with the same event ids',
     )
     .argument('<id>', 'subscription id')
-    .requiredOption('--since <time>', 'ISO 8601, or a duration ago such as 1d')
+    .requiredOption('--since <time>', 'ISO 8601, or a duration ago such as 24h')
     .option('--until <time>', 'ISO 8601 end (exclusive)')
     .action(async (id: string, o: { since: string; until?: string }, command: Command) => {
       const r = await call<RecoverResult>(command, 'POST', `${subscriptionPath(id)}/recover`, {

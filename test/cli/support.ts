@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RetrySchedule } from '../../functions/core/delivery/retry-schedule';
 import { type RunningReceiver, startReceiver } from '../../functions/local/receiver';
 import { type LocalRuntime, startLocalRuntime } from '../../functions/local/runtime';
 
@@ -19,7 +20,7 @@ export interface CliWorld {
 export async function startCliWorld(
   adminToken: string,
   prefix: string,
-  options: { readonly clock?: 'wall' | 'simulated' } = {},
+  options: { readonly clock?: 'wall' | 'simulated'; readonly retrySchedule?: RetrySchedule } = {},
 ): Promise<CliWorld> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
   const rt = await startLocalRuntime({
@@ -32,6 +33,7 @@ export async function startCliWorld(
     out: null,
     err: null,
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.retrySchedule ? { retrySchedule: options.retrySchedule } : {}),
   });
   const receiver = await startReceiver({ port: 0, out: null });
   return {
