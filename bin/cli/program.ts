@@ -261,8 +261,8 @@ export function buildProgram(): Command {
     .command('receiver')
     .description('a local webhook endpoint that verifies signatures and prints what it gets')
     .requiredOption('--secret <secret>', 'the subscription secret (whsec_…)')
-    .option('--port <port>', 'port (default 9000)', '9000')
-    .option('--path <path>', 'path (default /webhooks)', '/webhooks')
+    .option('--port <port>', 'port', '9000')
+    .option('--path <path>', 'path', '/webhooks')
     .action(async (o: { secret: string; port: string; path: string }) => {
       const { startReceiver } = await import('../../functions/local/receiver');
       if (!/^\d+$/.test(o.port) || Number(o.port) > 65535)

@@ -2,9 +2,10 @@
  * A missing Java, a busy port or a bad flag gets one clear line saying what to do, not a
  * stack trace — checked on the real command (`node bin/carhook.mjs dev …`).
  */
+import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCarhook } from '../e2e/support';
+import { ROOT, runCarhook } from '../e2e/support';
 
 const oneLine = (stderr: string): string => {
   const lines = stderr.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('npm warn'));
@@ -79,5 +80,34 @@ describe('carhook dev start-up errors', () => {
       expect(r.code, args.join(' ')).toBe(0);
       expect(r.stdout).toMatch(/^Usage: carhook/);
     }
+    // Each default said once, by commander.
+    const receiver = await runCarhook(['receiver', '--help']);
+    expect(receiver.stdout).toMatch(/--port <port>\s+port \(default: "9000"\)\n/);
+    expect(receiver.stdout.match(/9000/g)).toHaveLength(1);
+    expect(receiver.stdout.match(/\/webhooks/g)).toHaveLength(1);
+  });
+
+  it("on the machine's own Node (20 here), npm and npx carhook print no EBADENGINE warning", {
+    timeout: 60_000,
+  }, async () => {
+    // The machine's npm and node, not the Node 22 that npm ci installs into node_modules/.bin.
+    const PATH = (process.env.PATH ?? '')
+      .split(':')
+      .filter((p) => !p.includes('node_modules'))
+      .join(':');
+    const run = (args: string[]) =>
+      new Promise<{ out: string; code: number | null }>((resolve) => {
+        const child = spawn('npm', args, { cwd: ROOT, env: { ...process.env, PATH } });
+        let out = '';
+        child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+        child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+        child.on('exit', (code) => resolve({ out, code }));
+      });
+    const install = await run(['install', '--dry-run', '--no-audit', '--no-fund', '--ignore-scripts']);
+    expect(install.code, install.out).toBe(0);
+    expect(install.out).not.toContain('EBADENGINE');
+    const npx = await run(['exec', '--no', '--', 'carhook', '--help']);
+    expect(npx.out).toMatch(/^Usage: carhook/);
+    expect(npx.out).not.toContain('EBADENGINE');
   });
 });
