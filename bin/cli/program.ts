@@ -4,6 +4,7 @@
  * JSON for scripts; errors are one line on stderr and a non-zero exit code.
  */
 import { Command, CommanderError } from 'commander';
+import { formatEventLine, inDetectionOrder } from '../../functions/adapters/local/bus';
 import type {
   EventCatalogue,
   EventPage,
@@ -217,15 +218,11 @@ export function buildProgram(): Command {
             vehicleId: o.vehicle,
             since: from,
           });
-          for (const e of items) {
+          for (const e of inDetectionOrder(items)) {
             const id = e.id;
             if (seen.has(id)) continue;
             seen.add(id);
-            out(
-              json
-                ? JSON.stringify(e)
-                : `${e.occurredAt}  ${e.type.padEnd(32)} ${str(e.vehicle?.id ?? e.enrollment?.id).padEnd(20)} ${id}`,
-            );
+            out(json ? JSON.stringify(e) : formatEventLine(e).trimEnd());
           }
           if (o.once) return;
           // Overlap a little: detection time, not occurrence, is what the log orders by.
@@ -249,11 +246,12 @@ export function buildProgram(): Command {
           String(m.eventsPublished),
           `${m.deliveriesSucceeded}/${m.deliveriesFailed}`,
           m.lagMs.p95 === undefined ? '-' : `${Math.round(m.lagMs.p95 / 1000)} s`,
+          String(m.historyFound),
         ]);
         return `quota ${body.quota.limit} requests per ${body.quota.windowSeconds} s\n${table([
-          ['minute', 'requests', '429', 'events', 'delivered/failed', 'lag p95'],
+          ['minute', 'requests', '429', 'events', 'delivered/failed', 'lag p95', 'history'],
           ...rows,
-        ])}`;
+        ])}\nminutes of detection; lag: from when a change occurred to when it was detected; history: what a first poll found already there (an alert active since last year), not a lag`;
       });
     });
 

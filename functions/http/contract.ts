@@ -254,6 +254,10 @@ export const recentMetricsSchema = named(
           eventsPublished: count,
           deliveriesSucceeded: count,
           deliveriesFailed: count,
+          historyFound: count.meta({
+            description:
+              'Events telling what was already there at enrollment: history, not counted in the lag.',
+          }),
           lagMs: z
             .object({
               count,

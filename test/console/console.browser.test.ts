@@ -277,6 +277,16 @@ describe('console in a browser', () => {
     await page.getByText('limit 3000').waitFor();
     expect(Number(await page.getByTestId('last-requests').textContent())).toBeGreaterThanOrEqual(0);
     expect(await page.locator('svg.chart').first().locator('rect').count()).toBe(60);
+    // Time labels under the bars (every 10 minutes and the last), and the history found at
+    // enrollment counted apart from the lag.
+    expect(await page.locator('svg.chart').first().locator('text.time').allTextContents()).toHaveLength(7);
+    expect(await page.locator('svg.chart').first().locator('text.time').last().textContent()).toMatch(
+      /^\d\d:\d\d$/,
+    );
+    await page
+      .getByTestId('history')
+      .getByText(/such event\(s\) this hour, not counted above/)
+      .waitFor();
     await shot(page, 'quota');
 
     // The API reference: the server's own OpenAPI document, rendered; operated from the keyboard.

@@ -1217,6 +1217,8 @@ export interface components {
                 eventsPublished: number;
                 deliveriesSucceeded: number;
                 deliveriesFailed: number;
+                /** @description Events telling what was already there at enrollment: history, not counted in the lag. */
+                historyFound: number;
                 /** @description Detection lag (occurredAt → detectedAt) of the changes detected in that minute. */
                 lagMs: {
                     count: number;
