@@ -4,7 +4,7 @@
  */
 import { type Command, Option } from 'commander';
 import type { EnrollmentPage, FleetEnrolled } from '../../functions/http/contract';
-import { CliError, resolveTarget } from './client';
+import { CliError, request, resolveTarget } from './client';
 import { allPages, call, globals, readFileOption, show, str, table } from './common';
 import { enrollmentCommands } from './manage';
 import { parseContractsCsv, progressBar } from './progress';
@@ -13,16 +13,30 @@ export function addEnrollCommands(program: Command): void {
   const enroll = program.command('enroll').description('enroll vehicles');
   enroll
     .command('link')
-    .description("print the link that enrolls a user's vehicles through the brand's sign-in (OAuth)")
-    .requiredOption('--brand <brand>', 'the brand path segment of the API, e.g. cielo')
-    .action((o: { brand: string }, command: Command) => {
+    .description(
+      "print the link that enrolls a user's vehicles through the brand's sign-in (OAuth), once the API says the brand is one it serves",
+    )
+    .requiredOption('--brand <brand>', 'the brand, e.g. cielo')
+    .action(async (o: { brand: string }, command: Command) => {
       if (!/^[a-z0-9-]{1,32}$/.test(o.brand))
         throw new CliError(
           'Usage',
           `--brand: lowercase letters, digits and '-', got "${o.brand.slice(0, 40)}"`,
         );
       const target = resolveTarget(globals(command));
-      const link = `${target.url}/oauth/${o.brand}/authorize`;
+      const path = `/oauth/${o.brand}/authorize`;
+      // Checked before it is printed: the route redirects (302) to the brand's sign-in, or refuses a
+      // brand the API does not serve, naming those it does. The redirect is not followed.
+      try {
+        await request(target, 'GET', path, {
+          fetch: (url, init) => fetch(url, { ...init, redirect: 'manual' }),
+        });
+      } catch (error) {
+        if (error instanceof CliError && error.kind === 'Http' && error.status === 400)
+          throw new CliError('Usage', `--brand: ${error.message.replace(/^.*→ 400: /, '')}`);
+        throw error;
+      }
+      const link = `${target.url}${path}`;
       show(command, { link }, () => link);
     });
   enroll
@@ -30,7 +44,10 @@ export function addEnrollCommands(program: Command): void {
     .description('enroll fleet vehicles by VIN and contract number (v1 API): one, or many from a CSV file')
     .option('--vin <vin>', 'the vehicle identification number (17 characters)')
     .option('--contract <contract>', 'the v1 contract number')
-    .option('--brand <brand>', 'v1 brand code: C (Cielo) or P (Pavo)')
+    .option(
+      '--brand <brand>',
+      'the brand, as in enroll link: cielo or pavo (the v1 codes C and P are accepted too)',
+    )
     .option('--file <csv>', 'many at once: lines "vin,contract,brand" (a progress bar shows on a terminal)')
     .action(
       async (o: { vin?: string; contract?: string; brand?: string; file?: string }, command: Command) => {

@@ -62,7 +62,8 @@ describe('carhook management commands against the local runtime', () => {
       '--contract',
       String(car?.contract),
       '--brand',
-      String(car?.brand),
+      // The brand by its name, as in `enroll link --brand cielo` (the v1 code is accepted too).
+      car?.brand === 'C' ? 'cielo' : 'pavo',
       '--json',
     ]);
     expect(ok.code, ok.stderr).toBe(0);
@@ -229,6 +230,11 @@ describe('carhook management commands against the local runtime', () => {
     const bad = await cli(['enroll', 'link', '--brand', 'Cielo!']);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('--brand');
+    // A brand the API does not serve is refused before any link is printed, naming those it does.
+    const unknown = await cli(['enroll', 'link', '--brand', 'mystery']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr.trim()).toBe('carhook: --brand: brand: must be one of cielo, pavo');
   });
 
   it('has a command for every operation of the HTTP API a person or a script calls', {

@@ -3039,8 +3039,11 @@ export interface components {
         FleetContract: {
             vin: string;
             contract: string;
-            /** @enum {string} */
-            brand: "C" | "P";
+            /**
+             * @description The brand, as in /oauth/{brand}/authorize: cielo or pavo (or the v1 code, C or P).
+             * @enum {string}
+             */
+            brand: "cielo" | "pavo" | "C" | "P";
         };
         CreateSubscription: {
             url: string;
