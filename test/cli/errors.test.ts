@@ -2,10 +2,14 @@
  * A missing Java, a busy port or a bad flag gets one clear line saying what to do, not a
  * stack trace — checked on the real command (`node bin/carhook.mjs dev …`).
  */
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ROOT, runCarhook } from '../e2e/support';
+import { CARHOOK, freePort, ROOT, runCarhook } from '../e2e/support';
 
 const oneLine = (stderr: string): string => {
   const lines = stderr.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('npm warn'));
@@ -109,5 +113,46 @@ describe('carhook dev start-up errors', () => {
     const npx = await run(['exec', '--no', '--', 'carhook', '--help']);
     expect(npx.out).toMatch(/^Usage: carhook/);
     expect(npx.out).not.toContain('EBADENGINE');
+  });
+
+  it('Ctrl-C during start-up stops within 2 s, cleanly, saying so, and leaves no DynamoDB Local running', {
+    timeout: 60_000,
+  }, async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'carhook-interrupted-'));
+    try {
+      const child = spawn(
+        process.execPath,
+        [
+          CARHOOK,
+          'dev',
+          '--port',
+          String(await freePort()),
+          '--sim-port',
+          String(await freePort()),
+          '--data-dir',
+          dataDir,
+        ],
+        { cwd: ROOT, env: { ...process.env, CARHOOK_ADMIN_TOKEN: 'interrupted-start-admin-token' } },
+      );
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      await expect.poll(() => out, { timeout: 20_000 }).toContain('starting DynamoDB Local');
+      // While the JVM boots.
+      await new Promise((r) => setTimeout(r, 300));
+      const signalledAt = Date.now();
+      child.kill('SIGINT');
+      const code = await exited;
+      expect(Date.now() - signalledAt).toBeLessThan(2_000);
+      expect(code, out).toBe(0);
+      expect(out).toContain('carhook dev: interrupted: stopping the start-up…\n');
+      expect(out).toContain('carhook dev: stopped during start-up (nothing left running)\n');
+      expect(out).not.toContain('Ready.');
+      const ps = await promisify(execFile)('ps', ['-eo', 'args']);
+      expect(ps.stdout).not.toContain(dataDir);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
