@@ -97,5 +97,5 @@ export function createSweeperHandler(get: () => AwsRuntime) {
 }
 
 export const handler = createSweeperHandler(
-  lazy(() => createAwsRuntime({ needs: ['bus', 'keyRing', 'deliveryQueue'], webhooks: createWebhooks })),
+  lazy(() => createAwsRuntime({ needs: ['bus', 'deliveryQueue'], webhooks: createWebhooks })),
 );
