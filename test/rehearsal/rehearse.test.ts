@@ -105,7 +105,7 @@ describe.skipIf(!rehearsalRuns)('npm run rehearse: this app deployed onto moto a
 
   it('fails naming the function and the variable when the template renames one its handler reads', async () => {
     const dir = mutatedCopy(cdkOut, 'Carhook.template.json', (t) => {
-      const fn = t.Resources[logicalId(t, 'AWS::Lambda::Function', 'CarhookPlanner')] as {
+      const fn = t.Resources[logicalId(t, 'AWS::Lambda::Function', 'CarhookPlanner')] as unknown as {
         Properties: { Environment: { Variables: Record<string, unknown> } };
       };
       const vars = fn.Properties.Environment.Variables;
