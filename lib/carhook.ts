@@ -257,6 +257,7 @@ export class Carhook extends Construct {
       serviceName: this.config.serviceName,
       metricsNamespace: this.config.metricsNamespace,
       logLevel: this.config.logLevel,
+      tracing: this.config.tracing,
       entry: 'functions/handlers/console-authorizer.ts',
       description:
         "Authorizes the console's requests (/console-api/...) by the admin token in Secrets Manager",
@@ -290,6 +291,7 @@ export class Carhook extends Construct {
       serviceName: this.config.serviceName,
       metricsNamespace: this.config.metricsNamespace,
       logLevel: this.config.logLevel,
+      tracing: this.config.tracing,
       ...props,
       environment: { ...carhookRuntimeEnvironment(this.config), ...props.environment },
     });

@@ -19,12 +19,12 @@ const built = new Map<
   string,
   Promise<{ inputs: string[]; imports: Metafile['outputs'][string]['imports'] }>
 >();
-/** One esbuild per handler for the whole file. */
-const bundle = (file: string) => {
-  let result = built.get(file);
+/** One esbuild per handler (and tracing setting) for the whole file. */
+const bundle = (file: string, tracing = true) => {
+  let result = built.get(`${file}:${tracing}`);
   if (!result) {
     result = build({
-      ...esbuildOptions(),
+      ...esbuildOptions({ tracing }),
       entryPoints: [join(HANDLERS_DIR, file)],
       write: false,
       outfile: 'index.mjs',
@@ -37,7 +37,7 @@ const bundle = (file: string) => {
       ) as Metafile['outputs'][string];
       return { inputs: Object.keys(out.metafile.inputs), imports: output.imports };
     });
-    built.set(file, result);
+    built.set(`${file}:${tracing}`, result);
   }
   return result;
 };
@@ -122,4 +122,20 @@ describe('Lambda bundles (esbuild as CarhookFunction bundles)', () => {
       }
     },
   );
+
+  // Powertools Tracer imports the X-Ray SDK, which requires semver and cls-hooked.
+  const XRAY = ['@aws-lambda-powertools/tracer', 'aws-xray-sdk-core', 'semver', 'cls-hooked'];
+
+  it.each(handlers)(
+    '%s carries the Tracer and the X-Ray SDK when built with tracing (the default)',
+    async (file) => {
+      const packages = new Set((await bundle(file, true)).inputs.map(packageOf));
+      for (const pkg of XRAY) expect(packages, pkg).toContain(pkg);
+    },
+  );
+
+  it.each(handlers)('%s carries neither when built without tracing', async (file) => {
+    const packages = new Set((await bundle(file, false)).inputs.map(packageOf));
+    for (const pkg of XRAY) expect(packages, pkg).not.toContain(pkg);
+  });
 });

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AWS_CLIENT_SETTINGS } from '../../functions/adapters/aws/client-config';
 import { createAwsRuntime } from '../../functions/runtime/aws';
 import { awsClient, forgetAwsClients, onFirstSend } from '../../functions/runtime/aws-clients';
-import { tracer } from '../../functions/runtime/observability';
+import { processTracer } from '../../functions/runtime/tracing';
 
 type Client = { send(command: string): Promise<string> };
 
@@ -53,10 +53,12 @@ describe('awsClient (one SDK client per service per process)', () => {
     });
   });
 
-  it('wraps each client once with Powertools Tracer captureAWSv3Client when tracing is on (Lambda)', () => {
+  it('wraps each client once with Powertools Tracer captureAWSv3Client when tracing is on (Lambda)', async () => {
     forgetAwsClients();
+    const tracer = await processTracer();
+    if (!tracer) throw new Error('outside a bundle the Tracer always loads');
     const enabled = vi.spyOn(tracer, 'isTracingEnabled').mockReturnValue(true);
-    const capture = vi.spyOn(tracer, 'captureAWSv3Client').mockImplementation((client) => client);
+    const capture = vi.spyOn(tracer, 'captureAWSv3Client').mockImplementation((client: unknown) => client);
     try {
       const make = () => awsClient('sqs', (config) => new SQSClient({ ...config, region: 'eu-west-1' }));
       const client = make();
