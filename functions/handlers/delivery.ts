@@ -2,6 +2,10 @@
  * SQS deliveries queue → one webhook delivery attempt per message (retries, replays, resumed
  * deliveries); a retry-later outcome re-times the message, a failure is reported alone.
  */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createSqsBatchHandler } from '../adapters/sqs/lambda';
 import { type DeliveryJob, deliveryJobHandler, parseDeliveryJob } from '../core/delivery/engine';
@@ -27,5 +31,16 @@ export function createDeliveryHandler(get: () => AwsRuntime) {
 }
 
 export const handler = createDeliveryHandler(
-  lazy(() => createAwsRuntime({ needs: ['keyRing', 'bus', 'deliveryQueue'], webhooks: createWebhooks })),
+  lazy(() =>
+    createAwsRuntime({
+      needs: ['keyRing', 'bus', 'deliveryQueue'],
+      webhooks: createWebhooks,
+      services: {
+        dynamodb: (c) => new DynamoDBClient(c),
+        eventBridge: (c) => new EventBridgeClient(c),
+        sqs: (c) => new SQSClient(c),
+        secretsManager: (c) => new SecretsManagerClient(c),
+      },
+    }),
+  ),
 );

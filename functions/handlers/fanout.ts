@@ -3,6 +3,10 @@
  * partial batch failures). One event → one delivery per matching active subscription, first
  * attempt direct; the invocation ends when those attempts are recorded.
  */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import type { EventBridgeEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createSqsBatchHandler } from '../adapters/sqs/lambda';
 import { type EventEnvelope, envelopeSchema } from '../core/events/envelope';
@@ -76,5 +80,16 @@ export function createFanOutHandler(get: () => AwsRuntime) {
 }
 
 export const handler = createFanOutHandler(
-  lazy(() => createAwsRuntime({ needs: ['keyRing', 'bus', 'deliveryQueue'], webhooks: createWebhooks })),
+  lazy(() =>
+    createAwsRuntime({
+      needs: ['keyRing', 'bus', 'deliveryQueue'],
+      webhooks: createWebhooks,
+      services: {
+        dynamodb: (c) => new DynamoDBClient(c),
+        eventBridge: (c) => new EventBridgeClient(c),
+        sqs: (c) => new SQSClient(c),
+        secretsManager: (c) => new SecretsManagerClient(c),
+      },
+    }),
+  ),
 );

@@ -4,6 +4,10 @@
  * routes (`/console-api/…`, authorized by the admin-token Lambda authorizer) reach the same routes
  * with the prefix taken off.
  */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import type { Context as HonoContext } from 'hono';
 import { type APIGatewayProxyResult, handle, type LambdaEvent } from 'hono/aws-lambda';
@@ -72,5 +76,16 @@ export function createHttpApiHandler(get: () => AwsRuntime) {
 }
 
 export const handler = createHttpApiHandler(
-  lazy(() => createAwsRuntime({ needs: ['secrets', 'bus', 'deliveryQueue'], webhooks: createWebhooks })),
+  lazy(() =>
+    createAwsRuntime({
+      needs: ['secrets', 'bus', 'deliveryQueue'],
+      webhooks: createWebhooks,
+      services: {
+        dynamodb: (c) => new DynamoDBClient(c),
+        eventBridge: (c) => new EventBridgeClient(c),
+        sqs: (c) => new SQSClient(c),
+        secretsManager: (c) => new SecretsManagerClient(c),
+      },
+    }),
+  ),
 );

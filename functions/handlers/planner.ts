@@ -1,4 +1,7 @@
 /** EventBridge Scheduler → one planner run → poll jobs on the SQS poll-jobs queue. */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { type PlannerRun, runPlanner } from '../core/polling/planner';
 import { type AwsRuntime, createAwsRuntime, lazy } from '../runtime/aws';
 import { withPowertools } from '../runtime/lambda';
@@ -13,4 +16,16 @@ export function createPlannerHandler(get: () => AwsRuntime) {
   });
 }
 
-export const handler = createPlannerHandler(lazy(() => createAwsRuntime({ needs: ['pollQueue'] })));
+export const handler = createPlannerHandler(
+  lazy(() =>
+    createAwsRuntime({
+      needs: ['pollQueue'],
+      // It reads the table, sends poll jobs and reads the map API secret (whether to plan map jobs).
+      services: {
+        dynamodb: (c) => new DynamoDBClient(c),
+        sqs: (c) => new SQSClient(c),
+        secretsManager: (c) => new SecretsManagerClient(c),
+      },
+    }),
+  ),
+);

@@ -2,6 +2,10 @@
  * SQS poll-jobs queue → `runPollJob` per message, partial batch failures (a malformed or failing
  * job is reported alone and goes to the DLQ after maxReceiveCount; the others are deleted).
  */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createSqsBatchHandler } from '../adapters/sqs/lambda';
 import { runPollJob } from '../core/polling/worker';
@@ -36,4 +40,16 @@ export function createPollWorkerHandler(get: () => AwsRuntime) {
   });
 }
 
-export const handler = createPollWorkerHandler(lazy(() => createAwsRuntime({ needs: ['secrets', 'bus'] })));
+export const handler = createPollWorkerHandler(
+  lazy(() =>
+    createAwsRuntime({
+      needs: ['secrets', 'bus'],
+      services: {
+        dynamodb: (c) => new DynamoDBClient(c),
+        eventBridge: (c) => new EventBridgeClient(c),
+        sqs: (c) => new SQSClient(c),
+        secretsManager: (c) => new SecretsManagerClient(c),
+      },
+    }),
+  ),
+);

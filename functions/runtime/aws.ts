@@ -8,10 +8,9 @@
  * created on first use (DynamoDB at the first invocation, which always reads the table; EventBridge,
  * SQS and Secrets Manager on a function's first call to them), configured and traced in one place.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { AwsClientConfig } from '../adapters/aws/client-config';
 import { createDynamoStores, createDynamoSubscriptionStores } from '../adapters/dynamodb';
 import { createEventBridgeBus, type PutEventsClient } from '../adapters/eventbridge/bus';
 import { createSecretsManagerSecrets } from '../adapters/secrets/secrets-manager';
@@ -22,19 +21,25 @@ import type { DeliveryJob } from '../core/delivery/engine';
 import { RETRY_SCHEDULES } from '../core/delivery/retry-schedule';
 import type { PollJob } from '../core/polling/jobs';
 import type { EventBus, PublishResult } from '../core/publishing/ports';
-import { compileAllowList, parseAllowEntries } from '../core/webhooks/ssrf';
 import { awsClient, onFirstSend } from './aws-clients';
-import {
-  ConfigError,
-  type ConfigNeed,
-  loadRuntimeConfig,
-  RUNTIME_ENV,
-  type RuntimeConfig,
-  required,
-} from './config';
+import { type ConfigNeed, loadRuntimeConfig, RUNTIME_ENV, type RuntimeConfig, required } from './config';
 import { logger, type MetricSink, powertoolsMetricSink } from './observability';
-import { createRuntime, type Runtime } from './runtime';
+import { createRuntime, type Runtime, RuntimeSetupError } from './runtime';
 import type { createWebhooks, Webhooks } from './webhooks';
+
+/** How a handler makes an SDK client: `(config) => new SQSClient(config)`. */
+export type ClientFactory<C> = (config: AwsClientConfig) => C;
+
+/**
+ * The AWS services a function calls, as the handler names them: each handler imports the SDK
+ * clients it uses and nothing else, so a bundle carries no client its function never calls.
+ */
+export interface AwsServices {
+  readonly dynamodb: ClientFactory<DynamoDBClient>;
+  readonly eventBridge?: ClientFactory<PutEventsClient>;
+  readonly sqs?: ClientFactory<SqsClientLike>;
+  readonly secretsManager?: ClientFactory<SecretsManagerClient>;
+}
 
 export interface AwsClients {
   readonly dynamodb: DynamoDBClient;
@@ -48,6 +53,9 @@ export interface AwsRuntimeOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** What this entry point needs; missing variables are reported together by name. */
   readonly needs: readonly ConfigNeed[];
+  /** The SDK clients this function's handler calls (created at their first use). */
+  readonly services?: AwsServices;
+  /** Ready clients instead (tests: DynamoDB Local, fakes of the others). */
   readonly clients?: Partial<AwsClients>;
   readonly metrics?: MetricSink;
   readonly now?: () => number;
@@ -110,46 +118,41 @@ const noBus: EventBus = {
   }),
 };
 
-/** The process's clients (./aws-clients.ts), each created at its first use. */
-const processClients = {
-  dynamodb: (): DynamoDBClient => awsClient('dynamodb', (config) => new DynamoDBClient(config)),
-  eventBridge: (): PutEventsClient =>
-    onFirstSend(() => awsClient('eventBridge', (config) => new EventBridgeClient(config))),
-  sqs: (): SqsClientLike => onFirstSend(() => awsClient('sqs', (config) => new SQSClient(config))),
-  secretsManager: (): SecretsManagerClient =>
-    awsClient('secretsManager', (config) => new SecretsManagerClient(config)),
-};
+/** A service the handler did not list: its first use says so (a wiring bug, never a runtime state). */
+function unlisted<C>(service: keyof AwsServices): ClientFactory<C> {
+  return () => {
+    throw new RuntimeSetupError(`services.${service}`, 'this function was built without that client');
+  };
+}
 
-/**
- * The sender's policy: the one given (tests), or the deployment's allow-list
- * (`CARHOOK_WEBHOOK_ALLOW_HOSTS`, already checked by the config); none: only the public internet.
- */
-function senderOptionsOf(
-  given: SenderOptions | undefined,
-  allowHosts: readonly string[],
-): { senderOptions?: SenderOptions } {
-  if (given) return { senderOptions: given };
-  if (allowHosts.length === 0) return {};
-  const compiled = compileAllowList(parseAllowEntries(allowHosts));
-  if (!compiled.ok) {
-    throw new ConfigError([
-      {
-        variable: RUNTIME_ENV.webhookAllowHosts,
-        message: `"${compiled.error.value}" is not an IP address, CIDR, hostname or *.suffix`,
-      },
-    ]);
-  }
-  return { senderOptions: { allowList: compiled.value } };
+/** The process's clients (./aws-clients.ts) from the handler's factories, each created at its first use. */
+function processClients(services: AwsServices | undefined) {
+  return {
+    dynamodb: (): DynamoDBClient =>
+      awsClient('dynamodb', services?.dynamodb ?? unlisted<DynamoDBClient>('dynamodb')),
+    eventBridge: (): PutEventsClient =>
+      onFirstSend(() =>
+        awsClient('eventBridge', services?.eventBridge ?? unlisted<PutEventsClient>('eventBridge')),
+      ),
+    sqs: (): SqsClientLike =>
+      onFirstSend(() => awsClient('sqs', services?.sqs ?? unlisted<SqsClientLike>('sqs'))),
+    secretsManager: (): SecretsManagerClient =>
+      awsClient(
+        'secretsManager',
+        services?.secretsManager ?? unlisted<SecretsManagerClient>('secretsManager'),
+      ),
+  };
 }
 
 export function createAwsRuntime(options: AwsRuntimeOptions): AwsRuntime {
   const env = options.env ?? process.env;
   const config = loadRuntimeConfig(env, ['table', 'api', ...options.needs]);
+  const fromServices = processClients(options.services);
   const clients: AwsClients = {
-    dynamodb: options.clients?.dynamodb ?? processClients.dynamodb(),
-    eventBridge: options.clients?.eventBridge ?? processClients.eventBridge(),
-    sqs: options.clients?.sqs ?? processClients.sqs(),
-    secretsManager: options.clients?.secretsManager ?? processClients.secretsManager,
+    dynamodb: options.clients?.dynamodb ?? fromServices.dynamodb(),
+    eventBridge: options.clients?.eventBridge ?? fromServices.eventBridge(),
+    sqs: options.clients?.sqs ?? fromServices.sqs(),
+    secretsManager: options.clients?.secretsManager ?? fromServices.secretsManager,
   };
   const { rateBudget, ...stores } = createDynamoStores({
     client: clients.dynamodb,
@@ -210,7 +213,8 @@ export function createAwsRuntime(options: AwsRuntimeOptions): AwsRuntime {
       webhooks ??= create(runtime, {
         ...createDynamoSubscriptionStores({ client: clients.dynamodb, tableName }),
         deliveryQueue: new SqsQueue<DeliveryJob>({ client: clients.sqs, queueUrl: deliveriesUrl }),
-        ...senderOptionsOf(options.webhookSender, config.webhookAllowHosts),
+        ...(options.webhookSender ? { senderOptions: options.webhookSender } : {}),
+        allowHosts: config.webhookAllowHosts,
         retrySchedule: RETRY_SCHEDULES[config.retrySchedule],
         onProblem: (problem) => logger.warn('webhook delivery problem', { ...problem }),
       }).catch((error: unknown) => {

@@ -35,7 +35,9 @@ const bundle = (file: string, tracing = true) => {
       const output = Object.values(out.metafile.outputs).find(
         (o) => o.entryPoint,
       ) as Metafile['outputs'][string];
-      return { inputs: Object.keys(out.metafile.inputs), imports: output.imports };
+      // What is in the bundle: the inputs esbuild kept code of (tree-shaken files have 0 bytes).
+      const kept = Object.entries(output.inputs).filter(([, i]) => i.bytesInOutput > 0);
+      return { inputs: kept.map(([name]) => name), imports: output.imports };
     });
     built.set(`${file}:${tracing}`, result);
   }
@@ -137,5 +139,20 @@ describe('Lambda bundles (esbuild as CarhookFunction bundles)', () => {
   it.each(handlers)('%s carries neither when built without tracing', async (file) => {
     const packages = new Set((await bundle(file, false)).inputs.map(packageOf));
     for (const pkg of XRAY) expect(packages, pkg).not.toContain(pkg);
+  });
+
+  it.each(handlers)(
+    '%s carries the address parser (ipaddr.js) only if its function sends or registers webhooks',
+    async (file) => {
+      const packages = new Set((await bundle(file)).inputs.map(packageOf));
+      const webhooks = ['fanout.ts', 'delivery.ts', 'http-api.ts', 'sweeper.ts'].includes(file);
+      expect(packages.has('ipaddr.js')).toBe(webhooks);
+    },
+  );
+
+  it('planner.ts carries no EventBridge client: it publishes nothing', async () => {
+    const { inputs } = await bundle('planner.ts');
+    expect(inputs.filter((i) => i.includes('client-eventbridge/dist-es/EventBridgeClient'))).toEqual([]);
+    expect(inputs.some((i) => i.includes('client-sqs/dist-es/SQSClient'))).toBe(true);
   });
 });

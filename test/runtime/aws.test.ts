@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AWS_CLIENT_SETTINGS } from '../../functions/adapters/aws/client-config';
@@ -108,6 +108,25 @@ describe('createAwsRuntime without injected clients', () => {
     Object.assign(process.env, saved);
   });
 
+  it('says which client a function was built without, at its first use', async () => {
+    forgetAwsClients();
+    const runtime = createAwsRuntime({
+      env: {
+        CARHOOK_TABLE_NAME: 'carhook-test',
+        CARHOOK_API_BASE_URL: 'https://api.example.net',
+        CARHOOK_AUTH_URL: 'https://id.example.net',
+        CARHOOK_BRANDS: 'cielo',
+      },
+      needs: [],
+      services: { dynamodb: (c) => new DynamoDBClient({ ...c, region: 'eu-west-1' }) },
+    });
+    await expect(
+      (async () => runtime.clients.eventBridge.send(new PutEventsCommand({ Entries: [] }) as never))(),
+    ).rejects.toThrow('services.eventBridge: this function was built without that client');
+    expect(() => runtime.clients.secretsManager()).toThrow('services.secretsManager');
+    forgetAwsClients();
+  });
+
   it('creates the SDK’s DynamoDB, EventBridge, Secrets Manager and SQS clients, signed with the env credentials, and they work', async () => {
     const aws = await startFakeAws({
       'AWSEvents.PutEvents': { FailedEntryCount: 0, Entries: [{ EventId: 'eb-1' }] },
@@ -130,6 +149,13 @@ describe('createAwsRuntime without injected clients', () => {
           CARHOOK_BRANDS: 'cielo',
         },
         needs: [],
+        // As the handlers list them (functions/handlers/*.ts): each client from its own package.
+        services: {
+          dynamodb: (c) => new DynamoDBClient(c),
+          eventBridge: (c) => new EventBridgeClient(c),
+          sqs: (c) => new SQSClient(c),
+          secretsManager: (c) => new SecretsManagerClient(c),
+        },
       });
       expect(aws.targets).toEqual([]);
       const got = await runtime.clients.dynamodb.send(
