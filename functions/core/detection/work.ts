@@ -49,6 +49,14 @@ export interface DiffContext {
 
 type SetName = 'collisions' | 'trips' | 'fuel';
 
+/** An answer the engine found stale (README "Stale and flapping answers"): counted, not trusted. */
+export interface StaleAnswer {
+  /** Index of the observation in the input array. */
+  readonly observation: number;
+  readonly source: ObservationSource;
+  readonly reason: string;
+}
+
 export interface EventSource {
   readonly api: 'v2' | 'v1' | 'map' | 'services';
   readonly operation: string;
@@ -96,6 +104,8 @@ export class Work {
   readonly firstPoll: boolean;
   readonly events: CarhookEvent[] = [];
   readonly rejected: RejectedInput[] = [];
+  /** Answers that contradicted newer known state: applied for what they prove, fixing nothing. */
+  readonly stale: StaleAnswer[] = [];
   s: VehicleState;
   dirty = false;
   private readonly prevEventsSince: IsoDate | undefined;
@@ -207,6 +217,13 @@ export class Work {
   noteCursor(key: 'eventsSince' | 'alertsReconciledAt', at: IsoDate): void {
     const prev = this.s.cursors[key];
     if (prev === undefined || at > prev) this.cursors()[key] = at;
+  }
+
+  /** The newest record a complete v2 alert list held (./absence.ts); undefined forgets it. */
+  noteAlertsNewest(mark: Cursors['alertsNewest']): void {
+    const c = this.cursors();
+    if (mark === undefined) delete c.alertsNewest;
+    else c.alertsNewest = mark;
   }
 
   /** Creation time of the newest vehicle event read before this diff. */
