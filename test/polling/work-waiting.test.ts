@@ -171,6 +171,8 @@ describe('work a poll leaves waiting', () => {
     map: 'daily',
     hasActiveAlerts: false,
     activeAlerts: 0,
+    alertsUnconfirmed: [],
+    servicesUnconfirmed: false,
     ...over,
   });
 
