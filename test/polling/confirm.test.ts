@@ -16,6 +16,7 @@ import {
   type PollVehicleJob,
   pollFleet,
   pollVehicle,
+  runDiscovery,
 } from '../../functions/core/polling';
 import type { SimUser, SimVehicle } from '../../sim/world/types';
 import { type Pipeline, startPipeline, userWithVehicles } from './support';
@@ -272,5 +273,59 @@ describe('v1 fleet: the inactive list confirms an absence, with the end the API 
     const summary = await pollFleet(p.pollDeps, job());
     expect(summary.batches).toEqual({ alerts: 1, crash: 1, maintenance: 1, trips: 1 });
     expect(summary.requests).toBe(4);
+  });
+});
+
+describe("an enrolled user's vehicle list: a vehicle it misses is read itself", () => {
+  let p: Pipeline;
+  let user: SimUser;
+  let enrollmentId: string;
+  let apiId: string;
+
+  beforeEach(async () => {
+    p = await startPipeline();
+    user = userWithVehicles(p.sim, 2);
+    const r = await p.enroll(user);
+    if (r.kind !== 'Enrolled') throw new Error(r.kind);
+    enrollmentId = r.enrollmentId;
+    apiId = user.vehicleIds[1] as string;
+  });
+  afterEach(() => p.close());
+
+  const removed = () => p.bus.received.filter((e) => e.type === 'enrollment.vehicle.removed');
+  const discover = async (deps: ReturnType<Pipeline['worker']>) => {
+    const r = await runDiscovery(deps, enrollmentId);
+    if (r.kind !== 'discover-vehicles') throw new Error(r.kind);
+    return r;
+  };
+  const isList = (url: URL) => url.pathname.endsWith('/connectedcar/v2/vehicles');
+
+  it('missing once (the read answers it): nothing told, still polled', async () => {
+    const flapping = editing([
+      {
+        matches: isList,
+        edit: (body) => {
+          const vehicles = (body._embedded as { vehicles: { id: string }[] }).vehicles;
+          return {
+            ...body,
+            total: (body.total as number) - 1,
+            _embedded: { vehicles: vehicles.filter((v) => v.id !== apiId) },
+          };
+        },
+      },
+    ]);
+    const result = await discover(p.workerDeps({ fetch: flapping }));
+    expect(result.requests).toBe(2);
+    expect(result.result).toMatchObject({ kind: 'Synced', removed: [], eventsWritten: [] });
+    expect(removed()).toEqual([]);
+    expect((await p.stores.vehicles.get(`${enrollmentId}:${apiId}`))?.paused).toBe(false);
+  });
+
+  it('taken out of the account (the read answers 403): removed once', async () => {
+    expect((await p.control('DELETE', `/users/${user.id}/vehicles/${apiId}`)).status).toBe(200);
+    const result = await discover(p.pollDeps);
+    expect(result.requests).toBe(2);
+    expect(result.result).toMatchObject({ kind: 'Synced', removed: [`${enrollmentId}:${apiId}`] });
+    expect(removed().map((e) => e.data.vehicleId)).toEqual([`${enrollmentId}:${apiId}`]);
   });
 });
