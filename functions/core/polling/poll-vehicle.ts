@@ -89,6 +89,8 @@ export interface PollSummary {
   readonly failures: readonly ResourceFailure[];
   /** Answers the diff found stale: they contradicted newer known state and fixed nothing. */
   readonly stale: number;
+  /** Requests made to confirm an absence or a services change (a record, a list read again). */
+  readonly confirmations: number;
   readonly detail?: string;
 }
 
@@ -107,6 +109,7 @@ const emptySummary = (vehicleId: string, outcome: PollOutcome, detail?: string):
   unpublished: [],
   failures: [],
   stale: 0,
+  confirmations: 0,
   ...(detail ? { detail } : {}),
 });
 
@@ -237,6 +240,7 @@ export async function pollVehicle(deps: PollDeps, job: PollVehicleJob): Promise<
   // (one per alert against its pages), else the list again next cycle (work waiting, commit.ts).
   // A services change read once is read again likewise.
   let unfinished = false;
+  const unconfirmedFrom = metered.requests();
   if (!stop && job.followUps !== false) {
     const failed = failures.length;
     const doubts = () =>
@@ -259,6 +263,7 @@ export async function pollVehicle(deps: PollDeps, job: PollVehicleJob): Promise<
     unfinished =
       failures.length > failed && diff(start, observations, context).next.alertsUnconfirmed.length > 0;
   }
+  const confirmations = metered.requests() - unconfirmedFrom;
 
   // Follow-ups the reads revealed (carhook and round-robin alike): an announced collision or trip not embedded in its
   // event, eco-driving of trips waiting for it, maintenance after a trip. The naive baseline reads
@@ -296,6 +301,7 @@ export async function pollVehicle(deps: PollDeps, job: PollVehicleJob): Promise<
 
   const base = {
     vehicleId: vehicle.id,
+    confirmations,
     requests: metered.requests(),
     denied: metered.denied(),
     resources: [...done],
