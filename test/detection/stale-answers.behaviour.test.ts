@@ -381,3 +381,132 @@ describe('lists of records told once (trips, collisions, refuels, maintenance): 
     expect(v1.last.state.maintenance).toMatchObject({ days: 200 });
   });
 });
+
+describe('stale alert lists: each rule, the reason counted, and what a stale list still does', () => {
+  const C = alert('c', true, { startedAt: at(2), updatedAt: at(2) });
+
+  it('a list holding a record older than the one applied is stale: a missing alert is not doubted', () => {
+    const known = polls(baselined(), [[3, [obs('v2.alerts', [B, { ...A, updatedAt: at(3) }, C], 3)]]]).last
+      .state;
+    const r = diff(known, [obs('v2.alerts', [B, { ...A, updatedAt: at(1) }], 4)], context(4));
+    expect(r.events).toEqual([]);
+    expect(r.stale).toEqual([
+      {
+        observation: 0,
+        source: 'v2.alerts',
+        reason: `alert a as of ${at(1)}, older than the record of ${at(3)} already applied`,
+      },
+    ]);
+    expect(r.state.alerts['v2:c']?.missingSince).toBeUndefined();
+    expect(r.state.alerts['v2:a']?.updatedAt).toBe(at(3));
+    // A stale list is no reconciliation either.
+    expect(r.state.cursors.alertsReconciledAt).toBe(at(3));
+  });
+
+  it('a record without a time proves nothing either way: the list is judged on the others', () => {
+    const known = polls(baselined(), [[3, [obs('v2.alerts', [B, A, C], 3)]]]).last.state;
+    // B updated since keeps the list's newest record ahead of the one it held (C's).
+    const r = diff(
+      known,
+      [
+        obs(
+          'v2.alerts',
+          [
+            { ...B, updatedAt: at(3) },
+            { ...A, updatedAt: undefined },
+          ],
+          4,
+        ),
+      ],
+      context(4),
+    );
+    expect(r.stale).toEqual([]);
+    expect(r.state.alerts['v2:c']?.missingSince).toBe(at(4));
+  });
+
+  it('an ended alert listed active with a newer record is a re-opening, not a stale copy: the list still doubts', () => {
+    const ended = polls(baselined(), [
+      [3, [obs('v2.alerts', [B, A, C], 3)]],
+      [4, [obs('v2.alerts', [B, { ...A, active: false, updatedAt: at(4) }, C], 4)]],
+    ]).last.state;
+    const r = diff(ended, [obs('v2.alerts', [B, { ...A, updatedAt: at(5) }], 6)], context(6));
+    expect(r.stale).toEqual([]);
+    expect(told(r.events)).toEqual([[RAISED, idOf(RAISED, `a@${at(1)}#1`, 'raised'), `${at(1)}#1`]]);
+    expect(r.state.alerts['v2:c']?.missingSince).toBe(at(6));
+  });
+
+  it('an active copy with another start than the ended entry is judged by its start, not taken for a copy', () => {
+    const ended = polls(baselined(), [
+      [3, [obs('v2.alerts', [B, A, C], 3)]],
+      [4, [obs('v2.alerts', [B, { ...A, active: false, updatedAt: at(4) }, C], 4)]],
+    ]).last.state;
+    const earlier = { ...A, startedAt: at(0), updatedAt: at(4) };
+    const r = diff(ended, [obs('v2.alerts', [B, earlier, C], 6)], context(6));
+    expect(r.stale).toEqual([]);
+    expect(r.events).toEqual([]);
+  });
+
+  describe('the newest record a complete v2 list held (the list keeps fixed alerts, so it never goes back)', () => {
+    const listed = () => polls(baselined(), [[3, [obs('v2.alerts', [B, A, C], 3)]]]).last.state;
+    const sec = (minute: number, s: number) => ({
+      ...obs('v2.alerts', [B], minute),
+      fetchedAt: new Date(Date.parse(at(minute)) + s * 1000).toISOString(),
+    });
+
+    it('is the newest updatedAt of the list, whatever the order and records without one', () => {
+      const late = alert('d', false, { startedAt: at(2), endedAt: at(2) });
+      const r = diff(baselined(), [obs('v2.alerts', [C, late, B], 3)], context(3));
+      expect(r.state.cursors.alertsNewest).toEqual({ at: at(2) });
+      const none = diff(baselined(), [obs('v2.alerts', [late], 3)], context(3));
+      expect(none.state.cursors.alertsNewest).toBeUndefined();
+    });
+
+    it('a list without its newest record is stale, told with the newest it held; an empty one says none', () => {
+      const r = diff(listed(), [obs('v2.alerts', [], 4)], context(4));
+      expect(r.stale.map((x) => x.reason)).toEqual([
+        `newest record (none) is older than ${at(2)}, the newest this list held before`,
+      ]);
+      expect(r.state.cursors.alertsNewest).toEqual({ at: at(2), lowerSince: at(4) });
+      expect(r.state.alerts['v2:a']?.missingSince).toBeUndefined();
+    });
+
+    it('a second lower list sooner than absenceConfirmMs is stale too and keeps the first time; one at that delay lowers the mark', () => {
+      const first = diff(listed(), [sec(4, 0)], context(4));
+      const soon = diff(first.state, [sec(4, 29)], context(5));
+      expect(soon.stale).toHaveLength(1);
+      expect(soon.state.cursors.alertsNewest).toEqual({ at: at(2), lowerSince: at(4) });
+      const due = diff(soon.state, [sec(4, 30)], context(5));
+      expect(due.stale).toEqual([]);
+      expect(due.state.cursors.alertsNewest).toEqual({ at: at(-20) });
+      // Accepted, the list's absences count: A and C are in doubt.
+      expect(due.next.alertsUnconfirmed).toEqual(['v2:a', 'v2:c']);
+    });
+
+    it('a list back at the mark clears the first lower time, so a later lower list waits again', () => {
+      const lower = diff(listed(), [sec(4, 0)], context(4));
+      const back = diff(lower.state, [obs('v2.alerts', [B, A, C], 5)], context(5));
+      expect(back.stale).toEqual([]);
+      expect(back.state.cursors.alertsNewest).toEqual({ at: at(2) });
+      const again = diff(back.state, [sec(6, 0)], context(6));
+      expect(again.stale).toHaveLength(1);
+      expect(again.state.cursors.alertsNewest).toEqual({ at: at(2), lowerSince: at(6) });
+    });
+
+    it('a windowed list neither moves the mark nor is judged by it', () => {
+      const r = diff(listed(), [obs('v2.alerts', [], 4, { window: { since: at(1) } })], context(4));
+      expect(r.stale).toEqual([]);
+      expect(r.state.cursors.alertsNewest).toEqual({ at: at(2) });
+      expect(r.next.alertsUnconfirmed).toEqual(['v2:a', 'v2:c']);
+    });
+
+    it('v1 lists have no mark: a fix removes the newest record of the active list', () => {
+      const r = polls(baselined(), [
+        [2, [obs('v1.alerts', [v1Alert('17', 1), v1Alert('18', 1, { dateUpdate: at(2) })], 2)]],
+        [3, [obs('v1.alerts', [v1Alert('17', 1)], 3)]],
+      ]).last;
+      expect(r.stale).toEqual([]);
+      expect(r.state.cursors.alertsNewest).toBeUndefined();
+      expect(r.next.alertsUnconfirmed).toEqual(['v1:18']);
+    });
+  });
+});
