@@ -176,7 +176,11 @@ type DetectionResult = ReturnType<typeof detection.run>;
 type WebhooksResult = Awaited<ReturnType<typeof webhooks.run>>;
 type DeliveryResult = delivery.DeliveryBenchResult;
 type PipelineResult = pipeline.PipelineBenchResult;
-type FaultsResult = faults.FaultReport & { readonly stores: string };
+/** The scenario as Carhook runs it, and the same scenario without confirming absences. */
+type FaultsResult = faults.FaultReport & {
+  readonly stores: string;
+  readonly unconfirmed?: faults.FaultReport;
+};
 type ThroughputResult = throughput.ThroughputBenchResult;
 type FleetResult = fleet.FleetBenchResult;
 
@@ -279,13 +283,55 @@ const TITLES: Record<Area, string> = {
 };
 
 function faultsSection(r: FaultsResult): string {
-  return [
+  const lines = [
     `${n(r.options.vehicles)} vehicles, ${n(r.options.changes)} scripted changes, seed ${r.options.seed}, ${r.stores}, default quota; bench/faults.ts (the CI-sized run, 30 vehicles and 200 changes on DynamoDB Local, is test/faults in \`npm test\`). Everything runs on the simulator's manual clock; worker kills, fault draws and changes are seeded.`,
     '',
     r.table,
     '',
     `Assertions: every change exactly one event id, no event without a change, every signature verifies, the quota never exceeded, the revoked user one reauthorization event and no further request: ${met(r.violations.length === 0)}.`,
-  ].join('\n');
+  ];
+  const off = r.unconfirmed;
+  if (off !== undefined) lines.push('', ...confirmationTable(r.counts, off.counts));
+  return lines.join('\n');
+}
+
+/** What confirming absences costs and saves: the same scenario, confirmation on and off. */
+function confirmationTable(on: faults.FaultCounts, off: faults.FaultCounts): string[] {
+  const perFix = (c: faults.FaultCounts) =>
+    c.fixes === 0 ? 'n/a' : (c.confirmationRequests / c.fixes).toFixed(2);
+  const row = (label: string, a: string, b: string) => `| ${label} | ${a} | ${b} |`;
+  return [
+    '### Confirming absences: the same scenario with and without it',
+    '',
+    'The second run turns confirmation off (`confirmAbsences: false`, a switch only this benchmark sets): an alert is told fixed at the first complete list that misses it, a services change at its first read. Same seed, same script, same chaos rates; the draws fall on different requests once the two runs read differently.',
+    '',
+    '| | confirmation on (Carhook) | off (before) |',
+    '|---|---|---|',
+    row('false events', n(on.falseEvents), n(off.falseEvents)),
+    row(
+      'changes seen as exactly one event id',
+      `${n(on.changesDetected)} / ${n(on.changesExpected)}`,
+      `${n(off.changesDetected)} / ${n(off.changesExpected)}`,
+    ),
+    row(
+      'stale / flapping answers served',
+      `${n(on.staleServed)} / ${n(on.flapServed)}`,
+      `${n(off.staleServed)} / ${n(off.flapServed)}`,
+    ),
+    row('answers the polls found stale', n(on.staleCounted), n(off.staleCounted)),
+    row('scripted alert fixes seen', n(on.fixes), n(off.fixes)),
+    row(
+      'fix lag p50 / p95 (simulated)',
+      `${on.fixLagP50S} s / ${on.fixLagP95S} s`,
+      `${off.fixLagP50S} s / ${off.fixLagP95S} s`,
+    ),
+    row(
+      'confirmation requests (per scripted fix)',
+      `${n(on.confirmationRequests)} (${perFix(on)})`,
+      `${n(off.confirmationRequests)} (${perFix(off)})`,
+    ),
+    row('API requests (simulator count)', n(on.apiRequests), n(off.apiRequests)),
+  ];
 }
 
 /** The command line that reproduces a run with these arguments. */
@@ -440,7 +486,14 @@ async function runArea(
       case 'faults': {
         const size = quick ? faults.CI_SIZE : faults.LONG_SIZE;
         const report = await faults.runFaultScenario({ ...size, log });
-        return { area, ok: true, seconds: seconds(), result: { ...report, stores: 'memory stores' } };
+        // The same scenario without confirming absences: what confirmation costs and saves.
+        const unconfirmed = await faults.runFaultScenario({ ...size, log, confirmAbsences: false });
+        return {
+          area,
+          ok: true,
+          seconds: seconds(),
+          result: { ...report, stores: 'memory stores', unconfirmed },
+        };
       }
       case 'bundles': {
         // Loaded here so that a problem in it (CDK synthesis, esbuild) fails this area only.

@@ -116,6 +116,8 @@ export function recordJobResult(sink: MetricSink, result: JobResult): void {
         ? result.summary.polled
         : 0;
   if (polled > 0) sink.record(CARHOOK_METRIC_NAMES.pollsCompleted, 'Count', polled);
+  const stale = result.kind === 'poll-vehicle' || result.kind === 'poll-fleet' ? result.summary.stale : 0;
+  if (stale > 0) sink.record(CARHOOK_METRIC_NAMES.staleAnswers, 'Count', stale);
 }
 
 /** A short, token-free line about a job for the log. */

@@ -369,6 +369,8 @@ describe('poll hints', () => {
       map: 'now',
       hasActiveAlerts: false,
       activeAlerts: 0,
+      alertsUnconfirmed: [],
+      servicesUnconfirmed: false,
     });
   });
 

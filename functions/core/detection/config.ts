@@ -54,6 +54,25 @@ export const diffConfigSchema = z.object({
     .int()
     .positive()
     .default(6 * HOUR),
+  /**
+   * An active alert missing from a complete alert list is fixed only once the absence is confirmed:
+   * by its own record (read by id, or an inactive-inclusive list) saying it ended, or by a second
+   * complete list fetched at least this long after the first one that missed it (a later cycle, so
+   * one answer repeated within a cycle never counts twice). A services change likewise waits for a
+   * second read this far apart.
+   */
+  absenceConfirmMs: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(30 * 1000),
+  /**
+   * `false` fixes an alert at the first complete list that misses it and tells a services change at
+   * its first read, as Carhook did before absences were confirmed: only the fault-injection
+   * benchmark sets it, to measure both behaviours in one run. Never turn it off in production: a
+   * stale or flapping answer then becomes a false fix and a false re-raise.
+   */
+  confirmAbsences: z.boolean().default(true),
   /** Maintenance refresh period. */
   dailyMs: z.number().int().positive().default(DAY),
   /** Services (activation status) refresh period. */
