@@ -35,6 +35,13 @@ export interface DiffContext {
   readonly alertCodes?: ReadonlyMap<string, string>;
   /** The only clock the engine reads. */
   readonly now: Date;
+  /**
+   * When this poll began reading (before its first request). A vehicle's first poll takes what its
+   * reads return as history; its history ends here, not at `now`: a record made while the poll was
+   * still running, after the read that would have shown it, is newer and a later poll reports it.
+   * Default `now`.
+   */
+  readonly readsStartedAt?: Date;
   /** Overrides of DEFAULT_CONFIG; validate user input with `parseDiffConfig`. */
   readonly config?: Partial<DiffConfig>;
 }

@@ -80,11 +80,18 @@ export class Work {
     this.nowIso = ctx.now.toISOString();
     // A state an enrollment event created (it holds only the sequence) has not been polled yet.
     this.firstPoll = prev === undefined || prev.unpolled === true;
-    const base = prev ?? initialState(ctx.identity ?? ctx.vehicle.id, this.nowIso);
+    const started = ctx.readsStartedAt?.getTime();
+    // History is what the first poll's reads could return: up to when they began.
+    const historyEnd =
+      started !== undefined && started < this.nowMs ? new Date(started).toISOString() : this.nowIso;
+    const base = prev ?? {
+      ...initialState(ctx.identity ?? ctx.vehicle.id, this.nowIso),
+      createdAt: historyEnd,
+    };
     this.s = { ...base };
     if (prev?.unpolled === true) {
       delete this.s.unpolled;
-      this.s.createdAt = this.nowIso;
+      this.s.createdAt = historyEnd;
     }
     this.prevEventsSince = base.cursors.eventsSince;
     if (this.firstPoll) this.dirty = true;

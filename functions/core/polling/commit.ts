@@ -77,6 +77,8 @@ export interface ApplyInput {
   readonly unfinished?: boolean;
   /** Alert text → the API's code (./alert-codes.ts), for `messageCode`. */
   readonly alertCodes?: ReadonlyMap<string, string>;
+  /** When the poll began reading (epoch ms): a first poll's history ends there (DiffContext). */
+  readonly readsStartedAt?: number;
 }
 
 export type ApplyOutcome =
@@ -201,7 +203,7 @@ function scheduleFor(
 
 /** What the diff engine is told about the vehicle: its identity, the car, the enrollments. */
 export function detectionContext(
-  input: Pick<ApplyInput, 'vehicle' | 'enrollment' | 'enrollments' | 'alertCodes'>,
+  input: Pick<ApplyInput, 'vehicle' | 'enrollment' | 'enrollments' | 'alertCodes' | 'readsStartedAt'>,
   identity: string,
   now: number,
   config: PollingConfig,
@@ -222,6 +224,7 @@ export function detectionContext(
       : {}),
     ...(input.alertCodes !== undefined ? { alertCodes: input.alertCodes } : {}),
     now: new Date(now),
+    ...(input.readsStartedAt !== undefined ? { readsStartedAt: new Date(input.readsStartedAt) } : {}),
     config: diffConfigFor(config),
   };
 }

@@ -294,6 +294,8 @@ export async function pollFleet(deps: FleetDeps, job: PollFleetJob): Promise<Fle
         stored: m.state,
         observations,
         rotate: job.rotate,
+        // The bulk lists were read from `now` on: a first poll's history ends there.
+        readsStartedAt: now,
         ...(alertCodes !== undefined ? { alertCodes } : {}),
       },
     );

@@ -198,6 +198,8 @@ export async function pollVehicle(deps: PollDeps, job: PollVehicleJob): Promise<
     now: deps.now,
   });
   const read = readers(metered.client, vehicle, vehicle.apiVehicleId, before.eventsSince, deps.now, config);
+  // Before the first request: a first poll's history ends here (detection/context.ts).
+  const readsStartedAt = deps.now();
 
   const planned = new Set<VehicleResource>(job.resources);
   const order = vehicleResources;
@@ -330,6 +332,7 @@ export async function pollVehicle(deps: PollDeps, job: PollVehicleJob): Promise<
       enrollment: { id: enrollment.id, kind: 'oauth-user' },
       stored: state,
       observations,
+      readsStartedAt,
       rotate: job.rotate,
       ...(unfinished ? { unfinished } : {}),
       ...(stop === 'budget_exhausted'
