@@ -69,6 +69,8 @@ export interface BenchArgs {
   /** The freshness area's settings, and its flags as given (for the command line). */
   readonly freshness?: freshness.FreshnessOptions;
   readonly freshnessFlags?: readonly string[];
+  /** Revisions whose bundles the bundles area measures beside this one's. */
+  readonly bundleRefs?: readonly string[];
 }
 
 export type ArgsResult =
@@ -92,6 +94,7 @@ export function parseBenchArgs(argv: readonly string[]): ArgsResult {
         faults: { type: 'boolean' };
         only: { type: 'string' };
         out: { type: 'string' };
+        'bundles-ref': { type: 'string'; multiple: true };
       } & Record<(typeof FRESHNESS_FLAGS)[number], { type: 'string' }>;
     }>
   >;
@@ -103,6 +106,7 @@ export function parseBenchArgs(argv: readonly string[]): ArgsResult {
         faults: { type: 'boolean' },
         only: { type: 'string' },
         out: { type: 'string' },
+        'bundles-ref': { type: 'string', multiple: true },
         ...(Object.fromEntries(FRESHNESS_FLAGS.map((f) => [f, { type: 'string' }])) as Record<
           (typeof FRESHNESS_FLAGS)[number],
           { type: 'string' }
@@ -114,7 +118,7 @@ export function parseBenchArgs(argv: readonly string[]): ArgsResult {
   } catch (error) {
     return bad(
       'argv',
-      `${error instanceof Error ? error.message : String(error)} (flags: --quick, --faults, --only <${AREAS.join(',')}>, --out <file>; freshness: ${FRESHNESS_FLAGS.map((f) => `--${f}`).join(' ')})`,
+      `${error instanceof Error ? error.message : String(error)} (flags: --quick, --faults, --only <${AREAS.join(',')}>, --out <file>, --bundles-ref <git ref> (repeatable); freshness: ${FRESHNESS_FLAGS.map((f) => `--${f}`).join(' ')})`,
     );
   }
   let only: Area[] = [...DEFAULT_AREAS];
@@ -145,7 +149,11 @@ export function parseBenchArgs(argv: readonly string[]): ArgsResult {
   }
   const f = freshness.parseFreshnessArgs([...freshnessFlags, ...(quick ? ['--quick'] : [])]);
   if (!f.ok) return bad(f.field, f.message);
-  return { ok: true, args: { quick, only, out, freshness: f.options, freshnessFlags } };
+  const bundleRefs = parsed.values['bundles-ref'] ?? [];
+  if (bundleRefs.length > 0 && !only.includes('bundles')) {
+    return bad('--bundles-ref', 'is a flag of the bundles area: add --only bundles');
+  }
+  return { ok: true, args: { quick, only, out, freshness: f.options, freshnessFlags, bundleRefs } };
 }
 
 export interface Machine {
@@ -498,7 +506,9 @@ async function runArea(
       case 'bundles': {
         // Loaded here so that a problem in it (CDK synthesis, esbuild) fails this area only.
         const bundles = await import('./bundles');
-        const markdown = bundles.markdown(await bundles.run({ runs: quick ? 3 : 10 }));
+        const markdown = bundles.markdown(
+          await bundles.run({ runs: quick ? 3 : 10, refs: args?.bundleRefs ?? [] }),
+        );
         return { area, ok: true, seconds: seconds(), markdown };
       }
     }
