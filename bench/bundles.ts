@@ -31,6 +31,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  writeFileSync,
 } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { SourceMap, type SourceMapPayload } from 'node:module';
@@ -185,8 +186,13 @@ export function bundlesOfRevision(ref: string, outdir: string): BundleInfo[] {
   git('worktree', 'add', '--detach', tree, ref);
   try {
     execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: tree, stdio: 'pipe' });
-    const script = `import { synthesizeBundles } from './bench/bundles.ts'; process.stdout.write('@@' + JSON.stringify(synthesizeBundles({ outdir: ${JSON.stringify(outdir)} })));`;
-    const out = execFileSync(join(tree, 'node_modules/.bin/tsx'), ['--eval', script], {
+    // An ES module file: bench/bundles.ts has top-level await, which an --eval script (CommonJS) cannot import.
+    const script = join(tree, 'synthesize-bundles.mts');
+    writeFileSync(
+      script,
+      `import { synthesizeBundles } from './bench/bundles.ts';\nprocess.stdout.write('@@' + JSON.stringify(synthesizeBundles({ outdir: ${JSON.stringify(outdir)} })));\n`,
+    );
+    const out = execFileSync(join(tree, 'node_modules/.bin/tsx'), [script], {
       cwd: tree,
       encoding: 'utf8',
       maxBuffer: 64 * 1024 * 1024,
