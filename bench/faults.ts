@@ -1,7 +1,7 @@
 /**
  * The fault-injection suite: a scripted scenario of N changes over M vehicles while the
- * simulator injects 5xx, 429 storms, hung and slow responses, malformed bodies, 404-for-empty and
- * shape drift; workers (poll, fan-out, delivery) are killed at random steps; the subscriber's
+ * simulator injects 5xx, 429 storms, hung and slow responses, malformed bodies, 404-for-empty,
+ * shape drift, stale answers (an older copy) and flapping lists (one item dropped once); workers (poll, fan-out, delivery) are killed at random steps; the subscriber's
  * endpoint is down for a stretch then recovers; one user revokes Carhook's access.
  *
  * Everything runs on the simulator's manual clock (nothing waits for real time except hung and
@@ -18,7 +18,8 @@
  *   - nothing is left unpublished or undelivered once the faults stop.
  *
  * CI size (30 vehicles, 200 changes) runs in `npm test` (test/faults); the long run (200 vehicles,
- * 2,000 changes) with `npm run bench -- --faults`, or alone: `npx tsx bench/faults.ts [--long]`.
+ * 2,000 changes) with `npm run bench -- --faults` (there also without confirming absences, to
+ * compare), or alone: `npx tsx bench/faults.ts [--long] [--no-confirm]`.
  */
 import { fileURLToPath } from 'node:url';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -43,9 +44,10 @@ import { type MadeChange, makeChange, planChanges, type ScriptState } from './su
 import { createSimulatedClockTable } from './support/dynamo';
 import { FaultQueue, type QueuedMessage } from './support/fault-queue';
 import { startFaultReceiver } from './support/fault-receiver';
+import { renderTable } from './support/fault-report';
 import { killable, killableFetch, WorkerLife } from './support/kill';
 import { BenchError, type BenchPipeline, startBenchPipeline } from './support/pipeline';
-import { rng, round } from './support/stats';
+import { percentile, rng, round } from './support/stats';
 
 export interface FaultOptions {
   readonly vehicles: number;
@@ -63,6 +65,11 @@ export interface FaultOptions {
   readonly accessTokenTtlSeconds?: number;
   /** Progress lines (stderr in the bench). */
   readonly log?: (line: string) => void;
+  /**
+   * `false` runs Carhook without confirming absences (an alert fixed at the first list that misses
+   * it, as before): only to measure, in the same scenario, what confirmation costs and saves.
+   */
+  readonly confirmAbsences?: boolean;
 }
 
 export interface FaultCounts {
@@ -98,6 +105,22 @@ export interface FaultCounts {
   readonly apiRequests: number;
   readonly simulatedMinutes: number;
   readonly wallSeconds: number;
+  /**
+   * Events no change explains (an alert told fixed while it was not, raised again as `#1`) plus
+   * the ids beyond the first for one change.
+   */
+  readonly falseEvents: number;
+  /** Answers the simulator served stale (an older copy) or flapping (one list item dropped). */
+  readonly staleServed: number;
+  readonly flapServed: number;
+  /** Answers Carhook's polls found stale (they fixed nothing). */
+  readonly staleCounted: number;
+  /** Requests made to confirm an absence or a services change. */
+  readonly confirmationRequests: number;
+  /** Scripted alert fixes, and their detection lag (simulated seconds, change to bus). */
+  readonly fixes: number;
+  readonly fixLagP50S: number;
+  readonly fixLagP95S: number;
 }
 
 export interface FaultReport {
@@ -134,6 +157,10 @@ const BACKGROUND_CHAOS = {
   upperCaseEnums: 0.3,
   numbersAsStrings: 0.3,
   alertItemShape: 0.3,
+  // Older copies of an answer (what a cache would serve) and lists missing one item once.
+  stale: 0.02,
+  flap: 0.02,
+  staleSeconds: 120,
 } as const;
 
 const CHAOS_SUMMARY = Object.entries(BACKGROUND_CHAOS)
@@ -155,6 +182,8 @@ interface Tally {
   notFound: number;
   timeouts: number;
   malformed: number;
+  stale: number;
+  confirmations: number;
   killed: { poll: number; fanOut: number; delivery: number };
   pollJobs: number;
   deliveryJobs: number;
@@ -183,6 +212,8 @@ function countingFetch(tally: Tally): typeof fetch {
 function tallyResult(tally: Tally, result: JobResult): void {
   if (result.kind !== 'poll-vehicle') return;
   for (const f of result.summary.failures) if (f.kind === 'Malformed') tally.malformed++;
+  tally.stale += result.summary.stale;
+  tally.confirmations += result.summary.confirmations;
 }
 
 /** Runs `work` over `items` with at most `n` at a time. */
@@ -219,7 +250,10 @@ export async function runFaultScenario(options: FaultOptions): Promise<FaultRepo
     // ends before the scenario starts, so the vehicles' events lists start empty and its
     // 404-for-empty-list fault is injected (a day's look-back finds records, and every later read
     // from that cursor returns at least its last one).
-    config: { initialEventsLookbackMs: 60 * MINUTE },
+    config: {
+      initialEventsLookbackMs: 60 * MINUTE,
+      ...(options.confirmAbsences === false ? { confirmAbsences: false } : {}),
+    },
     timeoutMs: CLIENT_TIMEOUT_MS,
   });
   const receiver = await startFaultReceiver();
@@ -230,6 +264,8 @@ export async function runFaultScenario(options: FaultOptions): Promise<FaultRepo
     notFound: 0,
     timeouts: 0,
     malformed: 0,
+    stale: 0,
+    confirmations: 0,
     killed: { poll: 0, fanOut: 0, delivery: 0 },
     pollJobs: 0,
     deliveryJobs: 0,
@@ -494,6 +530,7 @@ export async function runFaultScenario(options: FaultOptions): Promise<FaultRepo
     const stats = (await p.stats()) as Awaited<ReturnType<BenchPipeline['stats']>> & {
       byUser?: Record<string, number>;
       byStatus?: Record<string, number>;
+      byChaos?: Record<string, number>;
     };
     log(`faults: simulator statuses ${JSON.stringify(stats.byStatus)}`);
     const events = phaseEvents();
@@ -501,6 +538,7 @@ export async function runFaultScenario(options: FaultOptions): Promise<FaultRepo
     const distinct = new Map<string, EventEnvelope>();
     for (const e of events) distinct.set(e.id, e);
     let detected = 0;
+    let falseEvents = 0;
     const explained = new Set<string>();
     for (const c of made) {
       const ids = new Set([...distinct.values()].filter((e) => c.matches(e)).map((e) => e.id));
@@ -508,8 +546,20 @@ export async function runFaultScenario(options: FaultOptions): Promise<FaultRepo
       if (ids.size === 1) detected++;
       else if (ids.size === 0)
         violations.push(`${c.kind} on ${c.vin} at ${new Date(c.changedAt).toISOString()}: no event`);
-      else violations.push(`${c.kind} on ${c.vin}: ${ids.size} different event ids (${[...ids].join(', ')})`);
+      else {
+        falseEvents += ids.size - 1;
+        violations.push(`${c.kind} on ${c.vin}: ${ids.size} different event ids (${[...ids].join(', ')})`);
+      }
     }
+    // How long each scripted fix took to reach the bus (simulated time).
+    const published = p.bus.received.slice(busFrom);
+    const fixLags = made
+      .filter((c) => c.kind === 'alert-fixed')
+      .flatMap((c) => {
+        const first = published.find((r) => r.at >= c.changedAt && c.matches(r.envelope));
+        return first === undefined ? [] : [(first.at - c.changedAt) / 1000];
+      })
+      .sort((a, b) => a - b);
     const reauth = [...distinct.values()].filter((e) => e.type === 'enrollment.reauthorization_required');
     let initial = 0;
     for (const e of distinct.values()) {
@@ -519,6 +569,7 @@ export async function runFaultScenario(options: FaultOptions): Promise<FaultRepo
         initial++;
         continue;
       }
+      falseEvents++;
       violations.push(`event without a change: ${e.type} ${e.id} (${e.vehicle?.vin ?? 'no vehicle'})`);
     }
     if (reauth.length !== 1) {
@@ -584,89 +635,26 @@ export async function runFaultScenario(options: FaultOptions): Promise<FaultRepo
       apiRequests: stats.total,
       simulatedMinutes: round((simNow() - phaseStart) / MINUTE, 1),
       wallSeconds: round((performance.now() - started) / 1000, 1),
+      falseEvents,
+      staleServed: stats.byChaos?.stale ?? 0,
+      flapServed: stats.byChaos?.flap ?? 0,
+      staleCounted: tally.stale,
+      confirmationRequests: tally.confirmations,
+      fixes: fixLags.length,
+      fixLagP50S: round(percentile(fixLags, 50), 1),
+      fixLagP95S: round(percentile(fixLags, 95), 1),
     };
     return {
       options: { vehicles: options.vehicles, changes: options.changes, seed },
       counts,
       violations,
-      table: renderTable(counts, violations),
+      table: renderTable(counts, violations, CHAOS_SUMMARY),
     };
   } finally {
     sender.close();
     await receiver.close();
     await p.close();
   }
-}
-
-const n = (x: number): string => x.toLocaleString('en-US');
-
-/** The summary table the run prints (and BENCHMARKS.md shows for `--faults`). */
-export function renderTable(c: FaultCounts, violations: readonly string[]): string {
-  const rows: [string, string, string][] = [
-    [
-      'scripted changes made / planned',
-      `${n(c.changesMade)} / ${n(c.changesPlanned)}`,
-      'a fix needs an active alert, a trip a parked car',
-    ],
-    [
-      'changes seen as exactly one event id',
-      `${n(c.changesDetected)} / ${n(c.changesExpected)}`,
-      c.changesDetected === c.changesExpected
-        ? 'ok (scripted, plus trips before maintenance and due before overdue)'
-        : '**violation**',
-    ],
-    [
-      'events published (distinct ids)',
-      `${n(c.eventsPublished)} (${n(c.distinctEvents)})`,
-      'republished only with the same id',
-    ],
-    [
-      'first-read events (`initial: true`)',
-      n(c.initialEvents),
-      'current conditions told once by a first read',
-    ],
-    [
-      'webhooks received (distinct ids, redeliveries)',
-      `${n(c.receptions)} (${n(c.distinctWebhookIds)}, ${n(c.redeliveries)})`,
-      'every published id delivered',
-    ],
-    ['signatures that do not verify', n(c.badSignatures), c.badSignatures === 0 ? 'ok' : '**violation**'],
-    [
-      'workers killed: poll / fan-out / delivery',
-      `${n(c.killed.poll)} / ${n(c.killed.fanOut)} / ${n(c.killed.delivery)}`,
-      `of ${n(c.pollJobs)} poll and ${n(c.deliveryJobs)} delivery jobs`,
-    ],
-    [
-      'API answers 500 / 429 / 404, timeouts',
-      `${n(c.serverErrors)} / ${n(c.tooManyRequests)} / ${n(c.notFound)}, ${n(c.timeouts)}`,
-      'injected by the simulator',
-    ],
-    ['malformed bodies reported', n(c.malformed), 'the resource is read again next cycle'],
-    ['connections refused by the receiver while down', n(c.receiverRefused), 'retried on the schedule'],
-    [
-      'token refreshes by the workers',
-      n(c.tokenRefreshes),
-      'access tokens live 15 simulated minutes; a refresh is killed before it is sent, never after its answer',
-    ],
-    [
-      'quota: most requests in one window / limit',
-      `${n(c.maxInWindow)} / ${n(c.quotaLimit)}`,
-      c.maxInWindow <= c.quotaLimit ? 'ok' : '**violation**',
-    ],
-    [
-      'revoked user: reauthorization events, requests after',
-      `${n(c.reauthorizationEvents)}, ${Number.isNaN(c.revokedUserRequestsAfter) ? 'n/a' : n(c.revokedUserRequestsAfter)}`,
-      c.reauthorizationEvents === 1 && c.revokedUserRequestsAfter === 0 ? 'ok' : '**violation**',
-    ],
-    ['API requests (simulator count)', n(c.apiRequests), ''],
-    ['chaos per request (all phases)', CHAOS_SUMMARY, 'plus 429 storms and the receiver outage'],
-    ['simulated minutes / wall seconds', `${n(c.simulatedMinutes)} / ${n(c.wallSeconds)}`, ''],
-  ];
-  const lines = ['| check | value | note |', '|---|---|---|', ...rows.map((r) => `| ${r.join(' | ')} |`)];
-  lines.push('', violations.length === 0 ? 'Violations: none.' : `Violations (${violations.length}):`);
-  for (const v of violations.slice(0, 20)) lines.push(`- ${v}`);
-  if (violations.length > 20) lines.push(`- … and ${violations.length - 20} more`);
-  return lines.join('\n');
 }
 
 /** Access tokens live 15 simulated minutes, so refreshes happen under faults too. */
@@ -677,6 +665,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const long = process.argv.includes('--long');
   const report = await runFaultScenario({
     ...(long ? LONG_SIZE : CI_SIZE),
+    // --no-confirm: without confirming absences, to see the false events it prevents.
+    ...(process.argv.includes('--no-confirm') ? { confirmAbsences: false } : {}),
     log: (line) => process.stderr.write(`${line}\n`),
   });
   process.stdout.write(`${report.table}\n`);

@@ -75,6 +75,8 @@ export interface FleetRow extends LagFigures {
   readonly deferredPerCycle: number;
   /** Bulk batches refused by the server and split (sum over operations, minus jobs × operations). */
   readonly splitBatches: number;
+  /** Inactive alert lists read to confirm an absence (the active list missed an alert). */
+  readonly inactiveReads: number;
   readonly maxInWindow: number;
   readonly limit: number;
   readonly windowSeconds: number;
@@ -166,6 +168,7 @@ export async function fleetRun(s: RunSettings): Promise<FleetRow> {
     let jobs = 0;
     let deferred = 0;
     let batches = 0;
+    let inactiveReads = 0;
     let fleetJobs = 0;
     const phase = await runScriptedPhase(p, plan, (c) => makeFleetChange(p, c, vehicles, state), {
       minutes: s.minutes,
@@ -177,7 +180,11 @@ export async function fleetRun(s: RunSettings): Promise<FleetRow> {
         for (const r of results) {
           if (r.kind !== 'poll-fleet') continue;
           fleetJobs++;
-          for (const n of Object.values(r.summary.batches)) batches += n;
+          for (const [op, n] of Object.entries(r.summary.batches)) {
+            // The inactive list a job reads for the VINs with an alert in doubt is no split.
+            if (op === 'alerts:inactive') inactiveReads += n;
+            else batches += n;
+          }
         }
       },
     });
@@ -216,6 +223,7 @@ export async function fleetRun(s: RunSettings): Promise<FleetRow> {
       deferredPerCycle: round(deferred / cycles, 1),
       // poll-fleet reads 4 lists per job: any batch beyond that was a split after a 400.
       splitBatches: Math.max(0, batches - fleetJobs * 4),
+      inactiveReads,
       maxInWindow: stats.maxInWindow,
       limit: stats.limit,
       windowSeconds: stats.windowSeconds,
@@ -313,12 +321,12 @@ export function toMarkdown(r: FleetBenchResult): string {
     '',
     `Every simulated vehicle enrolled as a fleet contract (the v1 lists serve brands C and P alike), polled by \`poll-fleet\` jobs (4 bulk lists per batch: active alerts, crash, maintenance, trips). Memory stores, simulator on a manual clock. Lag = simulated time the bus accepted the event − simulated time of the change. The simulator accepts at most ${r.simMaxBatch} VINs per bulk POST (larger batches are refused with 400 and split by poll-fleet).`,
     '',
-    '| vehicles (C / P) | batch size | detected | lag p50 | p95 | p99 | max | requests / min | fleet jobs / cycle | deferred / cycle | split batches | max requests in one window (simulator) | quota kept | 429s | warm-up (sim. min) | wall |',
-    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |',
+    '| vehicles (C / P) | batch size | detected | lag p50 | p95 | p99 | max | requests / min | fleet jobs / cycle | deferred / cycle | split batches | inactive-alert lists (confirming a fix) | max requests in one window (simulator) | quota kept | 429s | warm-up (sim. min) | wall |',
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |',
   ];
   for (const row of r.rows) {
     lines.push(
-      `| ${row.enrolled} (${row.byBrand.C ?? 0} / ${row.byBrand.P ?? 0}) | ${row.batchSize}${row.batchSize === r.defaultBatchSize ? ' (default)' : ''} | ${row.detected} / ${row.changes} | ${fmtSeconds(row.p50S)} | ${fmtSeconds(row.p95S)} | ${fmtSeconds(row.p99S)} | ${fmtSeconds(row.maxS)} | ${row.requestsPerMinute} | ${row.jobsPerCycle} | ${row.deferredPerCycle} | ${row.splitBatches} | ${row.maxInWindow} / ${row.limit} | ${row.quotaKept ? 'yes' : '**NO**'} | ${row.tooManyRequests} | ${row.warmupMinutes}${row.baselineComplete ? '' : ' (baseline incomplete)'} | ${row.wallSeconds} s |`,
+      `| ${row.enrolled} (${row.byBrand.C ?? 0} / ${row.byBrand.P ?? 0}) | ${row.batchSize}${row.batchSize === r.defaultBatchSize ? ' (default)' : ''} | ${row.detected} / ${row.changes} | ${fmtSeconds(row.p50S)} | ${fmtSeconds(row.p95S)} | ${fmtSeconds(row.p99S)} | ${fmtSeconds(row.maxS)} | ${row.requestsPerMinute} | ${row.jobsPerCycle} | ${row.deferredPerCycle} | ${row.splitBatches} | ${row.inactiveReads} | ${row.maxInWindow} / ${row.limit} | ${row.quotaKept ? 'yes' : '**NO**'} | ${row.tooManyRequests} | ${row.warmupMinutes}${row.baselineComplete ? '' : ' (baseline incomplete)'} | ${row.wallSeconds} s |`,
     );
   }
   const kinds = fleetChangeKinds.join(', ');

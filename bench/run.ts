@@ -69,6 +69,8 @@ export interface BenchArgs {
   /** The freshness area's settings, and its flags as given (for the command line). */
   readonly freshness?: freshness.FreshnessOptions;
   readonly freshnessFlags?: readonly string[];
+  /** Revisions whose bundles the bundles area measures beside this one's. */
+  readonly bundleRefs?: readonly string[];
 }
 
 export type ArgsResult =
@@ -92,6 +94,7 @@ export function parseBenchArgs(argv: readonly string[]): ArgsResult {
         faults: { type: 'boolean' };
         only: { type: 'string' };
         out: { type: 'string' };
+        'bundles-ref': { type: 'string'; multiple: true };
       } & Record<(typeof FRESHNESS_FLAGS)[number], { type: 'string' }>;
     }>
   >;
@@ -103,6 +106,7 @@ export function parseBenchArgs(argv: readonly string[]): ArgsResult {
         faults: { type: 'boolean' },
         only: { type: 'string' },
         out: { type: 'string' },
+        'bundles-ref': { type: 'string', multiple: true },
         ...(Object.fromEntries(FRESHNESS_FLAGS.map((f) => [f, { type: 'string' }])) as Record<
           (typeof FRESHNESS_FLAGS)[number],
           { type: 'string' }
@@ -114,7 +118,7 @@ export function parseBenchArgs(argv: readonly string[]): ArgsResult {
   } catch (error) {
     return bad(
       'argv',
-      `${error instanceof Error ? error.message : String(error)} (flags: --quick, --faults, --only <${AREAS.join(',')}>, --out <file>; freshness: ${FRESHNESS_FLAGS.map((f) => `--${f}`).join(' ')})`,
+      `${error instanceof Error ? error.message : String(error)} (flags: --quick, --faults, --only <${AREAS.join(',')}>, --out <file>, --bundles-ref <git ref> (repeatable); freshness: ${FRESHNESS_FLAGS.map((f) => `--${f}`).join(' ')})`,
     );
   }
   let only: Area[] = [...DEFAULT_AREAS];
@@ -145,7 +149,11 @@ export function parseBenchArgs(argv: readonly string[]): ArgsResult {
   }
   const f = freshness.parseFreshnessArgs([...freshnessFlags, ...(quick ? ['--quick'] : [])]);
   if (!f.ok) return bad(f.field, f.message);
-  return { ok: true, args: { quick, only, out, freshness: f.options, freshnessFlags } };
+  const bundleRefs = parsed.values['bundles-ref'] ?? [];
+  if (bundleRefs.length > 0 && !only.includes('bundles')) {
+    return bad('--bundles-ref', 'is a flag of the bundles area: add --only bundles');
+  }
+  return { ok: true, args: { quick, only, out, freshness: f.options, freshnessFlags, bundleRefs } };
 }
 
 export interface Machine {
@@ -176,7 +184,11 @@ type DetectionResult = ReturnType<typeof detection.run>;
 type WebhooksResult = Awaited<ReturnType<typeof webhooks.run>>;
 type DeliveryResult = delivery.DeliveryBenchResult;
 type PipelineResult = pipeline.PipelineBenchResult;
-type FaultsResult = faults.FaultReport & { readonly stores: string };
+/** The scenario as Carhook runs it, and the same scenario without confirming absences. */
+type FaultsResult = faults.FaultReport & {
+  readonly stores: string;
+  readonly unconfirmed?: faults.FaultReport;
+};
 type ThroughputResult = throughput.ThroughputBenchResult;
 type FleetResult = fleet.FleetBenchResult;
 
@@ -279,13 +291,55 @@ const TITLES: Record<Area, string> = {
 };
 
 function faultsSection(r: FaultsResult): string {
-  return [
+  const lines = [
     `${n(r.options.vehicles)} vehicles, ${n(r.options.changes)} scripted changes, seed ${r.options.seed}, ${r.stores}, default quota; bench/faults.ts (the CI-sized run, 30 vehicles and 200 changes on DynamoDB Local, is test/faults in \`npm test\`). Everything runs on the simulator's manual clock; worker kills, fault draws and changes are seeded.`,
     '',
     r.table,
     '',
     `Assertions: every change exactly one event id, no event without a change, every signature verifies, the quota never exceeded, the revoked user one reauthorization event and no further request: ${met(r.violations.length === 0)}.`,
-  ].join('\n');
+  ];
+  const off = r.unconfirmed;
+  if (off !== undefined) lines.push('', ...confirmationTable(r.counts, off.counts));
+  return lines.join('\n');
+}
+
+/** What confirming absences costs and saves: the same scenario, confirmation on and off. */
+function confirmationTable(on: faults.FaultCounts, off: faults.FaultCounts): string[] {
+  const perFix = (c: faults.FaultCounts) =>
+    c.fixes === 0 ? 'n/a' : (c.confirmationRequests / c.fixes).toFixed(2);
+  const row = (label: string, a: string, b: string) => `| ${label} | ${a} | ${b} |`;
+  return [
+    '### Confirming absences: the same scenario with and without it',
+    '',
+    'The second run turns confirmation off (`confirmAbsences: false`, a switch only this benchmark sets): an alert is told fixed at the first complete list that misses it, a services change at its first read. Same seed, same script, same chaos rates; the draws fall on different requests once the two runs read differently.',
+    '',
+    '| | confirmation on (Carhook) | off (before) |',
+    '|---|---|---|',
+    row('false events', n(on.falseEvents), n(off.falseEvents)),
+    row(
+      'changes seen as exactly one event id',
+      `${n(on.changesDetected)} / ${n(on.changesExpected)}`,
+      `${n(off.changesDetected)} / ${n(off.changesExpected)}`,
+    ),
+    row(
+      'stale / flapping answers served',
+      `${n(on.staleServed)} / ${n(on.flapServed)}`,
+      `${n(off.staleServed)} / ${n(off.flapServed)}`,
+    ),
+    row('answers the polls found stale', n(on.staleCounted), n(off.staleCounted)),
+    row('scripted alert fixes seen', n(on.fixes), n(off.fixes)),
+    row(
+      'fix lag p50 / p95 (simulated)',
+      `${on.fixLagP50S} s / ${on.fixLagP95S} s`,
+      `${off.fixLagP50S} s / ${off.fixLagP95S} s`,
+    ),
+    row(
+      'confirmation requests (per scripted fix)',
+      `${n(on.confirmationRequests)} (${perFix(on)})`,
+      `${n(off.confirmationRequests)} (${perFix(off)})`,
+    ),
+    row('API requests (simulator count)', n(on.apiRequests), n(off.apiRequests)),
+  ];
 }
 
 /** The command line that reproduces a run with these arguments. */
@@ -440,12 +494,21 @@ async function runArea(
       case 'faults': {
         const size = quick ? faults.CI_SIZE : faults.LONG_SIZE;
         const report = await faults.runFaultScenario({ ...size, log });
-        return { area, ok: true, seconds: seconds(), result: { ...report, stores: 'memory stores' } };
+        // The same scenario without confirming absences: what confirmation costs and saves.
+        const unconfirmed = await faults.runFaultScenario({ ...size, log, confirmAbsences: false });
+        return {
+          area,
+          ok: true,
+          seconds: seconds(),
+          result: { ...report, stores: 'memory stores', unconfirmed },
+        };
       }
       case 'bundles': {
         // Loaded here so that a problem in it (CDK synthesis, esbuild) fails this area only.
         const bundles = await import('./bundles');
-        const markdown = bundles.markdown(await bundles.run({ runs: quick ? 3 : 10 }));
+        const markdown = bundles.markdown(
+          await bundles.run({ runs: quick ? 3 : 10, refs: args?.bundleRefs ?? [] }),
+        );
         return { area, ok: true, seconds: seconds(), markdown };
       }
     }

@@ -16,10 +16,20 @@ const program = new Command('rehearse')
     'a cdk.out folder to rehearse instead of synthesizing this app (env CARHOOK_REHEARSAL_CDK_OUT)',
   )
   .option('--app <dir>', 'the CDK app to synthesize (a folder with cdk.json; default: this repository)')
+  .option('-c, --context <key=value...>', 'CDK context for the synth (retrySchedule=fast is always given)')
   .option('--wait <seconds>', 'how long each change may take to arrive', (v) => Number(v), 75)
   .parse();
 
-const opts = program.opts<{ cdkOut?: string; app?: string; wait: number }>();
+const opts = program.opts<{ cdkOut?: string; app?: string; wait: number; context?: string[] }>();
+const context: Record<string, string> = {};
+for (const pair of opts.context ?? []) {
+  const at = pair.indexOf('=');
+  if (at < 1) {
+    console.error(`--context ${pair}: expected key=value`);
+    process.exit(2);
+  }
+  context[pair.slice(0, at)] = pair.slice(at + 1);
+}
 if (!motoAvailable()) {
   console.error(
     `moto_server is not on the PATH. Install it with ${MOTO_INSTALL_HINT} (the rehearsal's AWS).`,
@@ -37,6 +47,7 @@ console.log(
 const rehearsal = new Rehearsal({
   ...(cdkOut ? { cdkOut } : {}),
   ...(opts.app ? { appDir: opts.app } : {}),
+  context,
   waitMs: opts.wait * 1000,
   runMarker: process.env.CARHOOK_REHEARSAL_RUN,
 });

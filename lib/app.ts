@@ -31,6 +31,8 @@ export interface AppSettings {
   readonly pollStrategy: PollStrategy;
   /** Webhook retries: `standard` (about 27.6 h, the construct's default) or `fast` (about 40 s, for staging and rehearsals). */
   readonly retrySchedule?: RetryScheduleName;
+  /** X-Ray tracing of every function (on by default); `false` also leaves the X-Ray SDK out of the bundles. */
+  readonly tracing?: boolean;
   readonly quotaRequests: number;
   readonly quotaWindowSeconds: number;
   readonly maintenanceDueDays: number;
@@ -137,6 +139,21 @@ export function readAppSettings(context: (key: string) => unknown): AppSettings 
       `must be one of ${retryScheduleNames.join(', ')}, got '${retrySchedule}'`,
     );
   }
+  const tracingValue = context('tracing');
+  const tracing =
+    tracingValue === undefined || tracingValue === ''
+      ? undefined
+      : tracingValue === true || tracingValue === 'true'
+        ? true
+        : tracingValue === false || tracingValue === 'false'
+          ? false
+          : undefined;
+  if (tracingValue !== undefined && tracingValue !== '' && tracing === undefined) {
+    throw new CarhookConfigError(
+      'context tracing',
+      `must be true or false, got ${JSON.stringify(tracingValue)}`,
+    );
+  }
   const logLevel = (str('logLevel') ?? d.logLevel).toUpperCase();
   if (logLevel !== 'DEBUG' && logLevel !== 'INFO' && logLevel !== 'WARN' && logLevel !== 'ERROR') {
     throw new CarhookConfigError('context logLevel', `must be DEBUG, INFO, WARN or ERROR, got '${logLevel}'`);
@@ -171,6 +188,7 @@ export function readAppSettings(context: (key: string) => unknown): AppSettings 
     pollIntervalMinutes: int('pollIntervalMinutes') ?? d.pollIntervalMinutes,
     pollStrategy: pollStrategy as PollStrategy,
     ...optional('retrySchedule', retrySchedule as RetryScheduleName | undefined),
+    ...optional('tracing', tracing),
     quotaRequests: int('quotaRequests') ?? d.quotaRequests,
     quotaWindowSeconds: int('quotaWindowSeconds') ?? d.quotaWindowSeconds,
     maintenanceDueDays: int('maintenanceDueDays') ?? d.maintenanceDueDays,
@@ -240,6 +258,7 @@ function carhookPropsFrom(settings: AppSettings, data: CarhookData): CarhookProp
     pollInterval: Duration.minutes(settings.pollIntervalMinutes),
     pollStrategy: settings.pollStrategy,
     ...(settings.retrySchedule === undefined ? {} : { retrySchedule: settings.retrySchedule }),
+    ...(settings.tracing === undefined ? {} : { tracing: settings.tracing }),
     maintenanceDueThreshold: { days: settings.maintenanceDueDays, distanceKm: settings.maintenanceDueKm },
     eventSource: settings.eventSource,
     eventLogRetention: Duration.days(settings.eventLogRetentionDays),

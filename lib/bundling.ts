@@ -25,8 +25,16 @@ export const CARHOOK_BUNDLING = {
   externalModules: [] as string[],
 } as const;
 
+/**
+ * What the bundle's code knows at build time: whether the function traces (functions/runtime/tracing.ts
+ * leaves the Tracer and the X-Ray SDK out of a bundle built with `false`).
+ */
+export function bundleDefines(options: { readonly tracing: boolean }): Record<string, string> {
+  return { CARHOOK_TRACING: options.tracing ? 'true' : 'false' };
+}
+
 /** The esbuild options NodejsFunction derives from CARHOOK_BUNDLING (ESM output, Node platform). */
-export function esbuildOptions() {
+export function esbuildOptions(options: { readonly tracing: boolean } = { tracing: true }) {
   return {
     bundle: true,
     platform: 'node' as const,
@@ -38,5 +46,6 @@ export function esbuildOptions() {
     mainFields: [...CARHOOK_BUNDLING.mainFields],
     banner: { js: CARHOOK_BUNDLING.banner },
     external: [...CARHOOK_BUNDLING.externalModules],
+    define: bundleDefines(options),
   };
 }

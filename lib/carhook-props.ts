@@ -69,6 +69,12 @@ export interface CarhookProps {
    */
   readonly retrySchedule?: RetryScheduleName;
   /**
+   * X-Ray active tracing of every function, through Powertools Tracer. Off: no traces, and the
+   * bundles carry neither the Tracer nor the X-Ray SDK (smaller, faster first invocations).
+   * @default true
+   */
+  readonly tracing?: boolean;
+  /**
    * `vehicle.maintenance.due` fires when a countdown crosses one of these.
    * @default 30 days / 1,000 km
    */
@@ -144,6 +150,7 @@ export interface CarhookConfig {
   readonly servicesInterval?: Duration;
   readonly mapInterval?: Duration;
   readonly retrySchedule?: RetryScheduleName;
+  readonly tracing: boolean;
   readonly maintenanceDueThreshold: { readonly days: number; readonly distanceKm: number };
   readonly eventSource: string;
   readonly eventLogRetention: Duration;
@@ -278,6 +285,7 @@ export function resolveCarhookConfig(props: CarhookProps): CarhookConfig {
     ...(props.servicesInterval ? { servicesInterval: props.servicesInterval } : {}),
     ...(props.mapInterval ? { mapInterval: props.mapInterval } : {}),
     ...(props.retrySchedule ? { retrySchedule: props.retrySchedule } : {}),
+    tracing: props.tracing ?? true,
     maintenanceDueThreshold,
     eventSource,
     eventLogRetention,

@@ -178,7 +178,7 @@ export class Carhook extends Construct {
     );
 
     // The sweeper builds the webhook engine only to run its recovery sweep: that reads the due
-    // deliveries and queues them; the engine's set-up opens the key ring (subscription secrets).
+    // deliveries and queues them, and opens no subscription secret (no key ring).
     const sweeper = this.addFunction('Sweeper', {
       entry: 'functions/handlers/sweeper.ts',
       description:
@@ -187,7 +187,6 @@ export class Carhook extends Construct {
     })
       .bindTable(table, 'readWrite')
       .bindBus(eventBus, source)
-      .bindSecret(tokenKeyRing, CARHOOK_ENV.tokenKeyRingSecretArn)
       .bindQueue(deliveries.queue, 'send', CARHOOK_ENV.deliveryQueueUrl);
 
     const fanOutFn = this.webhookFunction('FanOut', {
@@ -258,6 +257,7 @@ export class Carhook extends Construct {
       serviceName: this.config.serviceName,
       metricsNamespace: this.config.metricsNamespace,
       logLevel: this.config.logLevel,
+      tracing: this.config.tracing,
       entry: 'functions/handlers/console-authorizer.ts',
       description:
         "Authorizes the console's requests (/console-api/...) by the admin token in Secrets Manager",
@@ -291,6 +291,7 @@ export class Carhook extends Construct {
       serviceName: this.config.serviceName,
       metricsNamespace: this.config.metricsNamespace,
       logLevel: this.config.logLevel,
+      tracing: this.config.tracing,
       ...props,
       environment: { ...carhookRuntimeEnvironment(this.config), ...props.environment },
     });

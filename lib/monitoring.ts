@@ -148,7 +148,7 @@ export class CarhookMonitoring extends Construct {
         'An enrollment lost its authorization (invalid_grant): its vehicles are paused until the user enrolls again. The event enrollment.reauthorization_required names it.',
     });
 
-    this.dlqWidget = new GraphWidget({ title: 'Dead-letter queues (messages)', left: [], width: 12 });
+    this.dlqWidget = new GraphWidget({ title: 'Dead-letter queues (messages)', left: [], width: 8 });
     this.dashboard = new Dashboard(this, 'Dashboard', {
       ...(props.dashboardName === undefined ? {} : { dashboardName: props.dashboardName }),
       defaultInterval: Duration.hours(6),
@@ -213,7 +213,13 @@ export class CarhookMonitoring extends Construct {
       new GraphWidget({
         title: 'Enrollments needing re-authorization',
         left: [this.metric(CARHOOK_METRICS.reauthorizationRequired, 'Sum', FIVE_MINUTES)],
-        width: 12,
+        width: 8,
+      }),
+      new GraphWidget({
+        // Answers older than what was already applied (a cache before the API): they fixed nothing.
+        title: 'Stale API answers',
+        left: [this.metric(CARHOOK_METRICS.staleAnswers, 'Sum', FIVE_MINUTES)],
+        width: 8,
       }),
     );
   }

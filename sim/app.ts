@@ -4,6 +4,7 @@ import { ClientRegistry, DEFAULT_CLIENT, type SimClientConfig } from './auth/cli
 import { createAuthRoutes } from './auth/routes';
 import { DEFAULT_ACCESS_TTL_S, TokenStore } from './auth/tokens';
 import { createControlRoutes } from './control/routes';
+import { AnswerHistory } from './http/answers';
 import { Chaos } from './http/chaos';
 import { PendingRequests, type SimEnv, type SimServices } from './http/context';
 import { simError } from './http/errors';
@@ -78,6 +79,7 @@ export function createSimulatorApp(options: SimulatorOptions = {}): SimulatorApp
     chaos: new Chaos(world.seed),
     stats: new Stats(),
     pending: new PendingRequests(),
+    answers: new AnswerHistory(),
     accessTtlSeconds: options.accessTokenTtlSeconds ?? DEFAULT_ACCESS_TTL_S,
   };
 
@@ -92,6 +94,7 @@ export function createSimulatorApp(options: SimulatorOptions = {}): SimulatorApp
       reset: () => {
         world.reset();
         services.stats.clear();
+        services.answers.clear();
         services.chaos.configure({ ...services.chaos.config, rates: new Chaos(0).config.rates });
         limiter.reset(true);
         applyClientQuotas();

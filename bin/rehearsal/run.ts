@@ -4,7 +4,7 @@
  * the checks at the end (dead-letter queues, IAM), and everything stopped after, pass or fail.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -20,6 +20,8 @@ export interface RehearsalOptions {
   readonly cdkOut?: string;
   /** Where `cdk synth` runs when no `cdkOut` is given (default: this repository's app). */
   readonly appDir?: string;
+  /** More `-c key=value` for that synth (`retrySchedule=fast` is always given). */
+  readonly context?: Readonly<Record<string, string>>;
   readonly print?: (line: string) => void;
   readonly waitMs?: number;
   /** Identifies this run's processes (each container's environment carries it). */
@@ -90,16 +92,26 @@ export class Rehearsal {
     const logDir = join(work, 'logs');
     const incidents: RunningDeployment['incidents'] = [];
     const steps = new Steps(incidents, print);
+    let simulator: RehearsalSimulator | undefined;
     try {
       const cdkOut =
         this.options.cdkOut ??
-        (await steps.run('cdk synth (retrySchedule=fast)', async () => {
-          const out = join(work, 'cdk.out');
-          await synthesize(this.options.appDir ?? REPO, out, { retrySchedule: 'fast' });
-          return out;
-        }));
+        (await steps.run(
+          `cdk synth (${Object.entries({ ...this.options.context, retrySchedule: 'fast' })
+            .map(([k, v]) => `${k}=${v}`)
+            .join(', ')})`,
+          async () => {
+            const out = join(work, 'cdk.out');
+            await synthesize(this.options.appDir ?? REPO, out, {
+              ...this.options.context,
+              retrySchedule: 'fast',
+            });
+            return out;
+          },
+        ));
       const tls = await loopbackCertificate(work);
       const sim = await startRehearsalSimulator(7);
+      simulator = sim;
       this.cleanups.push(() => sim.close());
       print(
         `  the connected-car API: the simulator at ${sim.url} (CARHOOK_API_BASE_URL and CARHOOK_AUTH_URL point there)`,
@@ -186,6 +198,16 @@ export class Rehearsal {
     } catch (error) {
       return { ok: false, failure: error instanceof Error ? error : new Error(String(error)), steps, logDir };
     } finally {
+      // What the connected-car API was asked, beside the functions' logs.
+      if (simulator) {
+        mkdirSync(logDir, { recursive: true });
+        writeFileSync(
+          join(logDir, 'api-requests.jsonl'),
+          simulator.requests
+            .map((r) => JSON.stringify({ ...r, at: new Date(r.at).toISOString() }))
+            .join('\n'),
+        );
+      }
       await this.stop();
       print(
         `  stopped everything it started (${seconds(steps.done.reduce((n, s) => n + s.ms, 0))} of steps); function logs: ${logDir}`,

@@ -13,8 +13,14 @@ export interface RehearsalSimulator {
   readonly world: World;
   readonly clientId: string;
   readonly clientSecret: string;
-  /** `GET /connectedcar/v2/vehicles/<id>/events`… as answered, oldest first. */
-  readonly requests: { readonly method: string; readonly path: string; readonly at: number }[];
+  /** `GET /connectedcar/v2/vehicles/<id>/events`… as answered, oldest first (query and status kept). */
+  readonly requests: {
+    readonly method: string;
+    readonly path: string;
+    readonly query: string;
+    readonly status: number;
+    readonly at: number;
+  }[];
   close(): Promise<void>;
 }
 
@@ -24,9 +30,16 @@ export async function startRehearsalSimulator(seed: number): Promise<RehearsalSi
   const server = createAdaptorServer({
     fetch: async (request: Request) => {
       const response = await app.fetch(request);
-      const { pathname } = new URL(request.url);
-      if (!pathname.startsWith('/_sim'))
-        requests.push({ method: request.method, path: pathname, at: Date.now() });
+      const { pathname, search } = new URL(request.url);
+      if (!pathname.startsWith('/_sim')) {
+        requests.push({
+          method: request.method,
+          path: pathname,
+          query: search,
+          status: response.status,
+          at: Date.now(),
+        });
+      }
       return response;
     },
   });

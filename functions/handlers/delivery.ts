@@ -6,6 +6,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createSqsBatchHandler } from '../adapters/sqs/lambda';
 import { type DeliveryJob, deliveryJobHandler, parseDeliveryJob } from '../core/delivery/engine';
 import { type AwsRuntime, createAwsRuntime, lazy } from '../runtime/aws';
+import { ALL_SERVICES } from '../runtime/aws-services';
 import { required } from '../runtime/config';
 import { withPowertools } from '../runtime/lambda';
 import { logger } from '../runtime/observability';
@@ -27,5 +28,11 @@ export function createDeliveryHandler(get: () => AwsRuntime) {
 }
 
 export const handler = createDeliveryHandler(
-  lazy(() => createAwsRuntime({ needs: ['keyRing', 'bus', 'deliveryQueue'], webhooks: createWebhooks })),
+  lazy(() =>
+    createAwsRuntime({
+      needs: ['keyRing', 'bus', 'deliveryQueue'],
+      webhooks: createWebhooks,
+      services: ALL_SERVICES,
+    }),
+  ),
 );

@@ -7,6 +7,7 @@ import type { EventBridgeEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createSqsBatchHandler } from '../adapters/sqs/lambda';
 import { type EventEnvelope, envelopeSchema } from '../core/events/envelope';
 import { type AwsRuntime, createAwsRuntime, lazy } from '../runtime/aws';
+import { ALL_SERVICES } from '../runtime/aws-services';
 import { required } from '../runtime/config';
 import { withPowertools } from '../runtime/lambda';
 import { logger } from '../runtime/observability';
@@ -76,5 +77,11 @@ export function createFanOutHandler(get: () => AwsRuntime) {
 }
 
 export const handler = createFanOutHandler(
-  lazy(() => createAwsRuntime({ needs: ['keyRing', 'bus', 'deliveryQueue'], webhooks: createWebhooks })),
+  lazy(() =>
+    createAwsRuntime({
+      needs: ['keyRing', 'bus', 'deliveryQueue'],
+      webhooks: createWebhooks,
+      services: ALL_SERVICES,
+    }),
+  ),
 );

@@ -10,6 +10,7 @@ import { type APIGatewayProxyResult, handle, type LambdaEvent } from 'hono/aws-l
 import { createHttpApp } from '../http/app';
 import { CONSOLE_API_PREFIX } from '../http/console-authorizer';
 import { type AwsRuntime, createAwsRuntime, lazy } from '../runtime/aws';
+import { ALL_SERVICES } from '../runtime/aws-services';
 import { withPowertools } from '../runtime/lambda';
 import { logger } from '../runtime/observability';
 import { createWebhooks } from '../runtime/webhooks';
@@ -72,5 +73,11 @@ export function createHttpApiHandler(get: () => AwsRuntime) {
 }
 
 export const handler = createHttpApiHandler(
-  lazy(() => createAwsRuntime({ needs: ['secrets', 'bus', 'deliveryQueue'], webhooks: createWebhooks })),
+  lazy(() =>
+    createAwsRuntime({
+      needs: ['secrets', 'bus', 'deliveryQueue'],
+      webhooks: createWebhooks,
+      services: ALL_SERVICES,
+    }),
+  ),
 );

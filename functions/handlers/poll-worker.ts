@@ -6,6 +6,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createSqsBatchHandler } from '../adapters/sqs/lambda';
 import { runPollJob } from '../core/polling/worker';
 import { type AwsRuntime, createAwsRuntime, lazy } from '../runtime/aws';
+import { ALL_SERVICES } from '../runtime/aws-services';
 import { withPowertools } from '../runtime/lambda';
 import { describeJobResult, logger, recordJobResult } from '../runtime/observability';
 
@@ -36,4 +37,11 @@ export function createPollWorkerHandler(get: () => AwsRuntime) {
   });
 }
 
-export const handler = createPollWorkerHandler(lazy(() => createAwsRuntime({ needs: ['secrets', 'bus'] })));
+export const handler = createPollWorkerHandler(
+  lazy(() =>
+    createAwsRuntime({
+      needs: ['secrets', 'bus'],
+      services: ALL_SERVICES,
+    }),
+  ),
+);

@@ -7,6 +7,9 @@
  * fails so Scheduler retries it (both sweeps are idempotent: at worst an event is published or a
  * delivery queued twice, with the same id, and the claim lets one attempt through).
  */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { republishPending } from '../core/polling/commit';
 import { type AwsRuntime, createAwsRuntime, lazy } from '../runtime/aws';
 import { required } from '../runtime/config';
@@ -97,5 +100,16 @@ export function createSweeperHandler(get: () => AwsRuntime) {
 }
 
 export const handler = createSweeperHandler(
-  lazy(() => createAwsRuntime({ needs: ['bus', 'keyRing', 'deliveryQueue'], webhooks: createWebhooks })),
+  lazy(() =>
+    createAwsRuntime({
+      needs: ['bus', 'deliveryQueue'],
+      webhooks: createWebhooks,
+      // It reads no secret: the webhook engine opens the key ring only to open a subscription's.
+      services: {
+        dynamodb: (c) => new DynamoDBClient(c),
+        eventBridge: (c) => new EventBridgeClient(c),
+        sqs: (c) => new SQSClient(c),
+      },
+    }),
+  ),
 );

@@ -14,7 +14,7 @@ import {
   type AwsService,
   awsClientConfig,
 } from '../adapters/aws/client-config';
-import { tracer } from './observability';
+import { activeTracer } from './tracing';
 
 const clients = new Map<AwsService, unknown>();
 
@@ -26,8 +26,10 @@ export function awsClient<C>(service: AwsService, create: (config: AwsClientConf
   let client = clients.get(service) as C | undefined;
   if (client === undefined) {
     client = create(awsClientConfig(AWS_CLIENT_SETTINGS[service]));
-    // Off Lambda (tests, the local runtime) Powertools disables tracing and this is left out.
-    if (tracer.isTracingEnabled()) client = tracer.captureAWSv3Client(client);
+    // Off Lambda (tests, the local runtime) Powertools disables tracing, and a bundle built without
+    // tracing has no Tracer: then this is left out.
+    const tracer = activeTracer();
+    if (tracer) client = tracer.captureAWSv3Client(client);
     clients.set(service, client);
   }
   return client;

@@ -29,6 +29,11 @@ export const CARHOOK_METRIC_NAMES = {
   deliveriesFailed: 'DeliveriesFailed',
   /** Count: enrollments that moved to `reauthorization_required` (`invalid_grant`). */
   reauthorizationRequired: 'ReauthorizationRequired',
+  /**
+   * Count: API answers a poll found stale (an alert list older than what was already applied):
+   * they fixed nothing. A steady stream means the API, or a proxy before it, serves old copies.
+   */
+  staleAnswers: 'StaleAnswers',
 } as const;
 
 export type CarhookMetric = (typeof CARHOOK_METRIC_NAMES)[keyof typeof CARHOOK_METRIC_NAMES];

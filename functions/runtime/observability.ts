@@ -1,10 +1,10 @@
 /**
- * Logger, metrics and tracer, created once for the process (Powertools example app), and the
- * metric helpers. Metric names: ./metric-names.ts (shared with the CDK alarms and dashboard).
+ * Logger and metrics, created once for the process (Powertools example app), and the metric
+ * helpers. Metric names: ./metric-names.ts (shared with the CDK alarms and dashboard). The tracer
+ * is in ./tracing.ts: only bundles built with tracing carry it.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { Tracer } from '@aws-lambda-powertools/tracer';
 import type { EventEnvelope } from '../core/events/envelope';
 import type { JobResult } from '../core/polling/worker';
 import type { EventBus } from '../core/publishing/ports';
@@ -16,7 +16,6 @@ const SERVICE = process.env.POWERTOOLS_SERVICE_NAME || 'carhook';
 
 export const logger = new Logger({ serviceName: SERVICE });
 export const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE });
-export const tracer = new Tracer({ serviceName: SERVICE });
 
 /** Where the runtime records metrics: Powertools on Lambda, a no-op or a log locally, a list in tests. */
 export interface MetricSink {
@@ -124,6 +123,8 @@ export function recordJobResult(sink: MetricSink, result: JobResult): void {
         ? result.summary.polled
         : 0;
   if (polled > 0) sink.record(CARHOOK_METRIC_NAMES.pollsCompleted, 'Count', polled);
+  const stale = result.kind === 'poll-vehicle' || result.kind === 'poll-fleet' ? result.summary.stale : 0;
+  if (stale > 0) sink.record(CARHOOK_METRIC_NAMES.staleAnswers, 'Count', stale);
 }
 
 /** A short, token-free line about a job for the log. */

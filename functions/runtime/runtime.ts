@@ -20,18 +20,20 @@ import {
 } from '../core/crypto/token-cipher';
 import type { OAuthEnrollmentDeps } from '../core/enrollment';
 import type { PublishTuning, RepublishDeps } from '../core/polling/commit';
-import { DEFAULT_POLLING_CONFIG, type PollingConfig, type PollStrategy } from '../core/polling/config';
+import type { PollingConfig, PollStrategy } from '../core/polling/config';
 import type { PollJob } from '../core/polling/jobs';
 import type { ApiAccess } from '../core/polling/metered-client';
-import { createPlannerMemory, type PlannerDeps, type PlannerMemory } from '../core/polling/planner';
+import type { PlannerDeps, PlannerMemory } from '../core/polling/planner';
 import type { PollDeps } from '../core/polling/poll-vehicle';
 import type { EventBus } from '../core/publishing/ports';
-import type { JobQueue, OutgoingMessage } from '../core/queue/ports';
+import type { JobQueue } from '../core/queue/ports';
 import type { RateBudgetConfig } from '../core/ratelimit/bucket';
 import type { RateBudget } from '../core/ratelimit/budget';
 import type { Stores } from '../core/store/ports';
 import { createTokenManager, type TokenManager } from '../core/tokens';
+import { RuntimeSetupError } from './errors';
 import { type MetricSink, meteredBus, noMetrics, observingFetch } from './observability';
+import { createPlannerRuntime, pollingConfigOf, rateBudgetConfigOf } from './planner-runtime';
 
 export interface RuntimeSettings {
   readonly api: { readonly baseUrl: string; readonly authUrl: string; readonly brands: readonly string[] };
@@ -116,16 +118,7 @@ export interface Runtime {
   cipher(options?: { readonly fresh?: boolean }): Promise<TokenCipher>;
 }
 
-export class RuntimeSetupError extends Error {
-  override readonly name = 'RuntimeSetupError';
-  readonly kind = 'RuntimeSetup';
-  constructor(
-    readonly field: string,
-    message: string,
-  ) {
-    super(`${field}: ${message}`);
-  }
-}
+export { RuntimeSetupError } from './errors';
 
 /** The OAuth state key derived from the key ring's current key (HMAC-SHA256, a fixed label). */
 export function stateKeyFromKeyRing(ring: KeyRing): Buffer {
@@ -139,17 +132,8 @@ export function createRuntime(settings: RuntimeSettings, ports: RuntimePorts): R
     throw new RuntimeSetupError('api.brands', 'at least one brand is required');
   const now = ports.now ?? Date.now;
   const sink = ports.metrics ?? noMetrics;
-  const rateBudgetConfig: RateBudgetConfig = {
-    limit: settings.quota.requests,
-    windowMs: settings.quota.windowSeconds * 1000,
-    safetyMargin: settings.safetyMargin ?? 0.1,
-  };
-  const pollingConfig: PollingConfig = {
-    ...DEFAULT_POLLING_CONFIG,
-    cycleMs: settings.pollIntervalSeconds * 1000,
-    ...(settings.pollStrategy ? { strategy: settings.pollStrategy } : {}),
-    ...settings.polling,
-  };
+  const rateBudgetConfig = rateBudgetConfigOf(settings);
+  const pollingConfig = pollingConfigOf(settings);
 
   // The cipher follows the key ring the secrets adapter returns (same object while cached). A
   // ciphertext that names a key this ring lacks was sealed by a process that read the ring after a
@@ -222,8 +206,13 @@ export function createRuntime(settings: RuntimeSettings, ports: RuntimePorts): R
 
   const mapEnabled = async (): Promise<boolean> => (await ports.secrets.mapApi()) !== undefined;
 
-  // When the planner last booked each read: kept as long as this runtime (a warm function) lives.
-  const plannerMemory = createPlannerMemory();
+  // The planner's memory of booked reads lives as long as this runtime (a warm function).
+  const planner = createPlannerRuntime(settings, {
+    stores: ports.stores,
+    pollQueue: ports.pollQueue,
+    mapEnabled,
+    now,
+  });
   return {
     settings,
     ports,
@@ -231,33 +220,11 @@ export function createRuntime(settings: RuntimeSettings, ports: RuntimePorts): R
     metrics: sink,
     rateBudgetConfig,
     pollingConfig,
-    plannerMemory,
+    plannerMemory: planner.memory,
     cipher,
     mapEnabled,
 
-    async plannerDeps() {
-      const queue = ports.pollQueue;
-      if (!queue) throw new RuntimeSetupError('pollQueue', 'the planner needs the poll jobs queue');
-      // Without map credentials the map jobs are dropped here rather than sent and skipped.
-      const sendMap = await mapEnabled();
-      const filtered: JobQueue<PollJob> = sendMap
-        ? queue
-        : {
-            send: async (messages: readonly OutgoingMessage<PollJob>[]) => {
-              const kept = messages.filter((m) => m.body.kind !== 'poll-map');
-              if (kept.length > 0) await queue.send(kept);
-            },
-          };
-      return {
-        vehicles: ports.stores.vehicles,
-        enrollments: ports.stores.enrollments,
-        queue: filtered,
-        now,
-        config: pollingConfig,
-        rateBudget: rateBudgetConfig,
-        memory: plannerMemory,
-      };
-    },
+    plannerDeps: planner.plannerDeps,
 
     async pollDeps(options) {
       const { access, endpointFor, cipher: c } = await invocation(options);

@@ -15,6 +15,8 @@ import type { JobQueue } from '../core/queue/ports';
 import type { DeliveryStore, SubscriptionStore } from '../core/subscriptions/ports';
 import { createSubscriptionService, type SubscriptionService } from '../core/subscriptions/service';
 import type { Sender } from '../core/webhooks/sender';
+import { compileAllowList, parseAllowEntries } from '../core/webhooks/ssrf';
+import { ConfigError, RUNTIME_ENV } from './config';
 import { sampleOf } from './event-samples';
 import { CARHOOK_METRIC_NAMES, type MetricSink, meteredBus } from './observability';
 import type { Runtime } from './runtime';
@@ -26,6 +28,11 @@ export interface WebhookPorts {
   readonly deliveryQueue: JobQueue<DeliveryJob>;
   /** URL policy, DNS, timeout of the sender and of subscribe-time checks (local: loopback allowed). */
   readonly senderOptions?: SenderOptions;
+  /**
+   * Without `senderOptions`: hosts webhooks may reach besides the public internet (the deployment's
+   * `CARHOOK_WEBHOOK_ALLOW_HOSTS`, entries as the CDK prop `webhookAllowHosts` checked them).
+   */
+  readonly allowHosts?: readonly string[];
   /** Overrides the sender (tests). */
   readonly sender?: Sender;
   readonly onProblem?: (problem: { kind: string; message: string }) => void;
@@ -38,6 +45,25 @@ export interface WebhookPorts {
 export interface Webhooks {
   readonly engine: DeliveryEngine;
   readonly service: SubscriptionService;
+}
+
+/**
+ * The sender's policy from the deployment's allow-list: none, only the public internet. Compiled
+ * here, where webhooks are sent, so functions that send none carry no address parser; an entry
+ * that does not parse is a ConfigError naming the variable.
+ */
+export function allowListOptions(allowHosts: readonly string[]): SenderOptions | undefined {
+  if (allowHosts.length === 0) return undefined;
+  const compiled = compileAllowList(parseAllowEntries(allowHosts));
+  if (!compiled.ok) {
+    throw new ConfigError([
+      {
+        variable: RUNTIME_ENV.webhookAllowHosts,
+        message: `"${compiled.error.value}" is not an IP address, CIDR, hostname or *.suffix`,
+      },
+    ]);
+  }
+  return { allowList: compiled.value };
 }
 
 /** `DeliveriesSucceeded` / `DeliveriesFailed` per attempt (lib/config.ts: each attempt counts). */
@@ -69,7 +95,7 @@ export async function createWebhooks(
   });
   const now = () => new Date(runtime.now());
   // Absent: the secure defaults (public addresses only).
-  const senderOptions = ports.senderOptions;
+  const senderOptions = ports.senderOptions ?? allowListOptions(ports.allowHosts ?? []);
   const sender = meteredSender(ports.sender ?? createSender({ ...senderOptions, now }), runtime.metrics);
   const engine = createDeliveryEngine({
     subscriptions: ports.subscriptions,

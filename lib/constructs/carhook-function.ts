@@ -21,7 +21,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { CARHOOK_BUNDLING } from '../bundling';
+import { bundleDefines, CARHOOK_BUNDLING } from '../bundling';
 import { CARHOOK_DEFAULTS, CARHOOK_ENV } from '../config';
 import { LOCK_FILE, REPO_ROOT } from '../paths';
 import { CarhookConfigError } from '../validation';
@@ -77,6 +77,12 @@ export interface CarhookFunctionProps
    * @default RETAIN (the CDK default for log groups)
    */
   readonly logRemovalPolicy?: RemovalPolicy;
+  /**
+   * X-Ray active tracing, with Powertools Tracer in the bundle. Without it the function is not
+   * traced and its bundle carries neither the Tracer nor the X-Ray SDK.
+   * @default true
+   */
+  readonly tracing?: boolean;
   readonly bundling?: CarhookBundlingOptions;
 }
 
@@ -103,10 +109,12 @@ export class CarhookFunction extends NodejsFunction {
       logLevel,
       logRetention,
       logRemovalPolicy,
+      tracing,
       bundling,
       environment,
       ...rest
     } = props;
+    const traced = tracing ?? true;
     const level = logLevel ?? 'INFO';
     // Documented as "absolute or from the repo root": not from wherever synth was started.
     const entryPath = isAbsolute(rest.entry) ? rest.entry : join(REPO_ROOT, rest.entry);
@@ -128,7 +136,7 @@ export class CarhookFunction extends NodejsFunction {
       entry: entryPath,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
-      tracing: Tracing.ACTIVE,
+      tracing: traced ? Tracing.ACTIVE : Tracing.DISABLED,
       role: serviceRole,
       logGroup,
       // JSON platform logs so Logs Insights queries cover START/REPORT lines as well as Powertools'.
@@ -144,6 +152,7 @@ export class CarhookFunction extends NodejsFunction {
         externalModules: [...CARHOOK_BUNDLING.externalModules],
         format: OutputFormat.ESM,
         ...bundling,
+        define: { ...bundleDefines({ tracing: traced }), ...bundling?.define },
       },
       environment: {
         NODE_OPTIONS: '--enable-source-maps',

@@ -127,8 +127,8 @@ export function createControlRoutes(
   );
 
   app.get('/chaos', (c) => {
-    const { rates, slowMs, seed } = svc.chaos.config;
-    return c.json({ ...rates, slowMs, seed });
+    const { rates, slowMs, staleSeconds, seed } = svc.chaos.config;
+    return c.json({ ...rates, slowMs, staleSeconds, seed });
   });
 
   app.put('/chaos', async (c) => {
@@ -137,8 +137,8 @@ export function createControlRoutes(
     const parsed = parseChaosConfig(body);
     if (!parsed.ok) return invalidParam(c, parsed.field, parsed.message);
     svc.chaos.configure(parsed.value);
-    const { rates, slowMs, seed } = parsed.value;
-    return c.json({ ...rates, slowMs, seed });
+    const { rates, slowMs, staleSeconds, seed } = parsed.value;
+    return c.json({ ...rates, slowMs, staleSeconds, seed });
   });
 
   app.get('/stats', (c) => {
@@ -161,6 +161,7 @@ export function createControlRoutes(
       byClient: Object.fromEntries(s.byClient),
       byStatus: Object.fromEntries(s.byStatus),
       byUser: Object.fromEntries(s.byUser),
+      byChaos: Object.fromEntries(s.byChaos),
       clients,
     });
   });

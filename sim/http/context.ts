@@ -2,6 +2,7 @@ import type { ClientRegistry } from '../auth/clients';
 import type { TokenStore } from '../auth/tokens';
 import type { SpecOperation } from '../spec/operations';
 import type { World } from '../world/world';
+import type { AnswerHistory } from './answers';
 import type { Chaos, ChaosFlags } from './chaos';
 import type { RateLimiter } from './ratelimit';
 import type { Stats } from './stats';
@@ -53,6 +54,8 @@ export interface SimServices {
   readonly chaos: Chaos;
   readonly stats: Stats;
   readonly pending: PendingRequests;
+  /** Answers given, kept while the `stale` chaos mode may serve them again. */
+  readonly answers: AnswerHistory;
   /** Default access token lifetime, seconds. */
   readonly accessTtlSeconds: number;
 }

@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
 import { HTTPException } from 'hono/http-exception';
 import { auth as basicAuthOf } from 'hono/utils/basic-auth';
+import { type Answer, withoutOneItem } from './answers';
 import { NO_FLAGS } from './chaos';
 import type { SimEnv, SimServices } from './context';
 import { simError } from './errors';
@@ -107,10 +108,64 @@ async function handle(
     const r = await svc.pending.wait(svc.chaos.config.slowMs, c.req.raw.signal);
     if (r === 'released') return simError(c, 503, 'server_error', 'The simulator is shutting down');
   }
+  const key = svc.chaos.keepsAnswers ? await answerKey(c) : undefined;
   await next();
-  const res = c.res;
+  let res = c.res;
+  if (key !== undefined && (res.status === 200 || res.status === 404)) {
+    // A cache in front of the API: the answer this very request got `staleSeconds` ago, when there
+    // is one that old; else the fresh answer, remembered for later draws.
+    const now = svc.world.now();
+    const old = flags.stale
+      ? svc.answers.givenBy(key, now - svc.chaos.config.staleSeconds * 1000)
+      : undefined;
+    if (old !== undefined) {
+      res = replay(old);
+      svc.stats.recordChaos('stale');
+    } else {
+      const body = await res.clone().text();
+      const answer = { at: now, status: res.status, contentType: res.headers.get('content-type'), body };
+      svc.answers.record(key, answer, svc.chaos.config.staleSeconds * 1000);
+    }
+  }
+  if (flags.flap && res.status === 200) {
+    const cut = await withoutOne(res, (n) => svc.chaos.pickItem(n));
+    if (cut !== undefined) {
+      res = cut;
+      svc.stats.recordChaos('flap');
+    }
+  }
   if (flags.malformedJson && res.status === 200) return malformed(res);
   return res;
+}
+
+/** What identifies a request to a cache: method, path, query, the token's user and the body. */
+async function answerKey(c: Context<SimEnv>): Promise<string> {
+  const url = new URL(c.req.url);
+  const query = [...url.searchParams.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const body = c.req.method === 'GET' ? '' : await c.req.raw.clone().text();
+  return JSON.stringify([c.req.method, url.pathname, query, c.get('userId') ?? '', body]);
+}
+
+function replay(answer: Answer): Response {
+  const headers = new Headers();
+  if (answer.contentType !== null) headers.set('Content-Type', answer.contentType);
+  return new Response(answer.body, { status: answer.status, headers });
+}
+
+/** The answer with one list item dropped, or undefined when it is not a JSON list answer. */
+async function withoutOne(res: Response, pick: (n: number) => number): Promise<Response | undefined> {
+  const text = await res.clone().text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const cut = withoutOneItem(body, pick);
+  if (cut === undefined) return undefined;
+  const headers = new Headers(res.headers);
+  headers.delete('content-length');
+  return new Response(JSON.stringify(cut), { status: res.status, headers });
 }
 
 async function authenticate(

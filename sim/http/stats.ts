@@ -8,6 +8,8 @@ export class Stats {
   tooManyByClient = new Map<string, number>();
   /** API requests and refresh grants per user whose token they carried (valid or not). */
   byUser = new Map<string, number>();
+  /** Answers a chaos mode changed (`stale`: an older copy served; `flap`: a list item dropped). */
+  byChaos = new Map<string, number>();
 
   /** Unknown client ids are pooled, so random ids cannot grow memory without bound. */
   static readonly UNKNOWN_CLIENT = '(unknown)';
@@ -24,6 +26,11 @@ export class Stats {
     }
   }
 
+  /** Counts one answer changed by a chaos mode (modes are a fixed list: bounded). */
+  recordChaos(mode: string): void {
+    inc(this.byChaos, mode);
+  }
+
   /** Counts one request made with a token issued to `userId` (users are the world's: bounded). */
   recordUser(userId: string): void {
     inc(this.byUser, userId);
@@ -37,6 +44,7 @@ export class Stats {
     this.byStatus.clear();
     this.tooManyByClient.clear();
     this.byUser.clear();
+    this.byChaos.clear();
   }
 }
 

@@ -52,11 +52,15 @@ export function v2Kit(world: World) {
     return user ?? simError(c, 404, 'not_found', 'No user found for this access token');
   };
 
-  /** The vehicle if the token's user may read it: 404 when unknown, 403 when another user's. */
+  /**
+   * The vehicle if the token's user may read it: 404 when unknown, 403 when another user's or no
+   * longer in its user's account (taken out of their list).
+   */
   const owned = (c: C, v: SimVehicle | undefined, unknown: string, ref: string): SimVehicle | Response => {
     if (!v) return simError(c, 404, 'not_found', unknown);
     const userId = c.get('userId');
-    if (userId !== undefined && v.userId !== userId) {
+    const listed = userId === undefined || world.user(userId)?.vehicleIds.includes(v.id) === true;
+    if (userId !== undefined && (v.userId !== userId || !listed)) {
       return simError(c, 403, 'forbidden', `The user has no access to vehicle '${ref}'`);
     }
     return v;

@@ -3,7 +3,7 @@ import type { V1Alert } from '../../functions/core/api/model';
 import { diff } from '../../functions/core/detection/diff';
 import type { VehicleState } from '../../functions/core/detection/state';
 import { idOf, told, typesOf } from './behaviour';
-import { alert, at, baselined, context, expectValidEvents, obs } from './fixtures';
+import { alert, at, baselined, context, expectValidEvents, obs, runPolls } from './fixtures';
 
 const RAISED = 'vehicle.alert.raised';
 const FIXED = 'vehicle.alert.fixed';
@@ -283,8 +283,13 @@ describe('an alert raised, changed, fixed and back: exact events and stored entr
     );
     expect(r.events).toEqual([]);
     expect(r.state.alerts['v2:a1']).not.toHaveProperty('startedAt');
-    // An unwindowed complete list fixes it even without a start.
-    const fixed = diff(r.state, [obs('v2.alerts', [], 5)], context(5));
+    // Unwindowed complete lists fix it even without a start. It was the list's newest record: the
+    // first list without it is taken for stale, the second makes it a doubt, the third confirms.
+    const fixed = runPolls(r.state, [
+      { minute: 5, observations: [obs('v2.alerts', [], 5)] },
+      { minute: 6, observations: [obs('v2.alerts', [], 6)] },
+      { minute: 7, observations: [obs('v2.alerts', [], 7)] },
+    ]);
     expect(fixed.events.map((e) => e.id)).toEqual([idOf(FIXED, 'a1@-', 'fixed')]);
   });
 
@@ -714,8 +719,36 @@ describe('an embedded alert and a stored entry without a record time', () => {
 });
 
 describe('alerts absent from a complete list', () => {
-  it('are fixed at the read, reason "absent", with what was stored; the entry keeps its start', () => {
-    const r = diff(withActiveA1(), [obs('v2.alerts', [], 5)], context(5));
+  // The v2 list keeps fixed alerts: an older one stays listed while a1 comes and goes, so no list
+  // here has a newest record older than the one before (that would be a stale list, ./absence.ts).
+  const ENDED = alert('a0', false, { startedAt: at(-30), endedAt: at(1), updatedAt: at(1) });
+  const withListedA1 = (): VehicleState =>
+    diff(
+      baselined(),
+      [obs('v2.alerts', [ENDED, alert('a1', true, { startedAt: at(1), updatedAt: at(1) })], 1)],
+      context(1),
+    ).state;
+
+  it('a first list without the alert tells nothing: the alert stays active, its absence in doubt', () => {
+    const r = diff(withListedA1(), [obs('v2.alerts', [ENDED], 5)], context(5));
+    expect(r.events).toEqual([]);
+    expect(r.state.alerts['v2:a1']).toEqual({
+      active: true,
+      message: 'alertOilPressure',
+      severity: 'high',
+      startedAt: at(1),
+      updatedAt: at(1),
+      seenAt: at(1),
+      missingSince: at(5),
+    });
+    expect(r.next.alertsUnconfirmed).toEqual(['v2:a1']);
+    expect(r.next.alerts).toBe('now');
+    expect(r.changed).toBe('state');
+  });
+
+  it('a second list a cycle later confirms it: fixed, reason "absent", ended when the first list missed it', () => {
+    const doubt = diff(withListedA1(), [obs('v2.alerts', [ENDED], 5)], context(5)).state;
+    const r = diff(doubt, [obs('v2.alerts', [ENDED], 6)], context(6));
     expect(told(r.events)).toEqual([
       {
         type: FIXED,
@@ -735,6 +768,7 @@ describe('alerts absent from a complete list', () => {
         },
       },
     ]);
+    expect(r.events[0]?.detectedAt).toBe(at(6));
     expect(r.events[0]?.source).toEqual({ api: 'v2', operation: 'v2.vehicles.alerts', recordId: 'a1' });
     expect(r.state.alerts['v2:a1']).toEqual({
       active: false,
@@ -742,41 +776,168 @@ describe('alerts absent from a complete list', () => {
       severity: 'high',
       startedAt: at(1),
       updatedAt: at(1),
-      seenAt: at(5),
+      seenAt: at(6),
     });
-    expect(r.state.cursors.alertsReconciledAt).toBe(at(5));
+    expect(r.next.alertsUnconfirmed).toEqual([]);
+    expect(r.state.cursors.alertsReconciledAt).toBe(at(6));
+    expectValidEvents(r.events);
   });
 
-  it('a partial list fixes nothing and is not a reconciliation', () => {
+  it('a second list sooner than absenceConfirmMs after the first confirms nothing; one at exactly that delay does', () => {
+    const doubt = diff(withListedA1(), [obs('v2.alerts', [ENDED], 5)], context(5)).state;
+    const soon = (s: number) => new Date(Date.parse(at(5)) + s * 1000).toISOString();
+    const early = diff(doubt, [{ ...obs('v2.alerts', [ENDED], 5), fetchedAt: soon(29) }], context(6));
+    expect(early.events).toEqual([]);
+    expect(early.state.alerts['v2:a1']?.missingSince).toBe(at(5));
+    const due = diff(doubt, [{ ...obs('v2.alerts', [ENDED], 5), fetchedAt: soon(30) }], context(6));
+    expect(typesOf(due.events)).toEqual([FIXED]);
+    const slower = diff(
+      doubt,
+      [{ ...obs('v2.alerts', [ENDED], 5), fetchedAt: soon(60) }],
+      context(6, { absenceConfirmMs: 90_000 }),
+    );
+    expect(slower.events).toEqual([]);
+  });
+
+  it('the record read by id, ended, confirms it at once with the end the API gives', () => {
+    const doubt = diff(withListedA1(), [obs('v2.alerts', [ENDED], 5)], context(5)).state;
+    const record = alert('a1', false, { startedAt: at(1), updatedAt: at(4) });
+    const r = diff(doubt, [obs('v2.alerts', [record], 5, { complete: false })], context(5));
+    expect(told(r.events)).toEqual([
+      {
+        type: FIXED,
+        id: idOf(FIXED, `a1@${at(1)}`, 'fixed'),
+        occurredAt: at(4),
+        data: {
+          alertId: 'a1',
+          occurrence: at(1),
+          message: 'alertOilPressure',
+          messageCode: 'alertOilPressure',
+          severity: 'high',
+          startedAt: at(1),
+          endedAt: at(4),
+          endedAtSource: 'api',
+          reason: 'inactive',
+          durationS: 180,
+        },
+      },
+    ]);
+    expect(r.state.alerts['v2:a1']).toEqual({
+      active: false,
+      message: 'alertOilPressure',
+      severity: 'high',
+      startedAt: at(1),
+      updatedAt: at(4),
+      seenAt: at(5),
+    });
+  });
+
+  it('the record read by id, still active, answers the doubt: nothing told, the doubt dropped', () => {
+    const doubt = diff(withListedA1(), [obs('v2.alerts', [ENDED], 5)], context(5)).state;
+    const record = alert('a1', true, { startedAt: at(1), updatedAt: at(1) });
+    const r = diff(doubt, [obs('v2.alerts', [record], 5, { complete: false })], context(5));
+    expect(r.events).toEqual([]);
+    expect(r.state.alerts['v2:a1']).toEqual({
+      active: true,
+      message: 'alertOilPressure',
+      severity: 'high',
+      startedAt: at(1),
+      updatedAt: at(1),
+      seenAt: at(5),
+    });
+    expect(r.next.alertsUnconfirmed).toEqual([]);
+  });
+
+  it('an older copy of the record answers nothing: the doubt stays', () => {
+    const ended = { ...ENDED, updatedAt: at(2) };
+    const listed = diff(
+      baselined(),
+      [obs('v2.alerts', [ended, alert('a1', true, { startedAt: at(1), updatedAt: at(2) })], 2)],
+      context(2),
+    ).state;
+    const doubt = diff(listed, [obs('v2.alerts', [ended], 5)], context(5)).state;
+    const copy = alert('a1', true, { startedAt: at(1), updatedAt: at(1) });
+    const r = diff(doubt, [obs('v2.alerts', [copy], 5, { complete: false })], context(5));
+    expect(r.events).toEqual([]);
+    expect(r.changed).not.toBe('state');
+    expect(r.state.alerts['v2:a1']?.missingSince).toBe(at(5));
+  });
+
+  it('with confirmAbsences off (the benchmark switch), the first list fixes it at its read, as before', () => {
+    const off = { confirmAbsences: false };
+    const start = diff(
+      baselined(off),
+      [obs('v2.alerts', [alert('a1', true, { startedAt: at(1), updatedAt: at(1) })], 1)],
+      context(1, off),
+    ).state;
+    const r = diff(start, [obs('v2.alerts', [], 5)], context(5, off));
+    expect(told(r.events)).toEqual([
+      {
+        type: FIXED,
+        id: idOf(FIXED, `a1@${at(1)}`, 'fixed'),
+        occurredAt: at(5),
+        data: {
+          alertId: 'a1',
+          occurrence: at(1),
+          message: 'alertOilPressure',
+          messageCode: 'alertOilPressure',
+          severity: 'high',
+          startedAt: at(1),
+          endedAt: at(5),
+          endedAtSource: 'observed',
+          reason: 'absent',
+          durationS: 240,
+        },
+      },
+    ]);
+    expect(r.stale).toEqual([]);
+  });
+
+  it('a partial list fixes nothing, raises no doubt and is not a reconciliation', () => {
     const r = diff(withActiveA1(), [obs('v2.alerts', [], 5, { complete: false })], context(5));
     expect(r.events).toEqual([]);
     expect(r.state.alerts['v2:a1']?.active).toBe(true);
+    expect(r.state.alerts['v2:a1']?.missingSince).toBeUndefined();
     expect(r.state.cursors.alertsReconciledAt).toBe(at(1));
   });
 
   it('a complete v1 list does not fix a v2 alert, nor a v2 list a v1 alert', () => {
     const both = diff(
-      withActiveA1(),
+      withListedA1(),
       [obs('v1.alerts', [v1Alert('b1', 1, { dateAlertBegin: at(2) })], 2)],
       context(2),
     ).state;
-    const v1Empty = diff(both, [obs('v1.alerts', [], 5)], context(5));
+    const v1Empty = runPolls(both, [
+      { minute: 5, observations: [obs('v1.alerts', [], 5)] },
+      { minute: 6, observations: [obs('v1.alerts', [], 6)] },
+    ]);
     expect(v1Empty.events.map((e) => e.id)).toEqual([idOf(FIXED, `b1@${at(2)}`, 'fixed')]);
-    expect(v1Empty.state.alerts['v2:a1']?.active).toBe(true);
-    const v2Empty = diff(both, [obs('v2.alerts', [], 5)], context(5));
+    expect(v1Empty.last.state.alerts['v2:a1']).toMatchObject({ active: true });
+    expect(v1Empty.last.state.alerts['v2:a1']?.missingSince).toBeUndefined();
+    const v2Empty = runPolls(both, [
+      { minute: 5, observations: [obs('v2.alerts', [ENDED], 5)] },
+      { minute: 6, observations: [obs('v2.alerts', [ENDED], 6)] },
+    ]);
     expect(v2Empty.events.map((e) => e.id)).toEqual([idOf(FIXED, `a1@${at(1)}`, 'fixed')]);
-    expect(v2Empty.state.alerts['v1:b1']?.active).toBe(true);
+    expect(v2Empty.last.state.alerts['v1:b1']).toMatchObject({ active: true });
+    expect(v2Empty.last.state.alerts['v1:b1']?.missingSince).toBeUndefined();
   });
 
-  it('an alert seen at or after the list was read is not fixed by it', () => {
+  it('an alert seen at or after the list was read is not doubted by it', () => {
     const seenAt5 = diff(
       baselined(),
       [obs('v2.alerts', [alert('a1', true, { startedAt: at(1) })], 5)],
       context(5),
     ).state;
-    expect(diff(seenAt5, [obs('v2.alerts', [], 4)], context(6)).events).toEqual([]);
-    expect(diff(seenAt5, [obs('v2.alerts', [], 5)], context(6)).events).toEqual([]);
-    expect(typesOf(diff(seenAt5, [obs('v2.alerts', [], 6)], context(6)).events)).toEqual([FIXED]);
+    expect(diff(seenAt5, [obs('v2.alerts', [], 4)], context(6)).state.alerts['v2:a1']?.missingSince).toBe(
+      undefined,
+    );
+    expect(diff(seenAt5, [obs('v2.alerts', [], 5)], context(6)).state.alerts['v2:a1']?.missingSince).toBe(
+      undefined,
+    );
+    expect(diff(seenAt5, [obs('v2.alerts', [], 6)], context(6)).state.alerts['v2:a1']?.missingSince).toBe(
+      at(6),
+    );
   });
 
   describe('a windowed list only speaks for alerts that started inside its window', () => {
@@ -800,9 +961,10 @@ describe('alerts absent from a complete list', () => {
         context(5),
       ).state;
     const fixedIds = (window: { since?: string; until?: string }) =>
-      diff(prior(), [obs('v2.alerts', [], 6, { window })], context(6)).events.map(
-        (e) => (e.data as { alertId: string }).alertId,
-      );
+      runPolls(prior(), [
+        { minute: 6, observations: [obs('v2.alerts', [], 6, { window })] },
+        { minute: 7, observations: [obs('v2.alerts', [], 7, { window })] },
+      ]).events.map((e) => (e.data as { alertId: string }).alertId);
 
     it('since and until: starts from since to until, both included', () => {
       expect(fixedIds({ since: at(2), until: at(4) })).toEqual(['edge', 'inside', 'end']);

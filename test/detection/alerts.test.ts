@@ -106,13 +106,21 @@ describe('vehicle.alert.raised / vehicle.alert.fixed (v2)', () => {
     expectValidEvents(events);
   });
 
-  it('emits vehicle.alert.fixed (reason absent) when an active alert vanishes from a complete list', () => {
+  it('emits vehicle.alert.fixed (reason absent) when an active alert vanishes from two complete lists a cycle apart', () => {
     const { events } = runPolls(baselined(), [
       { minute: 1, observations: [obs('v2.alerts', [alert('a1', true)], 1)] },
       { minute: 2, observations: [obs('v2.alerts', [], 2)] },
+      { minute: 3, observations: [obs('v2.alerts', [], 3)] },
     ]);
     expect(types(events)).toEqual(['vehicle.alert.raised', 'vehicle.alert.fixed']);
-    expect(events[1]?.data).toMatchObject({ reason: 'absent', alertId: 'a1', message: 'alertOilPressure' });
+    expect(events[1]?.data).toMatchObject({
+      reason: 'absent',
+      alertId: 'a1',
+      message: 'alertOilPressure',
+      endedAt: at(2),
+      endedAtSource: 'observed',
+    });
+    expect(events[1]?.detectedAt).toBe(at(3));
     expectValidEvents(events);
   });
 
@@ -120,7 +128,9 @@ describe('vehicle.alert.raised / vehicle.alert.fixed (v2)', () => {
     const start = runPolls(baselined(), [
       { minute: 1, observations: [obs('v2.alerts', [alert('a1', true)], 1)] },
     ]).last.state;
-    const r = diff(start, [obs('v2.alerts', [], 3, { complete: true })], context(3));
+    const doubt = diff(start, [obs('v2.alerts', [], 3, { complete: true })], context(3));
+    expect(doubt.events).toEqual([]);
+    const r = diff(doubt.state, [obs('v2.alerts', [], 4, { complete: true })], context(4));
     expect(types(r.events)).toEqual(['vehicle.alert.fixed']);
   });
 
@@ -140,7 +150,9 @@ describe('vehicle.alert.raised / vehicle.alert.fixed (v2)', () => {
     const start = runPolls(baselined(), [
       { minute: 1, observations: [obs('v2.alerts', [alert('a1', true, { startedAt: at(1) })], 1)] },
     ]).last.state;
-    const r = diff(start, [obs('v2.alerts', [], 3, { window: { since: at(0) } })], context(3));
+    const doubt = diff(start, [obs('v2.alerts', [], 3, { window: { since: at(0) } })], context(3));
+    expect(doubt.state.alerts['v2:a1']?.missingSince).toBe(at(3));
+    const r = diff(doubt.state, [obs('v2.alerts', [], 4, { window: { since: at(0) } })], context(4));
     expect(types(r.events)).toEqual(['vehicle.alert.fixed']);
   });
 
@@ -172,9 +184,10 @@ describe('vehicle.alert.raised / vehicle.alert.fixed (v2)', () => {
         observations: [obs('v2.events', [vehicleEvent('e1', 'ALERT', 1, { alert: snapshot })], 1)],
       },
       { minute: 2, observations: [obs('v2.alerts', [], 2)] },
+      { minute: 3, observations: [obs('v2.alerts', [], 3)] },
       {
-        minute: 3,
-        observations: [obs('v2.events', [vehicleEvent('e1', 'ALERT', 1, { alert: snapshot })], 3)],
+        minute: 4,
+        observations: [obs('v2.events', [vehicleEvent('e1', 'ALERT', 1, { alert: snapshot })], 4)],
       },
     ]);
     expect(types(events)).toEqual(['vehicle.alert.raised', 'vehicle.alert.fixed']);
@@ -204,11 +217,31 @@ describe('vehicle.alert.raised / vehicle.alert.fixed (v2)', () => {
     expect(events[2]?.data).toMatchObject({ occurrence: at(8) });
   });
 
-  it('an alert back active with the same start after a fix is re-raised as occurrence #1', () => {
-    const { events } = runPolls(baselined(), [
+  it('an alert missing from one list and listed again is neither fixed nor raised again', () => {
+    const { events, last } = runPolls(baselined(), [
       { minute: 1, observations: [obs('v2.alerts', [alert('a1', true, { startedAt: at(1) })], 1)] },
       { minute: 2, observations: [obs('v2.alerts', [], 2)] },
       { minute: 3, observations: [obs('v2.alerts', [alert('a1', true, { startedAt: at(1) })], 3)] },
+    ]);
+    expect(types(events)).toEqual(['vehicle.alert.raised']);
+    expect(last.state.alerts['v2:a1']?.active).toBe(true);
+    expect(last.state.alerts['v2:a1']?.missingSince).toBeUndefined();
+  });
+
+  it('an alert back active with the same start and a newer record after a fix is re-raised as occurrence #1', () => {
+    // An older fixed alert stays listed (the v2 list keeps fixed alerts), so no list looks stale.
+    const old = alert('b9', false, { startedAt: at(-20), endedAt: at(1), updatedAt: at(1) });
+    const { events } = runPolls(baselined(), [
+      {
+        minute: 1,
+        observations: [obs('v2.alerts', [old, alert('a1', true, { startedAt: at(1), updatedAt: at(1) })], 1)],
+      },
+      { minute: 2, observations: [obs('v2.alerts', [old], 2)] },
+      { minute: 3, observations: [obs('v2.alerts', [old], 3)] },
+      {
+        minute: 5,
+        observations: [obs('v2.alerts', [old, alert('a1', true, { startedAt: at(1), updatedAt: at(4) })], 5)],
+      },
     ]);
     expect(types(events)).toEqual(['vehicle.alert.raised', 'vehicle.alert.fixed', 'vehicle.alert.raised']);
     expect(events[2]?.data).toMatchObject({ occurrence: `${at(1)}#1` });
@@ -289,10 +322,11 @@ describe('v1 alert lists (alertState, dateAlertEnd)', () => {
     expect(types(events)).toEqual(['vehicle.alert.raised']);
   });
 
-  it('a v1 alert absent from a complete v1 list is fixed', () => {
+  it('a v1 alert absent from two complete v1 lists a cycle apart is fixed', () => {
     const { events } = runPolls(baselined(), [
       { minute: 1, observations: [obs('v1.alerts', [v1Alert('17', 1, { dateAlertBegin: at(1) })], 1)] },
       { minute: 2, observations: [obs('v1.alerts', [], 2)] },
+      { minute: 3, observations: [obs('v1.alerts', [], 3)] },
     ]);
     expect(types(events)).toEqual(['vehicle.alert.raised', 'vehicle.alert.fixed']);
   });

@@ -5,7 +5,7 @@ import { diff } from '../../functions/core/detection/diff';
 import type { VehicleState } from '../../functions/core/detection/state';
 import { Work } from '../../functions/core/detection/work';
 import { idOf, told, typesOf } from './behaviour';
-import { at, baselined, context, expectValidEvents, obs } from './fixtures';
+import { at, baselined, context, expectValidEvents, obs, runPolls } from './fixtures';
 
 const DUE = 'vehicle.maintenance.due';
 const OVERDUE = 'vehicle.maintenance.overdue';
@@ -267,6 +267,15 @@ describe('services eligibility', () => {
     shortLabel === undefined ? { code, eligible } : { code, eligible, shortLabel };
   const first = () =>
     diff(baselined(), [obs('services', [svc('B', true, 'Brakes'), svc('A', true)], 1)], context(1));
+  /**
+   * The same answer read at `minute` and a minute later: a services answer carries no record time,
+   * so a change is told once a second read confirms it (README "Stale and flapping answers").
+   */
+  const twice = (state: VehicleState, items: readonly ServiceEligibility[], minute: number) =>
+    runPolls(state, [
+      { minute, observations: [obs('services', items, minute)] },
+      { minute: minute + 1, observations: [obs('services', items, minute + 1)] },
+    ]).last;
 
   it('the first read is baseline: revision 1 stored, nothing told', () => {
     const r = first();
@@ -275,16 +284,10 @@ describe('services eligibility', () => {
   });
 
   it('a code added without one removed: told with revision 2 and the whole list, sorted', () => {
-    const r = diff(
+    const r = twice(
       first().state,
-      [
-        obs(
-          'services',
-          [svc('C', true), svc('B', true, 'Brakes'), svc('A', true), svc('D', false, 'Doors')],
-          5,
-        ),
-      ],
-      context(5),
+      [svc('C', true), svc('B', true, 'Brakes'), svc('A', true), svc('D', false, 'Doors')],
+      5,
     );
     expect(told(r.events)).toEqual([
       {
@@ -305,12 +308,13 @@ describe('services eligibility', () => {
       },
     ]);
     expect(r.events[0]?.source).toEqual({ api: 'services', operation: 'v2.vehicles.eligibilities' });
-    expect(r.state.services).toEqual({ eligible: ['A', 'B', 'C'], revision: 2, seenAt: at(5) });
+    expect(r.events[0]?.detectedAt).toBe(at(6));
+    expect(r.state.services).toEqual({ eligible: ['A', 'B', 'C'], revision: 2, seenAt: at(6) });
     expectValidEvents(r.events);
   });
 
   it('codes removed and added: both lists sorted; revisions count up', () => {
-    const two = diff(first().state, [obs('services', [svc('Z', true), svc('Y', true)], 5)], context(5));
+    const two = twice(first().state, [svc('Z', true), svc('Y', true)], 5);
     expect(two.events.map((e) => [e.id, e.data])).toEqual([
       [
         idOf(SERVICES, 'revision:2', 'changed'),
@@ -325,7 +329,7 @@ describe('services eligibility', () => {
         },
       ],
     ]);
-    const three = diff(two.state, [obs('services', [svc('Y', true)], 6)], context(6));
+    const three = twice(two.state, [svc('Y', true)], 7);
     expect(three.events.map((e) => [e.id, (e.data as { removed: string[] }).removed])).toEqual([
       [idOf(SERVICES, 'revision:3', 'changed'), ['Z']],
     ]);
@@ -343,16 +347,10 @@ describe('services eligibility', () => {
   });
 
   it('entries listed twice keep their order in the told list', () => {
-    const r = diff(
+    const r = twice(
       first().state,
-      [
-        obs(
-          'services',
-          [svc('C', true), svc('B', true, 'Brakes'), svc('A', false, 'Old'), svc('A', true, 'New')],
-          5,
-        ),
-      ],
-      context(5),
+      [svc('C', true), svc('B', true, 'Brakes'), svc('A', false, 'Old'), svc('A', true, 'New')],
+      5,
     );
     expect(r.events.map((e) => (e.data as { services: unknown }).services)[0]).toEqual([
       { code: 'A', shortLabel: 'Old', eligible: false },
@@ -363,7 +361,7 @@ describe('services eligibility', () => {
   });
 
   it('same length, different codes is a change', () => {
-    const r = diff(first().state, [obs('services', [svc('A', true), svc('C', true)], 5)], context(5));
+    const r = twice(first().state, [svc('A', true), svc('C', true)], 5);
     expect(
       r.events.map((e) => [(e.data as { added: string[] }).added, (e.data as { removed: string[] }).removed]),
     ).toEqual([[['C'], ['B']]]);
@@ -377,7 +375,64 @@ describe('services eligibility', () => {
     expect(earlier.events).toEqual([]);
     expect(earlier.state.services?.eligible).toEqual(['A', 'B']);
     const sameTime = diff(first().state, [obs('services', [], 1)], context(5));
-    expect(sameTime.events.map((e) => (e.data as { removed: string[] }).removed)).toEqual([['A', 'B']]);
+    expect(sameTime.state.services?.pending).toEqual({ eligible: [], seenAt: at(1) });
+  });
+
+  it('a change read once is pending, not told; the read that confirms it tells it from the first read', () => {
+    const once = diff(first().state, [obs('services', [svc('A', true)], 5)], context(5));
+    expect(once.events).toEqual([]);
+    expect(once.state.services).toEqual({
+      eligible: ['A', 'B'],
+      revision: 1,
+      seenAt: at(1),
+      pending: { eligible: ['A'], seenAt: at(5) },
+    });
+    expect(once.next.servicesUnconfirmed).toBe(true);
+    expect(once.next.services).toBe('now');
+    const confirmed = diff(once.state, [obs('services', [svc('A', true)], 6)], context(6));
+    expect(told(confirmed.events)).toEqual([
+      {
+        type: SERVICES,
+        id: idOf(SERVICES, 'revision:2', 'changed'),
+        occurredAt: at(5),
+        data: { eligible: ['A'], added: [], removed: ['B'], services: [{ code: 'A', eligible: true }] },
+      },
+    ]);
+    expect(confirmed.state.services).toEqual({ eligible: ['A'], revision: 2, seenAt: at(6) });
+    expect(confirmed.next.servicesUnconfirmed).toBe(false);
+  });
+
+  it('a code missing once (a flapping or stale answer) and listed again is never told', () => {
+    const once = diff(first().state, [obs('services', [svc('A', true)], 5)], context(5));
+    const back = diff(once.state, [obs('services', [svc('A', true), svc('B', true)], 6)], context(6));
+    expect(back.events).toEqual([]);
+    expect(back.changed).toBe('state');
+    expect(back.state.services).toEqual({ eligible: ['A', 'B'], revision: 1, seenAt: at(1) });
+  });
+
+  it('a second read that shows yet another set starts a new wait; a read too soon confirms nothing', () => {
+    const once = diff(first().state, [obs('services', [svc('A', true)], 5)], context(5));
+    const other = diff(once.state, [obs('services', [svc('B', true)], 6)], context(6));
+    expect(other.events).toEqual([]);
+    expect(other.state.services?.pending).toEqual({ eligible: ['B'], seenAt: at(6) });
+    const soon = {
+      ...obs('services', [svc('B', true)], 6),
+      fetchedAt: new Date(Date.parse(at(6)) + 29_000).toISOString(),
+    };
+    expect(diff(other.state, [soon], context(7)).events).toEqual([]);
+  });
+
+  it('with confirmAbsences off (the benchmark switch) a change is told at its first read', () => {
+    const off = { confirmAbsences: false };
+    const start = diff(
+      baselined(off),
+      [obs('services', [svc('A', true), svc('B', true)], 1)],
+      context(1, off),
+    );
+    const r = diff(start.state, [obs('services', [svc('A', true)], 5)], context(5, off));
+    expect(r.events.map((e) => [e.occurredAt, (e.data as { removed: string[] }).removed])).toEqual([
+      [at(5), ['B']],
+    ]);
   });
 });
 

@@ -21,6 +21,9 @@ describe('diff configuration: the defaults, and each field refused by name', () 
       dailyMs: DAY,
       servicesMs: DAY,
       mapMs: DAY,
+      absenceConfirmMs: 30_000,
+      confirmAbsences: true,
+      maintenanceSettleMs: 10 * MINUTE,
     });
   });
 
@@ -90,5 +93,17 @@ describe('diff configuration: the defaults, and each field refused by name', () 
     }
     const nested = parseDiffConfig({ maintenanceDue: { days: 1.5, mileageKm: 1000 } });
     expect(nested.ok ? [] : nested.errors.map((e) => e.field)).toStrictEqual(['config.maintenanceDue.days']);
+  });
+
+  it('absence confirmation: 0 ms is a valid delay, a negative one or a non-boolean switch is refused by name', () => {
+    expect(parseDiffConfig({ absenceConfirmMs: 0, confirmAbsences: false })).toStrictEqual({
+      ok: true,
+      config: { ...DEFAULT_CONFIG, absenceConfirmMs: 0, confirmAbsences: false },
+    });
+    const r = parseDiffConfig({ absenceConfirmMs: -1, confirmAbsences: 'no' });
+    expect(r.ok ? [] : r.errors.map((e) => e.field).sort()).toStrictEqual([
+      'config.absenceConfirmMs',
+      'config.confirmAbsences',
+    ]);
   });
 });

@@ -369,6 +369,8 @@ describe('poll hints', () => {
       map: 'now',
       hasActiveAlerts: false,
       activeAlerts: 0,
+      alertsUnconfirmed: [],
+      servicesUnconfirmed: false,
     });
   });
 
@@ -507,5 +509,36 @@ describe('poll hints', () => {
   it('trips waiting for eco-driving are listed, sorted', () => {
     const r = diff(baselined(), [obs('v2.trips', [trip('t9', 3), trip('t1', 4)], 5)], context(5));
     expect(r.next.ecodrivingFor).toEqual(['t1', 't9']);
+  });
+});
+
+describe("the first poll's history", () => {
+  const collisionEvent = (id: string, minute: number) => vehicleEvent(id, 'COLLISION', minute);
+  it('ends when the poll began reading, so a record made while it ran is a change for the next poll', () => {
+    // The first poll read its events at minute 5 and committed at minute 7.
+    const first = diff(undefined, [obs('v2.events', [], 5)], {
+      ...context(7),
+      readsStartedAt: new Date(at(5)),
+    });
+    expect(first.state.createdAt).toBe(at(5));
+    // A collision at minute 6: not in the first read, reported by the next one.
+    const next = diff(
+      first.state,
+      [
+        obs('v2.events', [collisionEvent('c6', 6)], 10),
+        obs('v2.collisions', [collision('c6', { createdAt: at(6) })], 10),
+      ],
+      context(10),
+    );
+    expect(typesOf(next.events)).toEqual(['vehicle.collision.detected']);
+  });
+
+  it('ends at now without it, and never after now', () => {
+    expect(diff(undefined, [obs('v2.events', [], 5)], context(7)).state.createdAt).toBe(at(7));
+    const late = diff(undefined, [obs('v2.events', [], 5)], {
+      ...context(7),
+      readsStartedAt: new Date(at(9)),
+    });
+    expect(late.state.createdAt).toBe(at(7));
   });
 });

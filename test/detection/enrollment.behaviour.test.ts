@@ -21,6 +21,14 @@ const ctx = (minute: number, extra: Partial<EnrollmentContext> = {}): Enrollment
 
 const car = (id: string, extra: Partial<Vehicle> = {}): Vehicle => ({ id, vin: `VIN-${id}`, ...extra });
 
+/** What reads of the vehicles themselves said: gone (404 / 403) or there (200). */
+const readGone = (...ids: string[]): Partial<EnrollmentContext> => ({
+  checked: new Map(ids.map((id) => [id, 'absent' as const])),
+});
+const readThere = (...ids: string[]): Partial<EnrollmentContext> => ({
+  checked: new Map(ids.map((id) => [id, 'present' as const])),
+});
+
 const idOf = (type: string, vehicle: string, additions: number) =>
   eventId({
     scope: ENR,
@@ -72,6 +80,7 @@ describe('enrollment vehicles: exact events and stored state', () => {
       changed: 'state',
       vehicleIds: ['a', 'b'],
       rejected: [],
+      unconfirmed: [],
     });
   });
 
@@ -103,8 +112,12 @@ describe('enrollment vehicles: exact events and stored state', () => {
     expectValidEvents(r.events);
   });
 
-  it('a removed vehicle (complete list): its id, no brand when none is known, stored absent; then added again as addition 2', () => {
-    const r = diffEnrollmentVehicles(baseline('a', 'b'), obs('v2.vehicles', [car('a')], 5), ctx(5));
+  it('a removed vehicle (complete list, the read of it says it is gone): its id, no brand when none is known, stored absent; then added again as addition 2', () => {
+    const r = diffEnrollmentVehicles(
+      baseline('a', 'b'),
+      obs('v2.vehicles', [car('a')], 5),
+      ctx(5, readGone('b')),
+    );
     expect(r.events).toStrictEqual([
       {
         id: idOf(REMOVED, 'b', 1),
@@ -126,7 +139,11 @@ describe('enrollment vehicles: exact events and stored state', () => {
       changedAt: at(5),
     });
     expect(r.vehicleIds).toStrictEqual(['a']);
-    const back = diffEnrollmentVehicles(r.state, obs('v2.vehicles', [car('a'), car('b')], 6), ctx(6));
+    const back = diffEnrollmentVehicles(
+      r.state,
+      obs('v2.vehicles', [car('a'), car('b')], 6),
+      ctx(6, readThere('b')),
+    );
     expect(back.events.map((e) => [e.type, e.id, e.sequence])).toStrictEqual([
       [ADDED, idOf(ADDED, 'b', 2), 2],
     ]);
@@ -169,8 +186,9 @@ describe('enrollment vehicles: exact events and stored state', () => {
       changed: 'none',
       vehicleIds: ['a', 'b'],
       rejected: [],
+      unconfirmed: [],
     });
-    const same = diffEnrollmentVehicles(prior, obs('v2.vehicles', [car('a')], 5), ctx(6));
+    const same = diffEnrollmentVehicles(prior, obs('v2.vehicles', [car('a')], 5), ctx(6, readGone('b')));
     expect(same.events.map((e) => e.type)).toStrictEqual([REMOVED]);
   });
 
@@ -195,7 +213,7 @@ describe('enrollment vehicles: exact events and stored state', () => {
     const r = diffEnrollmentVehicles(
       baseline('a'),
       obs('v2.vehicles', [{ id: '', vin: 'X' } as Vehicle, { id: 'a' } as Vehicle, car('d')], 5),
-      ctx(5),
+      ctx(5, readGone('a')),
     );
     expect(r.rejected).toStrictEqual([
       {
@@ -233,6 +251,7 @@ describe('enrollment vehicles: exact events and stored state', () => {
           reason: 'expected v2.vehicles',
         },
       ],
+      unconfirmed: [],
     });
     const bad = diffEnrollmentVehicles(
       undefined,
@@ -256,7 +275,7 @@ describe('enrollment vehicles: exact events and stored state', () => {
     }
     vehicles.keep = { vin: 'K', present: true, additions: 1, changedAt: at(0) };
     const prior: EnrollmentState = { ...emptyEnrollmentState(ENR, at(0)), vehicles, seenAt: at(2) };
-    const r = diffEnrollmentVehicles(prior, obs('v2.vehicles', [], 10), ctx(10));
+    const r = diffEnrollmentVehicles(prior, obs('v2.vehicles', [], 10), ctx(10, readGone('keep')));
     expect(r.events.map((e) => e.type)).toStrictEqual([REMOVED]);
     const removed = Object.entries(r.state.vehicles).filter(([, v]) => !v.present);
     expect(removed).toHaveLength(500);
@@ -276,7 +295,7 @@ describe('enrollment vehicles: exact events and stored state', () => {
     vehicles.keep = { vin: 'K', present: true, additions: 1, changedAt: at(0) };
     const prior: EnrollmentState = { ...emptyEnrollmentState(ENR, at(0)), vehicles, seenAt: at(3) };
     // 502 removed, plus `keep` removed now: 503, so the three longest removed are forgotten.
-    const r = diffEnrollmentVehicles(prior, obs('v2.vehicles', [], 10), ctx(10));
+    const r = diffEnrollmentVehicles(prior, obs('v2.vehicles', [], 10), ctx(10, readGone('keep')));
     const ids = Object.keys(r.state.vehicles);
     expect(ids).toHaveLength(500);
     const older = ['v1', 'w1', 'x1', 'y1', 'z1', 'm2', 'keep'];
@@ -316,10 +335,70 @@ describe('enrollment vehicles: exact events and stored state', () => {
   });
 
   it('an unchanged list gives back the vehicles to poll: the present ones, sorted', () => {
-    const prior = diffEnrollmentVehicles(baseline('b', 'a'), obs('v2.vehicles', [car('a')], 5), ctx(5)).state;
+    const prior = diffEnrollmentVehicles(
+      baseline('b', 'a'),
+      obs('v2.vehicles', [car('a')], 5),
+      ctx(5, readGone('b')),
+    ).state;
     const r = diffEnrollmentVehicles(prior, obs('v2.vehicles', [car('a')], 6), ctx(6));
     expect(r.changed).toBe('none');
     expect(r.state).toBe(prior);
     expect(r.vehicleIds).toStrictEqual(['a']);
+  });
+});
+
+describe('enrollment vehicles: a list that misses a vehicle once, or an older copy of it', () => {
+  it('a vehicle missing from one complete list is unconfirmed: nothing told, still polled', () => {
+    const prior = baseline('a', 'b');
+    const r = diffEnrollmentVehicles(prior, obs('v2.vehicles', [car('a')], 5), ctx(5));
+    expect(r.events).toStrictEqual([]);
+    expect(r.changed).toBe('none');
+    expect(r.state).toBe(prior);
+    expect(r.unconfirmed).toStrictEqual(['b']);
+    expect(r.vehicleIds).toStrictEqual(['a', 'b']);
+  });
+
+  it('the read of the vehicle says it is still there: nothing changes, nothing left to confirm', () => {
+    const r = diffEnrollmentVehicles(
+      baseline('a', 'b'),
+      obs('v2.vehicles', [car('a')], 5),
+      ctx(5, readThere('b')),
+    );
+    expect(r.events).toStrictEqual([]);
+    expect(r.unconfirmed).toStrictEqual([]);
+    expect(r.vehicleIds).toStrictEqual(['a', 'b']);
+  });
+
+  it('a vehicle removed (confirmed) and listed again by an older copy of the list is unconfirmed: not added back', () => {
+    const removed = diffEnrollmentVehicles(
+      baseline('a', 'b'),
+      obs('v2.vehicles', [car('a')], 5),
+      ctx(5, readGone('b')),
+    ).state;
+    const stale = diffEnrollmentVehicles(removed, obs('v2.vehicles', [car('a'), car('b')], 6), ctx(6));
+    expect(stale.events).toStrictEqual([]);
+    expect(stale.unconfirmed).toStrictEqual(['b']);
+    expect(stale.vehicleIds).toStrictEqual(['a']);
+    const readGoneAgain = diffEnrollmentVehicles(
+      removed,
+      obs('v2.vehicles', [car('a'), car('b')], 6),
+      ctx(6, readGone('b')),
+    );
+    expect(readGoneAgain.events).toStrictEqual([]);
+    expect(readGoneAgain.unconfirmed).toStrictEqual([]);
+  });
+
+  it('a new vehicle id needs no read: it is added at once', () => {
+    const r = diffEnrollmentVehicles(baseline('a'), obs('v2.vehicles', [car('a'), car('n')], 5), ctx(5));
+    expect(r.events.map((e) => [e.type, e.id])).toStrictEqual([[ADDED, idOf(ADDED, 'n', 1)]]);
+    expect(r.unconfirmed).toStrictEqual([]);
+  });
+
+  it('with confirmAbsences off (the benchmark switch), one list removes and adds back at once', () => {
+    const off = { config: { confirmAbsences: false } };
+    const r = diffEnrollmentVehicles(baseline('a', 'b'), obs('v2.vehicles', [car('a')], 5), ctx(5, off));
+    expect(r.events.map((e) => e.type)).toStrictEqual([REMOVED]);
+    const back = diffEnrollmentVehicles(r.state, obs('v2.vehicles', [car('a'), car('b')], 6), ctx(6, off));
+    expect(back.events.map((e) => e.type)).toStrictEqual([ADDED]);
   });
 });

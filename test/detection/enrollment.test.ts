@@ -9,6 +9,15 @@ const ctx = (minute: number, initialPolicy?: 'active-alerts' | 'none' | 'all'): 
   ...(initialPolicy === undefined ? {} : { config: { initialPolicy } }),
 });
 
+/** The context after reading the vehicles themselves: `gone` answered 404 / 403, `there` 200. */
+const read = (minute: number, gone: string[], there: string[] = []): EnrollmentContext => ({
+  ...ctx(minute),
+  checked: new Map([
+    ...gone.map((id) => [id, 'absent'] as const),
+    ...there.map((id) => [id, 'present'] as const),
+  ]),
+});
+
 const car = (id: string): Vehicle => ({
   id,
   vin: `VF3${id.toUpperCase().padEnd(14, '0')}`,
@@ -51,7 +60,11 @@ describe('diffEnrollmentVehicles', () => {
       ctx(1),
     );
     expect(partial.events).toEqual([]);
-    const complete = diffEnrollmentVehicles(start, obs('v2.vehicles', [car('a')], 1), ctx(1));
+    expect(partial.unconfirmed).toEqual([]);
+    const unread = diffEnrollmentVehicles(start, obs('v2.vehicles', [car('a')], 1), ctx(1));
+    expect(unread.events).toEqual([]);
+    expect(unread.unconfirmed).toEqual(['b']);
+    const complete = diffEnrollmentVehicles(start, obs('v2.vehicles', [car('a')], 1), read(1, ['b']));
     expect(types(complete.events)).toEqual(['enrollment.vehicle.removed']);
     expect(complete.vehicleIds).toEqual(['a']);
     expectValidEvents(complete.events);
@@ -59,7 +72,7 @@ describe('diffEnrollmentVehicles', () => {
 
   it('treats a 404 "user has no vehicle" (complete empty list) as every vehicle removed', () => {
     const start = diffEnrollmentVehicles(undefined, obs('v2.vehicles', [car('a')], 0), ctx(0)).state;
-    const r = diffEnrollmentVehicles(start, obs('v2.vehicles', [], 1), ctx(1));
+    const r = diffEnrollmentVehicles(start, obs('v2.vehicles', [], 1), read(1, ['a']));
     expect(types(r.events)).toEqual(['enrollment.vehicle.removed']);
   });
 
@@ -67,7 +80,9 @@ describe('diffEnrollmentVehicles', () => {
     let state = diffEnrollmentVehicles(undefined, obs('v2.vehicles', [], 0), ctx(0)).state;
     const ids: string[] = [];
     [[car('a')], [], [car('a')]].forEach((items, i) => {
-      const r = diffEnrollmentVehicles(state, obs('v2.vehicles', items, i + 1), ctx(i + 1));
+      // Each change confirmed by a read of the vehicle: gone when the list misses it, there when not.
+      const checked = items.length === 0 ? read(i + 1, ['a']) : read(i + 1, [], ['a']);
+      const r = diffEnrollmentVehicles(state, obs('v2.vehicles', items, i + 1), checked);
       ids.push(...r.events.map((e) => e.id));
       state = r.state;
     });

@@ -338,11 +338,13 @@ describe('diff engine properties', () => {
     );
   });
 
-  it('an alert newly active in a list is told raised, and fixed once a complete list omits it', () => {
+  it('an alert newly active in a list is told raised, and fixed once complete lists keep omitting it', () => {
     fc.assert(
       fc.property(
         alertArb,
-        fc.array(alertArb, { maxLength: 4 }),
+        // The API lists an alert once: a list naming one alert twice, ended and active, contradicts
+        // itself and is read as stale (./absence.ts), which this property is not about.
+        fc.uniqueArray(alertArb, { maxLength: 4, selector: (x) => x.id }),
         fc.integer({ min: 1, max: 60 }),
         (a, others, minute) => {
           const subject = { ...a, id: 'subject', active: true, startedAt: at(minute), updatedAt: at(minute) };
@@ -351,12 +353,19 @@ describe('diff engine properties', () => {
           expect(told.map((e) => [e.type, e.id])).toEqual([
             ['vehicle.alert.raised', idOf('vehicle.alert.raised', `subject@${at(minute)}`, 'raised')],
           ]);
-          const fixed = diff(raised.state, [obs('v2.alerts', others, NOW + 1)], context(NOW + 1));
-          expect(
-            fixed.events
-              .filter((e) => (e.data as { alertId?: string }).alertId === 'subject')
-              .map((e) => [e.type, e.id, (e.data as { reason?: string }).reason]),
-          ).toEqual([
+          // One list without it makes a doubt (or, when it held the list's newest record, is taken
+          // for stale first); a list a minute later confirms: three lists always suffice.
+          let state = raised.state;
+          const fixed: (string | undefined)[][] = [];
+          for (let k = 1; k <= 3; k++) {
+            const r = diff(state, [obs('v2.alerts', others, NOW + k)], context(NOW + k));
+            state = r.state;
+            for (const e of r.events) {
+              if ((e.data as { alertId?: string }).alertId !== 'subject') continue;
+              fixed.push([e.type, e.id, (e.data as { reason?: string }).reason]);
+            }
+          }
+          expect(fixed).toEqual([
             ['vehicle.alert.fixed', idOf('vehicle.alert.fixed', `subject@${at(minute)}`, 'fixed'), 'absent'],
           ]);
         },

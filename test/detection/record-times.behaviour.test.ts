@@ -505,8 +505,10 @@ describe('a window without fractions', () => {
     const o = obs('v2.alerts', [], 5, {
       window: { since: '2026-11-01T08:01:00Z', until: '2026-11-01T08:05:00Z' },
     });
-    const r = diff(active, [o], context(6));
-    expect(r.rejected).toEqual([]);
+    const doubt = diff(active, [o], context(6));
+    expect(doubt.rejected).toEqual([]);
+    expect(doubt.state.alerts['v2:a1']?.missingSince).toBe(at(5));
+    const r = diff(doubt.state, [{ ...o, fetchedAt: at(6) }], context(7));
     expect(r.events.map((e) => e.type)).toEqual([FIXED]);
   });
 });

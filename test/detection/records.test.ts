@@ -401,7 +401,8 @@ describe('vehicle.services.changed and vehicle.map_update.available', () => {
       { minute: 0, observations: [services(['A', 'B'], 0)] },
       { minute: 1, observations: [services(['A', 'B'], 1)] },
       { minute: 2, observations: [services(['B', 'C'], 2)] },
-      { minute: 3, observations: [services(['A'], 3, { complete: false })] },
+      { minute: 3, observations: [services(['B', 'C'], 3)] },
+      { minute: 4, observations: [services(['A'], 4, { complete: false })] },
     ]);
     expect(types(events)).toEqual(['vehicle.services.changed']);
     expect(events[0]).toMatchObject({
@@ -513,11 +514,11 @@ describe('model drift (the client may add optional fields)', () => {
     );
     expect(types(r.events)).toEqual(['vehicle.alert.raised', 'vehicle.trip.completed']);
     expectValidEvents(r.events);
-    const services = diff(
-      r.state,
-      [obs('services', [{ code: 'B', eligible: true, since: '2020' } as never], 3)],
-      context(3),
-    );
+    const changed = [{ code: 'B', eligible: true, since: '2020' } as never];
+    const services = runPolls(r.state, [
+      { minute: 3, observations: [obs('services', changed, 3)] },
+      { minute: 4, observations: [obs('services', changed, 4)] },
+    ]);
     expectValidEvents(services.events);
     expect(services.events).toHaveLength(1);
   });

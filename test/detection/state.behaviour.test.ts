@@ -28,6 +28,7 @@ const full = (): VehicleState => ({
       seenAt: at(3),
       reopened: 1,
     },
+    'v1:b1': { active: true, message: 'Pression huile', seenAt: at(1), missingSince: at(3) },
   },
   alertFloor: { startedAt: at(0), seenAt: at(1) },
   collisions: { ids: { c1: at(1) }, floor: at(0) },
@@ -44,7 +45,7 @@ const full = (): VehicleState => ({
     updatedAt: at(1),
     seenAt: at(2),
   },
-  services: { eligible: ['A'], revision: 2, seenAt: at(1) },
+  services: { eligible: ['A'], revision: 2, seenAt: at(1), pending: { eligible: [], seenAt: at(2) } },
   map: { available: 'v2', installed: 'v1', announced: ['v2'], seenAt: at(1) },
   lastActivityAt: at(1),
   lastTripAt: at(1),
@@ -54,7 +55,12 @@ const full = (): VehicleState => ({
   ],
   told: { evt_added: at(0) },
   unpolled: true,
-  cursors: { eventsSince: at(0), fetched: { map: at(1) }, alertsReconciledAt: at(1) },
+  cursors: {
+    eventsSince: at(0),
+    fetched: { map: at(1) },
+    alertsReconciledAt: at(1),
+    alertsNewest: { at: at(2), lowerSince: at(3) },
+  },
 });
 
 describe('parseState: a stored state read back, or the field that is wrong', () => {
@@ -100,6 +106,21 @@ describe('parseState: a stored state read back, or the field that is wrong', () 
       'a fractional services revision',
       { services: { eligible: [], revision: 0.5, seenAt: at(1) } },
       'services.revision',
+    ],
+    [
+      'an absence in doubt since a number',
+      { alerts: { 'v2:a': { active: true, message: 'm', seenAt: at(1), missingSince: 5 } } },
+      'alerts.v2:a.missingSince',
+    ],
+    [
+      'a pending services change without its codes',
+      { services: { eligible: [], revision: 1, seenAt: at(1), pending: { seenAt: at(1) } } },
+      'services.pending.eligible',
+    ],
+    [
+      'a newest-record mark without its time',
+      { cursors: { fetched: {}, alertsNewest: { lowerSince: at(1) } } },
+      'cursors.alertsNewest.at',
     ],
   ] as const)('%s names the field', (_name, change, field) => {
     const r = parseState(JSON.stringify({ ...full(), ...change }));

@@ -33,12 +33,22 @@ describe('one VIN, two APIs', () => {
         observations: [obs('v2.alerts', [alert('a1', true, { startedAt: at(1), updatedAt: at(1) })], 2)],
       },
       { minute: 5, observations: [obs('v1.alerts', [v1Alert('a1', 1)], 5)] },
-      { minute: 8, observations: [obs('v1.alerts', [], 8)] },
+      {
+        // The active list misses it; the inactive list read for it gives its end.
+        minute: 8,
+        observations: [
+          obs('v1.alerts', [], 8),
+          obs('v1.alerts', [v1Alert('a1', 0, { dateAlertEnd: at(7), dateUpdate: at(7) })], 8, {
+            complete: false,
+          }),
+        ],
+      },
     ]);
-    expect(events.map((e) => [e.type, e.source.api, e.sequence])).toEqual([
-      ['vehicle.alert.raised', 'v2', 1],
-      ['vehicle.alert.fixed', 'v1', 2],
+    expect(events.map((e) => [e.type, e.source.api, e.sequence, e.occurredAt])).toEqual([
+      ['vehicle.alert.raised', 'v2', 1, at(1)],
+      ['vehicle.alert.fixed', 'v1', 2, at(7)],
     ]);
+    expect(events[1]?.data).toMatchObject({ reason: 'inactive', endedAt: at(7), endedAtSource: 'api' });
     expect(Object.keys(last.state.alerts)).toEqual(['v1:a1']);
     expect(last.state.alerts['v1:a1']?.active).toBe(false);
   });

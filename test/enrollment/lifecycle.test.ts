@@ -135,6 +135,9 @@ describe('vehicle discovery', () => {
     });
     const a = vehicle('va', 'VAAAAAAAAAAAAAAA1');
     const b = vehicle('vb', 'VBBBBBBBBBBBBBBB1');
+    // What a read of each vehicle itself answers (GET /vehicles/{id}); nothing known: no answer.
+    const reads = new Map<string, 'present' | 'absent'>();
+    const checkVehicle = async (id: string) => reads.get(id);
     const first = await applyVehicleList(deps, enrollment, list([a]));
     expect(first).toMatchObject({ kind: 'Synced', added: ['enr_1:va'] });
     now += 60_000;
@@ -144,17 +147,37 @@ describe('vehicle discovery', () => {
     now += 60_000;
     expect(await applyVehicleList(deps, enrollment, list([b], false))).toMatchObject({ removed: [] });
     expect((await stores.vehicles.get('enr_1:va'))?.paused).toBe(false);
+    // A complete list without it, but no read of the vehicle to confirm: nothing changes yet.
     now += 60_000;
-    expect(await applyVehicleList(deps, enrollment, list([b]))).toMatchObject({ removed: ['enr_1:va'] });
-    expect(await stores.vehicles.get('enr_1:va')).toMatchObject({ paused: true, pauseReason: 'removed' });
-    // The same list again: nothing new.
-    now += 60_000;
-    expect(await applyVehicleList(deps, enrollment, list([b]))).toMatchObject({
+    expect(await applyVehicleList(deps, enrollment, list([b]), checkVehicle)).toMatchObject({
       removed: [],
       eventsWritten: [],
     });
+    expect((await stores.vehicles.get('enr_1:va'))?.paused).toBe(false);
+    // The read says the user no longer has it: removed.
+    reads.set('va', 'absent');
     now += 60_000;
-    expect(await applyVehicleList(deps, enrollment, list([a, b]))).toMatchObject({ resumed: ['enr_1:va'] });
+    expect(await applyVehicleList(deps, enrollment, list([b]), checkVehicle)).toMatchObject({
+      removed: ['enr_1:va'],
+    });
+    expect(await stores.vehicles.get('enr_1:va')).toMatchObject({ paused: true, pauseReason: 'removed' });
+    // The same list again: nothing new.
+    now += 60_000;
+    expect(await applyVehicleList(deps, enrollment, list([b]), checkVehicle)).toMatchObject({
+      removed: [],
+      eventsWritten: [],
+    });
+    // Listed again (an older copy of the list, as far as the read says): not back.
+    now += 60_000;
+    expect(await applyVehicleList(deps, enrollment, list([a, b]), checkVehicle)).toMatchObject({
+      resumed: [],
+      eventsWritten: [],
+    });
+    reads.set('va', 'present');
+    now += 60_000;
+    expect(await applyVehicleList(deps, enrollment, list([a, b]), checkVehicle)).toMatchObject({
+      resumed: ['enr_1:va'],
+    });
     expect((await stores.vehicles.get('enr_1:va'))?.paused).toBe(false);
 
     const types = bus.received.map((e: EventEnvelope) => `${e.type}:${e.data.vehicleId}`);

@@ -151,6 +151,7 @@ describe('deleting an enrollment', () => {
       { ...deps, now: () => T0 + 1000 },
       { id: enrollmentId },
       list(['a', 'b'], T0 + 1000) as never,
+      async (id) => (id === 'c' ? 'absent' : 'present'),
     );
     expect(bus.ids('enrollment.vehicle.removed')).toHaveLength(1);
 

@@ -21,7 +21,7 @@ function scenario(): Promise<FaultReport> {
 }
 
 describe('fault-injection suite (CI size)', () => {
-  it('loses nothing and duplicates nothing under 5xx, 429 storms, hung and slow answers, malformed bodies, 404-for-empty, shape drift, killed workers, a receiver outage and a revoked user', async () => {
+  it('loses nothing and duplicates nothing under 5xx, 429 storms, hung and slow answers, malformed bodies, 404-for-empty, shape drift, stale and flapping answers, killed workers, a receiver outage and a revoked user', async () => {
     const report = await scenario();
     process.stdout.write(
       `\nFault suite, ${CI_SIZE.vehicles} vehicles / ${CI_SIZE.changes} changes\n${report.table}\n`,
@@ -31,6 +31,8 @@ describe('fault-injection suite (CI size)', () => {
     // Every scripted change became exactly one event id, and every id reached the receiver.
     expect(c.changesMade).toBeGreaterThan(CI_SIZE.changes * 0.8);
     expect(c.changesDetected).toBe(c.changesExpected);
+    // No alert told fixed while it was not, nor raised again: stale and flapping answers told nothing.
+    expect(c.falseEvents).toBe(0);
     expect(c.distinctWebhookIds).toBe(c.distinctEvents);
     expect(c.badSignatures).toBe(0);
     expect(c.maxInWindow).toBeLessThanOrEqual(c.quotaLimit);
@@ -47,6 +49,8 @@ describe('fault-injection suite (CI size)', () => {
     expect(c.notFound).toBeGreaterThan(0);
     expect(c.timeouts).toBeGreaterThan(0);
     expect(c.malformed).toBeGreaterThan(0);
+    expect(c.staleServed).toBeGreaterThan(0);
+    expect(c.flapServed).toBeGreaterThan(0);
     expect(c.receiverRefused).toBeGreaterThan(0);
   }, 600_000);
 });

@@ -19,12 +19,12 @@ const built = new Map<
   string,
   Promise<{ inputs: string[]; imports: Metafile['outputs'][string]['imports'] }>
 >();
-/** One esbuild per handler for the whole file. */
-const bundle = (file: string) => {
-  let result = built.get(file);
+/** One esbuild per handler (and tracing setting) for the whole file. */
+const bundle = (file: string, tracing = true) => {
+  let result = built.get(`${file}:${tracing}`);
   if (!result) {
     result = build({
-      ...esbuildOptions(),
+      ...esbuildOptions({ tracing }),
       entryPoints: [join(HANDLERS_DIR, file)],
       write: false,
       outfile: 'index.mjs',
@@ -35,9 +35,11 @@ const bundle = (file: string) => {
       const output = Object.values(out.metafile.outputs).find(
         (o) => o.entryPoint,
       ) as Metafile['outputs'][string];
-      return { inputs: Object.keys(out.metafile.inputs), imports: output.imports };
+      // What is in the bundle: the inputs esbuild kept code of (tree-shaken files have 0 bytes).
+      const kept = Object.entries(output.inputs).filter(([, i]) => i.bytesInOutput > 0);
+      return { inputs: kept.map(([name]) => name), imports: output.imports };
     });
-    built.set(file, result);
+    built.set(`${file}:${tracing}`, result);
   }
   return result;
 };
@@ -122,4 +124,51 @@ describe('Lambda bundles (esbuild as CarhookFunction bundles)', () => {
       }
     },
   );
+
+  // Powertools Tracer imports the X-Ray SDK, which requires semver and cls-hooked.
+  const XRAY = ['@aws-lambda-powertools/tracer', 'aws-xray-sdk-core', 'semver', 'cls-hooked'];
+
+  it.each(handlers)(
+    '%s carries the Tracer and the X-Ray SDK when built with tracing (the default)',
+    async (file) => {
+      const packages = new Set((await bundle(file, true)).inputs.map(packageOf));
+      for (const pkg of XRAY) expect(packages, pkg).toContain(pkg);
+    },
+  );
+
+  it.each(handlers)('%s carries neither when built without tracing', async (file) => {
+    const packages = new Set((await bundle(file, false)).inputs.map(packageOf));
+    for (const pkg of XRAY) expect(packages, pkg).not.toContain(pkg);
+  });
+
+  it.each(handlers)(
+    '%s carries the address parser (ipaddr.js) only if its function sends or registers webhooks',
+    async (file) => {
+      const packages = new Set((await bundle(file)).inputs.map(packageOf));
+      const webhooks = ['fanout.ts', 'delivery.ts', 'http-api.ts', 'sweeper.ts'].includes(file);
+      expect(packages.has('ipaddr.js')).toBe(webhooks);
+    },
+  );
+
+  it('planner.ts carries no EventBridge client: it publishes nothing', async () => {
+    const { inputs } = await bundle('planner.ts');
+    expect(inputs.filter((i) => i.includes('client-eventbridge/dist-es/EventBridgeClient'))).toEqual([]);
+    expect(inputs.some((i) => i.includes('client-sqs/dist-es/SQSClient'))).toBe(true);
+  });
+
+  it('planner.ts carries no token manager, OAuth client, event catalogue or schema checks: it only plans', async () => {
+    const { inputs } = await bundle('planner.ts');
+    const pollSide = inputs.filter(
+      (i) =>
+        i.startsWith('functions/core/tokens/') ||
+        i.startsWith('functions/core/events/types/') ||
+        ['functions/core/events/catalogue.ts', 'functions/core/events/validate.ts'].includes(i) ||
+        packageOf(i) === 'oauth4webapi',
+    );
+    expect(pollSide).toEqual([]);
+    // The poll worker, built the same way, does carry them: the filter above finds what it looks for.
+    const worker = (await bundle('poll-worker.ts')).inputs;
+    expect(worker).toContain('functions/core/events/catalogue.ts');
+    expect(worker.some((i) => packageOf(i) === 'oauth4webapi')).toBe(true);
+  });
 });

@@ -140,6 +140,29 @@ describe('buildCarhookApp (bin/app.ts)', () => {
     });
   });
 
+  it('traces every function by default, and none with -c tracing=false (no X-Ray grant either)', () => {
+    const functionsOf = (context: Record<string, unknown>) => {
+      const { stack } = buildCarhookApp(testApp(), settings({ ...configured, ...context }), region);
+      const template = Template.fromStack(stack);
+      return {
+        tracing: Object.values(template.findResources('AWS::Lambda::Function')).map(
+          (f) => (f.Properties.TracingConfig as { Mode?: string } | undefined)?.Mode,
+        ),
+        xray: JSON.stringify(template.findResources('AWS::IAM::Policy')).includes('xray:PutTraceSegments'),
+      };
+    };
+    const on = functionsOf({});
+    expect(on.tracing).toHaveLength(7);
+    expect(on.tracing.every((m) => m === 'Active')).toBe(true);
+    expect(on.xray).toBe(true);
+    const off = functionsOf({ tracing: 'false' });
+    expect(off.tracing.every((m) => m === undefined || m === 'PassThrough')).toBe(true);
+    expect(off.xray).toBe(false);
+    expect(() => settings({ tracing: 'maybe' })).toThrow(
+      /`context tracing` must be true or false, got "maybe"/,
+    );
+  });
+
   it('gives every function the retry schedule -c retrySchedule names, and none without it', () => {
     const retryOf = (context: Record<string, unknown>) => {
       const { stack } = buildCarhookApp(testApp(), settings({ ...configured, ...context }), region);

@@ -184,7 +184,7 @@ describe('functions', () => {
       RUNTIME_ENV.tokenKeyRingSecretArn,
       RUNTIME_ENV.mapApiSecretArn,
     ],
-    Sweeper: [...common, ...bus, RUNTIME_ENV.tokenKeyRingSecretArn, RUNTIME_ENV.deliveryQueueUrl],
+    Sweeper: [...common, ...bus, RUNTIME_ENV.deliveryQueueUrl],
     FanOut: [...common, ...bus, RUNTIME_ENV.tokenKeyRingSecretArn, RUNTIME_ENV.deliveryQueueUrl],
     Delivery: [...common, ...bus, RUNTIME_ENV.tokenKeyRingSecretArn, RUNTIME_ENV.deliveryQueueUrl],
     HttpApi: [
@@ -403,17 +403,16 @@ describe('IAM: every statement of every role of the stateless stack', () => {
     });
   });
 
-  it('sweeper: table, bus, key ring (the webhook engine), sends deliveries; consumes nothing, no API secret', () => {
+  it('sweeper: table, bus, sends deliveries; consumes nothing, no secret', () => {
     expect(grants(statementsOf('Sweeper'))).toEqual({
       ...base('Sweeper'),
       ...table('readWrite'),
       bus: ['events:PutEvents'],
-      'secret:keyRing': secret,
       'queue:deliveries': sorted(send),
     });
   });
 
-  it('sweeper: statement by statement, the key ring decrypted only through Secrets Manager', () => {
+  it('sweeper: statement by statement, no secret and so no decryption through Secrets Manager', () => {
     const label = labelOf();
     const byJson = (xs: readonly Statement[]) =>
       [...xs].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
@@ -435,14 +434,6 @@ describe('IAM: every statement of every role of the stateless stack', () => {
           ['key'],
         ),
         allow(['events:PutEvents'], ['bus'], { 'ForAnyValue:StringEquals': { 'events:source': 'carhook' } }),
-        allow(secret, ['secret:keyRing']),
-        allow(['kms:Decrypt'], ['key'], {
-          StringEquals: {
-            'kms:ViaService': {
-              'Fn::Join': ['', [`secretsmanager.${env.region}.`, { Ref: 'AWS::URLSuffix' }]],
-            },
-          },
-        }),
         allow(sorted(send), ['queue:deliveries']),
       ]),
     );

@@ -234,6 +234,8 @@ describe('per-vehicle sequence across polls and enrollment changes', () => {
               { stores: raced, bus, now: () => T0 + minute * 60_000, conflictRetries: 50 },
               enrollment,
               vehicleList(present, minute),
+              // The read of the vehicle itself agrees with the list.
+              async () => (present ? 'present' : 'absent'),
             );
             expect(r.kind).toBe('Synced');
           };

@@ -54,7 +54,7 @@ async function apply(
   stores: Stores,
   now: number,
   observations: Observation[],
-  refused?: 'events' | 'follow-up',
+  refused?: 'events' | 'follow-up' | 'unfinished',
 ): Promise<{ vehicle: VehicleRecord; wrote: string; writes: number }> {
   const { vehicle, state } = await stores.states.getVehicleWithState(ID);
   if (!vehicle) throw new Error('no vehicle');
@@ -85,7 +85,7 @@ async function apply(
       stored: state,
       observations,
       rotate: false,
-      ...(refused ? { refused } : {}),
+      ...(refused === 'unfinished' ? { unfinished: true } : refused ? { refused } : {}),
     },
   );
   if (r.kind !== 'Applied') throw new Error(r.kind);
@@ -171,15 +171,20 @@ describe('work a poll leaves waiting', () => {
     map: 'daily',
     hasActiveAlerts: false,
     activeAlerts: 0,
+    alertsUnconfirmed: [],
+    servicesUnconfirmed: false,
     ...over,
   });
 
-  it('is a trip held for its eco-driving, a record announced but not read, or a refused read', () => {
+  it('is a trip held for its eco-driving, a record announced but not read, a doubt, or a refused read', () => {
     expect(workWaiting(hints(), false)).toBe(false);
     expect(workWaiting(hints({ ecodrivingFor: ['t1'] }), false)).toBe(true);
     expect(workWaiting(hints({ collisions: 'now' }), false)).toBe(true);
     expect(workWaiting(hints({ trips: 'now' }), false)).toBe(true);
     expect(workWaiting(hints(), true)).toBe(true);
+    // An absence or a services change read once, not yet confirmed: a read next cycle confirms it.
+    expect(workWaiting(hints({ alertsUnconfirmed: ['v2:a1'] }), false)).toBe(true);
+    expect(workWaiting(hints({ servicesUnconfirmed: true }), false)).toBe(true);
     // Active alerts and a daily maintenance read are the planner's own business.
     expect(workWaiting(hints({ alerts: 'now', hasActiveAlerts: true, maintenance: 'now' }), false)).toBe(
       false,
@@ -199,6 +204,15 @@ describe('work a poll leaves waiting', () => {
     const done = await apply(stores, t2, [alerts(t2, [alert('a1', t1 - MIN), alert('a2', t2 - MIN)])]);
     expect(done.wrote).toBe('commit');
     expect(done.vehicle.hints.workWaitingAt).toBe(iso(t1));
+  });
+
+  it('a confirmation read that failed writes the hint alone: the doubt is read again next cycle', async () => {
+    const stores = await newVehicle();
+    await apply(stores, T0, [events(T0, []), alerts(T0, [])]);
+    const failed = await apply(stores, T0 + 2 * MIN, [], 'unfinished');
+    expect(failed.writes).toBe(1);
+    expect(failed.wrote).toBe('schedule');
+    expect(failed.vehicle.hints.workWaitingAt).toBe(iso(T0 + 2 * MIN));
   });
 
   it('a refused read is the one reason of its own to write: the hint, once; a quiet poll writes nothing', async () => {

@@ -3,13 +3,21 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AWS_CLIENT_SETTINGS } from '../../functions/adapters/aws/client-config';
 import { createAwsRuntime } from '../../functions/runtime/aws';
 import { awsClient, forgetAwsClients, onFirstSend } from '../../functions/runtime/aws-clients';
-import { tracer } from '../../functions/runtime/observability';
+import { processTracer } from '../../functions/runtime/tracing';
+
+/** What every function's runtime needs: the table and the API's addresses. */
+const MINIMAL_ENV = {
+  CARHOOK_TABLE_NAME: 'carhook-test',
+  CARHOOK_API_BASE_URL: 'https://api.example.net',
+  CARHOOK_AUTH_URL: 'https://id.example.net',
+  CARHOOK_BRANDS: 'cielo',
+};
 
 type Client = { send(command: string): Promise<string> };
 
@@ -53,10 +61,12 @@ describe('awsClient (one SDK client per service per process)', () => {
     });
   });
 
-  it('wraps each client once with Powertools Tracer captureAWSv3Client when tracing is on (Lambda)', () => {
+  it('wraps each client once with Powertools Tracer captureAWSv3Client when tracing is on (Lambda)', async () => {
     forgetAwsClients();
+    const tracer = await processTracer();
+    if (!tracer) throw new Error('outside a bundle the Tracer always loads');
     const enabled = vi.spyOn(tracer, 'isTracingEnabled').mockReturnValue(true);
-    const capture = vi.spyOn(tracer, 'captureAWSv3Client').mockImplementation((client) => client);
+    const capture = vi.spyOn(tracer, 'captureAWSv3Client').mockImplementation((client: unknown) => client);
     try {
       const make = () => awsClient('sqs', (config) => new SQSClient({ ...config, region: 'eu-west-1' }));
       const client = make();
@@ -106,6 +116,20 @@ describe('createAwsRuntime without injected clients', () => {
     Object.assign(process.env, saved);
   });
 
+  it('says which client a function was built without, at its first use', async () => {
+    forgetAwsClients();
+    const runtime = createAwsRuntime({
+      env: MINIMAL_ENV,
+      needs: [],
+      services: { dynamodb: (c) => new DynamoDBClient({ ...c, region: 'eu-west-1' }) },
+    });
+    await expect(
+      (async () => runtime.clients.eventBridge.send(new PutEventsCommand({ Entries: [] }) as never))(),
+    ).rejects.toThrow('services.eventBridge: this function was built without that client');
+    expect(() => runtime.clients.secretsManager()).toThrow('services.secretsManager');
+    forgetAwsClients();
+  });
+
   it('creates the SDK’s DynamoDB, EventBridge, Secrets Manager and SQS clients, signed with the env credentials, and they work', async () => {
     const aws = await startFakeAws({
       'AWSEvents.PutEvents': { FailedEntryCount: 0, Entries: [{ EventId: 'eb-1' }] },
@@ -121,13 +145,15 @@ describe('createAwsRuntime without injected clients', () => {
         AWS_SECRET_ACCESS_KEY: 'test',
       });
       const runtime = createAwsRuntime({
-        env: {
-          CARHOOK_TABLE_NAME: 'carhook-test',
-          CARHOOK_API_BASE_URL: 'https://api.example.net',
-          CARHOOK_AUTH_URL: 'https://id.example.net',
-          CARHOOK_BRANDS: 'cielo',
-        },
+        env: MINIMAL_ENV,
         needs: [],
+        // As the handlers list them (functions/handlers/*.ts): each client from its own package.
+        services: {
+          dynamodb: (c) => new DynamoDBClient(c),
+          eventBridge: (c) => new EventBridgeClient(c),
+          sqs: (c) => new SQSClient(c),
+          secretsManager: (c) => new SecretsManagerClient(c),
+        },
       });
       expect(aws.targets).toEqual([]);
       const got = await runtime.clients.dynamodb.send(

@@ -155,4 +155,19 @@ describe('metrics the runtime emits', () => {
     recordJobResult(sink, { kind: 'poll-fleet', summary: { polled: 3 } as never });
     expect(sink.total('PollsCompleted')).toBe(4);
   });
+
+  it('counts the answers a poll found stale, vehicle and fleet jobs alike; none recorded when there were none', () => {
+    const sink = recordingSink();
+    recordJobResult(sink, {
+      kind: 'poll-vehicle',
+      summary: { vehicleId: 'v', outcome: 'polled', stale: 2 } as never,
+    });
+    recordJobResult(sink, { kind: 'poll-fleet', summary: { polled: 3, stale: 1 } as never });
+    recordJobResult(sink, {
+      kind: 'poll-vehicle',
+      summary: { vehicleId: 'w', outcome: 'polled', stale: 0 } as never,
+    });
+    expect(sink.total('StaleAnswers')).toBe(3);
+    expect(sink.recorded.filter((r) => r.name === 'StaleAnswers')).toHaveLength(2);
+  });
 });

@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { devSettings } from '../../bin/cli/dev';
 import { buildProgram } from '../../bin/cli/program';
 import { LocalRuntimeError } from '../../functions/local/errors';
-import { loadRuntimeConfig, parseRuntimeConfig, RUNTIME_ENV } from '../../functions/runtime/config';
+import {
+  ConfigError,
+  loadRuntimeConfig,
+  parseRuntimeConfig,
+  RUNTIME_ENV,
+} from '../../functions/runtime/config';
 import {
   CHOICE_SETTINGS,
   DEFAULT_SETTINGS,
@@ -11,6 +16,7 @@ import {
   type IntegerSetting,
   settingFromEnv,
 } from '../../functions/runtime/settings';
+import { allowListOptions } from '../../functions/runtime/webhooks';
 import { type CarhookProps, carhookRuntimeEnvironment, resolveCarhookConfig } from '../../lib/carhook';
 import { CARHOOK_DEFAULTS } from '../../lib/config';
 import { CarhookConfigError } from '../../lib/validation';
@@ -186,21 +192,29 @@ describe('one table of settings for the environment, the CDK props and carhook d
 });
 
 describe('settings read once from the environment that the handlers used to read themselves', () => {
-  it('the webhook allow-list: entries checked when the configuration is read, naming the variable', () => {
+  it('the webhook allow-list: read as a list, each entry parsed where webhooks are sent, naming the variable', () => {
     const ok = loadRuntimeConfig({
       ...base,
       [RUNTIME_ENV.webhookAllowHosts]: ' 10.0.0.0/8, hooks.internal ,',
     });
     expect(ok.webhookAllowHosts).toEqual(['10.0.0.0/8', 'hooks.internal']);
-    const r = parseRuntimeConfig({ ...base, [RUNTIME_ENV.webhookAllowHosts]: 'hooks.internal,10.0.0.0/99' });
-    expect(r.ok).toBe(false);
-    if (!r.ok)
-      expect(r.issues).toEqual([
-        {
-          variable: 'CARHOOK_WEBHOOK_ALLOW_HOSTS',
-          message: '"10.0.0.0/99" is not an IP address, CIDR, hostname or *.suffix',
-        },
-      ]);
+    expect(allowListOptions(ok.webhookAllowHosts)?.allowList).toBeDefined();
+    expect(allowListOptions([])).toBeUndefined();
+    const bad = loadRuntimeConfig({ ...base, [RUNTIME_ENV.webhookAllowHosts]: 'hooks.internal,10.0.0.0/99' });
+    const error = (() => {
+      try {
+        allowListOptions(bad.webhookAllowHosts);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).issues).toEqual([
+      {
+        variable: 'CARHOOK_WEBHOOK_ALLOW_HOSTS',
+        message: '"10.0.0.0/99" is not an IP address, CIDR, hostname or *.suffix',
+      },
+    ]);
   });
 
   it('the OAuth redirect origins: reduced to origins, a non-URL refused naming the variable', () => {

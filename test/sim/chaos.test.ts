@@ -195,8 +195,92 @@ describe('chaos modes (PUT /_sim/chaos)', () => {
       serverError: 1,
       malformedJson: 1,
       hung: 0,
+      stale: 0,
+      flap: 0,
       slowMs: 10,
+      staleSeconds: 300,
     });
+  });
+
+  describe('stale: the answer the same request got staleSeconds ago', () => {
+    const ids = async (res: Response): Promise<string[]> =>
+      ((await res.json()) as { _embedded: { alerts: { id: string }[] } })._embedded.alerts.map((a) => a.id);
+
+    it('serves the older copy when one is that old, and counts it; a request never answered before is fresh', async () => {
+      await chaos({ stale: 1, staleSeconds: 60, seed: 3 });
+      const before = await ids(await t.v2(`/vehicles/${car.id}/alerts`, token, { limit: '100' }));
+      const raised = await t.control('POST', `/vehicles/${car.id}/alerts`, { code: 'riskOfIce' });
+      expect(raised.status).toBe(201);
+      const newId = raised.body.id as string;
+      // Younger than 60 s: nothing that old to serve, so the fresh answer (and it is remembered).
+      await t.control('POST', '/clock/advance', { seconds: 30 });
+      const fresh = await ids(await t.v2(`/vehicles/${car.id}/alerts`, token, { limit: '100' }));
+      expect(fresh).toContain(newId);
+      await t.control('POST', '/clock/advance', { seconds: 31 });
+      const stale = await ids(await t.v2(`/vehicles/${car.id}/alerts`, token, { limit: '100' }));
+      expect(stale).toEqual(before);
+      expect(stale).not.toContain(newId);
+      // Another query is another request: no copy of it.
+      const other = await ids(await t.v2(`/vehicles/${car.id}/alerts`, token, { limit: '99' }));
+      expect(other).toContain(newId);
+      expect((await t.control('GET', '/stats')).body.byChaos).toEqual({ stale: 1 });
+    });
+
+    it('at rate 0 remembers nothing and serves fresh answers', async () => {
+      await chaos({ staleSeconds: 1 });
+      await t.v2(`/vehicles/${car.id}/alerts`, token);
+      const raised = await t.control('POST', `/vehicles/${car.id}/alerts`, { code: 'riskOfIce' });
+      await t.control('POST', '/clock/advance', { seconds: 5 });
+      await chaos({ stale: 1, staleSeconds: 1 });
+      expect(await ids(await t.v2(`/vehicles/${car.id}/alerts`, token, { limit: '100' }))).toContain(
+        raised.body.id,
+      );
+      expect((await t.control('GET', '/stats')).body.byChaos).toEqual({});
+    });
+  });
+
+  describe('flap: one list item dropped, once', () => {
+    it('a HAL list loses one item and its total drops by one; the next answer is whole', async () => {
+      await t.control('POST', `/vehicles/${car.id}/alerts`, { code: 'riskOfIce' });
+      const whole = (await (await t.v2(`/vehicles/${car.id}/alerts`, token, { limit: '100' })).json()) as {
+        total: number;
+        _embedded: { alerts: { id: string }[] };
+      };
+      await chaos({ flap: 1, seed: 5 });
+      const cut = (await (
+        await t.v2(`/vehicles/${car.id}/alerts`, token, { limit: '100' })
+      ).json()) as typeof whole;
+      expect(cut.total).toBe(whole.total - 1);
+      expect(cut._embedded.alerts).toHaveLength(whole._embedded.alerts.length - 1);
+      const missing = whole._embedded.alerts.filter((a) => !cut._embedded.alerts.some((b) => b.id === a.id));
+      expect(missing).toHaveLength(1);
+      await chaos({});
+      const again = (await (
+        await t.v2(`/vehicles/${car.id}/alerts`, token, { limit: '100' })
+      ).json()) as typeof whole;
+      expect(again).toEqual(whole);
+      expect((await t.control('GET', '/stats')).body.byChaos).toEqual({ flap: 1 });
+    });
+
+    it('a plain array (services) loses one entry; a single record is left as it is', async () => {
+      const whole = (await (await t.v2(`/services/vehicles/${car.vin}`, token)).json()) as unknown[];
+      await chaos({ flap: 1 });
+      const cut = (await (await t.v2(`/services/vehicles/${car.vin}`, token)).json()) as unknown[];
+      expect(cut).toHaveLength(whole.length - 1);
+      const maintenance = await t.v2(`/vehicles/${car.id}/maintenance`, token);
+      expect(maintenance.status).toBe(200);
+      expect((await t.control('GET', '/stats')).body.byChaos).toEqual({ flap: 1 });
+    });
+  });
+
+  it('stale and flap draw from their own sequence: the other modes fault the same requests', async () => {
+    const run = async (extra: Record<string, number>): Promise<number[]> => {
+      await t.control('PUT', '/chaos', { serverError: 0.5, seed: 9, ...extra });
+      const statuses: number[] = [];
+      for (let i = 0; i < 20; i++) statuses.push((await t.v2('/user', token)).status);
+      return statuses;
+    };
+    expect(await run({ stale: 0.5, flap: 0.5 })).toEqual(await run({}));
   });
 
   it('rejects unknown modes and rates outside [0, 1], naming the field', async () => {
@@ -205,6 +289,9 @@ describe('chaos modes (PUT /_sim/chaos)', () => {
     expect(unknown.body.error.field).toBe('meteorStrike');
     expect((await t.control('PUT', '/chaos', { serverError: 2 })).body.error.field).toBe('serverError');
     expect((await t.control('PUT', '/chaos', [1])).body.error.field).toBe('body');
+    expect((await t.control('PUT', '/chaos', { staleSeconds: 0 })).body.error.field).toBe('staleSeconds');
+    expect((await t.control('PUT', '/chaos', { staleSeconds: 1.5 })).body.error.field).toBe('staleSeconds');
+    expect((await t.control('PUT', '/chaos', { flap: 1.5 })).body.error.field).toBe('flap');
   });
 });
 

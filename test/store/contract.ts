@@ -1,4 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { diff } from '../../functions/core/detection/diff';
+import {
+  parseState,
+  STATE_FORMAT,
+  serializeState,
+  type VehicleState,
+} from '../../functions/core/detection/state';
 import type { EventEnvelope } from '../../functions/core/events/envelope';
 import { StoreError } from '../../functions/core/store/errors';
 import { stateKeyOf } from '../../functions/core/store/identity';
@@ -405,6 +412,45 @@ export function storeContract(name: string, makeStores: StoresFactory): void {
       });
       expect((await events.get('e-1', T0))?.published).toBe(false);
       expect(await states.getVehicleWithState('veh-none')).toEqual({ vehicle: undefined, state: undefined });
+    });
+
+    it('a detection state with absences in doubt and a services change pending round-trips and parses back as written', async () => {
+      const { vehicles, states } = await makeStores();
+      await vehicles.put(newVehicle('veh-1', 'enr-1', T0), T0);
+      const start = diff(undefined, [], {
+        vehicle: { id: 'veh-1', vin: 'VF3ABCDEFGH123456' },
+        enrollment: { id: 'enr-1', kind: 'oauth-user' },
+        now: new Date(T0),
+      }).state;
+      const detection: VehicleState = {
+        ...start,
+        alerts: {
+          'v2:a1': {
+            active: true,
+            message: 'm',
+            seenAt: iso(T0),
+            updatedAt: iso(T0),
+            missingSince: iso(T0 + MINUTE),
+          },
+        },
+        services: {
+          eligible: ['A', 'B'],
+          revision: 1,
+          seenAt: iso(T0),
+          pending: { eligible: ['A'], seenAt: iso(T0) },
+        },
+        cursors: { fetched: {}, alertsNewest: { at: iso(T0), lowerSince: iso(T0 + MINUTE) } },
+      };
+      await states.commitPoll({
+        vehicleId: 'veh-1',
+        expectedVersion: 0,
+        state: serializeState(detection),
+        stateFormat: String(STATE_FORMAT),
+        events: [],
+        now: T0,
+      });
+      const read = await states.getVehicleWithState('veh-1');
+      expect(parseState(read.state?.state)).toEqual({ ok: true, state: detection });
     });
 
     it('keeps the state under the identity of the physical vehicle: two enrollments of one VIN read one state', async () => {

@@ -21,6 +21,8 @@ new AlertsStack(app, 'CarhookAlerts', {
     brands: context('brands', 'cielo').split(','),
     // Carhook checks the value and names the prop when it is neither `standard` nor `fast`.
     retrySchedule: context('retrySchedule', 'standard') as 'standard' | 'fast',
+    // -c tracing=false: no X-Ray, and bundles without the X-Ray SDK.
+    tracing: context('tracing', 'true') !== 'false',
   },
 });
 app.synth();

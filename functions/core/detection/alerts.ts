@@ -1,6 +1,6 @@
 import type { Alert, IsoDate, Position, V1Alert } from '../api/model';
 import type { EventData } from '../events/catalogue';
-import { type Observation, SOURCE_API } from './observations';
+import type { Observation } from './observations';
 import { toPosition } from './project';
 import type { AlertEntry } from './state';
 import { type EventSource, maxIso, type Work } from './work';
@@ -90,7 +90,7 @@ export const endOf = (record: AlertRecord | undefined, observedAt: IsoDate): Ale
   return api !== undefined ? { at: api, source: 'api' } : { at: observedAt, source: 'observed' };
 };
 
-const fixedData = (
+export const fixedData = (
   id: string,
   entry: AlertEntry,
   reason: 'inactive' | 'absent',
@@ -122,10 +122,14 @@ const entryOf = (r: AlertRecord, reopened: number, seenAt: IsoDate): AlertEntry 
   return e;
 };
 
-/** The stored entry updated by a record of the same occurrence (its start, hence its key, is kept). */
+/**
+ * The stored entry updated by a record of the same occurrence (its start, hence its key, is kept).
+ * A record of the alert answers any unconfirmed absence: the doubt is dropped.
+ */
 const merge = (entry: AlertEntry, r: AlertRecord, seenAt: IsoDate): AlertEntry => {
+  const { missingSince: _answered, ...kept } = entry;
   // Stryker disable next-line LogicalOperator: entryOf sets reopened only above 0, and the spread keeps the stored count either way
-  const next: AlertEntry = { ...entry, ...entryOf(r, entry.reopened ?? 0, seenAt) };
+  const next: AlertEntry = { ...kept, ...entryOf(r, entry.reopened ?? 0, seenAt) };
   // Stryker disable next-line ConditionalExpression: without the delete the key holds undefined, which the state schema, JSON and every reader treat as absent
   if (entry.startedAt === undefined) delete next.startedAt;
   else next.startedAt = entry.startedAt;
@@ -133,9 +137,11 @@ const merge = (entry: AlertEntry, r: AlertRecord, seenAt: IsoDate): AlertEntry =
 };
 
 /**
- * Applies one alert record. `authoritative`: it comes from an alert list (a current read of the
- * record); records embedded in vehicle events are snapshots from when the event happened and only
- * count when strictly newer than what is stored (README "Alerts").
+ * Applies one alert record. `authoritative`: it comes from an alert list or a read of the record
+ * itself (a current read); records embedded in vehicle events are snapshots from when the event
+ * happened and only count when strictly newer than what is stored (README "Alerts"). `staleList`:
+ * the list it came in contradicts newer known state (./absence.ts), so its listing an alert proves
+ * nothing about now and leaves an unconfirmed absence unconfirmed.
  */
 export const applyAlert = (
   w: Work,
@@ -143,6 +149,7 @@ export const applyAlert = (
   obs: Observation,
   source: EventSource,
   authoritative: boolean,
+  staleList = false,
 ): void => {
   if (r.id === '') return;
   const key = `${r.api}:${r.id}`;
@@ -206,11 +213,19 @@ export const applyAlert = (
     return;
   }
   if (!entry.active && r.active) {
-    // Back active with the same start: a new occurrence of the same alert (README "Alerts").
+    // Back active with the same start: a new occurrence of the same alert only on evidence, a
+    // record updated after the one stored. An answer repeating the record as it was before the
+    // alert ended (a cached or stale copy) has the same `updatedAt`, and changes nothing.
+    // Stryker disable next-line ConditionalExpression: a record time compared with undefined is false, so the undefined checks only document
+    const copy = r.updatedAt !== undefined && entry.updatedAt !== undefined && r.updatedAt <= entry.updatedAt;
+    if (copy && w.config.confirmAbsences) return;
     newOccurrence(w, key, r, (entry.reopened ?? 0) + 1, false, obs, src, entry.updatedAt);
     return;
   }
+  // A current read listing the alert active answers an unconfirmed absence: it was not fixed.
+  const present = entry.missingSince !== undefined && r.active && authoritative && !staleList;
   if (
+    present ||
     entry.message !== r.message ||
     (r.severity !== undefined && entry.severity !== r.severity) ||
     (r.category !== undefined && entry.category !== r.category) ||
@@ -263,42 +278,5 @@ const newOccurrence = (
         fixedData(r.id, entry, 'inactive', end, r),
       );
     }
-  }
-};
-
-/**
- * After a COMPLETE alert list: an active alert of that API missing from it is fixed, unless it
- * changed after the list was read, or the list was windowed and the alert's start is outside the
- * window (absence from a `since` list proves nothing about older alerts).
- */
-export const fixAbsentAlerts = (
-  w: Work,
-  obs: Observation,
-  present: ReadonlySet<string>,
-  source: EventSource,
-) => {
-  if (!obs.complete) return;
-  const api = SOURCE_API[obs.source];
-  const since = obs.window?.since;
-  const until = obs.window?.until ?? obs.fetchedAt;
-  for (const [key, entry] of Object.entries(w.s.alerts)) {
-    if (!entry.active || !key.startsWith(`${api}:`) || present.has(key)) continue;
-    const id = key.slice(api.length + 1);
-    if (entry.seenAt >= obs.fetchedAt) continue;
-    if (since !== undefined || obs.window?.until !== undefined) {
-      if (entry.startedAt === undefined) continue;
-      // Stryker disable next-line ConditionalExpression: with since undefined, `entry.startedAt < since` is false: the check only documents
-      if (since !== undefined && entry.startedAt < since) continue;
-      if (entry.startedAt > until) continue;
-    }
-    w.emit(
-      'vehicle.alert.fixed',
-      `${id}@${entryOccurrence(entry)}`,
-      'fixed',
-      obs.fetchedAt,
-      { ...source, recordId: id },
-      fixedData(id, entry, 'absent', { at: obs.fetchedAt, source: 'observed' }),
-    );
-    w.setAlert(key, { ...entry, active: false, seenAt: obs.fetchedAt });
   }
 };

@@ -9,6 +9,23 @@ import type { EventSource, Work } from './work';
 type Level = 'due' | 'overdue';
 
 /**
+ * Whether a maintenance answer predates the vehicle's last trip and came soon after it: its reading
+ * (`updatedAt` or `createdAt`, v1 `lastUpdate`) is older than the trip's end, and it was fetched
+ * less than `maintenanceSettleMs` after that end. Such an answer is applied (an older reading moves
+ * nothing) but is not the read after the trip, so maintenance is read again (`hints`).
+ */
+export const readingBeforeTrip = (w: Work, o: Observation): boolean => {
+  const tripAt = w.s.lastTripAt;
+  if (tripAt === undefined || (o.source !== 'v2.maintenance' && o.source !== 'v1.maintenance')) return false;
+  if (Date.parse(o.fetchedAt) - Date.parse(tripAt) >= w.config.maintenanceSettleMs) return false;
+  const item: unknown = o.items[0];
+  if (typeof item !== 'object' || item === null) return false;
+  const m = item as { updatedAt?: unknown; createdAt?: unknown; lastUpdate?: unknown };
+  const at = o.source === 'v2.maintenance' ? (m.updatedAt ?? m.createdAt) : m.lastUpdate;
+  return typeof at === 'string' && at < tripAt;
+};
+
+/**
  * Applies one maintenance reading. Levels only move forward within a cycle — due, then overdue,
  * each emitted at most once — so a countdown hovering at a threshold never flaps. Only a jump back
  * up by at least `maintenanceResetJump` (a service was done) starts a new cycle (README).
@@ -107,12 +124,25 @@ export const applyServices = (
   const prev = w.s.services;
   if (prev !== undefined && obs.fetchedAt < prev.seenAt) return;
   const eligible = [...new Set(items.filter((i) => i.eligible && i.code !== '').map((i) => i.code))].sort();
-  if (
-    prev !== undefined &&
-    prev.eligible.length === eligible.length &&
-    prev.eligible.every((c, i) => c === eligible[i])
-  ) {
+  const same = (codes: readonly string[]) =>
+    codes.length === eligible.length && codes.every((c, i) => c === eligible[i]);
+  if (prev !== undefined && same(prev.eligible)) {
+    // The change read once did not hold: the answer that showed it was stale or missed a code.
+    if (prev.pending !== undefined)
+      w.setServices({ eligible: prev.eligible, revision: prev.revision, seenAt: prev.seenAt });
     return;
+  }
+  // Services answers carry no record time: a change is told once a second read, a cycle later,
+  // shows it too. Until then it is pending, told from when it was first read.
+  let changedAt = obs.fetchedAt;
+  if (prev !== undefined && w.config.confirmAbsences) {
+    const pending = prev.pending;
+    if (pending === undefined || !same(pending.eligible)) {
+      w.setServices({ ...prev, pending: { eligible, seenAt: obs.fetchedAt } });
+      return;
+    }
+    if (Date.parse(obs.fetchedAt) - Date.parse(pending.seenAt) < w.config.absenceConfirmMs) return;
+    changedAt = pending.seenAt;
   }
   const revision = (prev?.revision ?? 0) + 1;
   w.setServices({ eligible, revision, seenAt: obs.fetchedAt });
@@ -120,7 +150,7 @@ export const applyServices = (
   const after = new Set(eligible);
   // Stryker disable next-line ConditionalExpression: a stored list means its one source was read, so isHistory(undefined) is false then
   if (prev === undefined && w.isHistory(undefined, obs.source)) return;
-  w.emit('vehicle.services.changed', `revision:${revision}`, 'changed', obs.fetchedAt, source, {
+  w.emit('vehicle.services.changed', `revision:${revision}`, 'changed', changedAt, source, {
     eligible,
     added: eligible.filter((c) => !before.has(c)),
     removed: [...before].filter((c) => !after.has(c)).sort(),

@@ -54,6 +54,38 @@ export const diffConfigSchema = z.object({
     .int()
     .positive()
     .default(6 * HOUR),
+  /**
+   * An active alert missing from a complete alert list is fixed only once the absence is confirmed:
+   * by its own record (read by id, or an inactive-inclusive list) saying it ended, or by a second
+   * complete list fetched at least this long after the first one that missed it (a later cycle, so
+   * one answer repeated within a cycle never counts twice). A services change likewise waits for a
+   * second read this far apart.
+   */
+  absenceConfirmMs: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(30 * 1000),
+  /**
+   * `false` fixes an alert at the first complete list that misses it and tells a services change at
+   * its first read, as Carhook did before absences were confirmed: only the fault-injection
+   * benchmark sets it, to measure both behaviours in one run. Never turn it off in production: a
+   * stale or flapping answer then becomes a false fix and a false re-raise.
+   */
+  confirmAbsences: z.boolean().default(true),
+  /**
+   * A trip moves the maintenance countdown, so maintenance is read after one. A reading whose own
+   * time (`updatedAt`, v1 `lastUpdate`) is older than that trip's end and that was fetched less than
+   * this long after it (a cached answer, or a countdown not yet recomputed) is not that read:
+   * maintenance is read again with the vehicle's next events read. A read this long after the trip
+   * counts whatever it says, so an API whose countdown time does not move with trips costs at most
+   * the reads made in this window.
+   */
+  maintenanceSettleMs: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(10 * 60 * 1000),
   /** Maintenance refresh period. */
   dailyMs: z.number().int().positive().default(DAY),
   /** Services (activation status) refresh period. */

@@ -1,7 +1,8 @@
 import type { Alert, EcoDriving, IsoDate, V1Alert } from '../api/model';
 import type { CarhookEvent } from '../events/catalogue';
-import { type AlertRecord, applyAlert, fixAbsentAlerts, fromV1Alert, fromV2Alert } from './alerts';
-import { applyMaintenance, applyMap, applyServices } from './conditions';
+import { absentAlerts, staleAlertList } from './absence';
+import { type AlertRecord, applyAlert, fromV1Alert, fromV2Alert } from './alerts';
+import { applyMaintenance, applyMap, applyServices, readingBeforeTrip } from './conditions';
 import {
   checkObservation,
   DEFAULT_OPERATION,
@@ -19,9 +20,9 @@ import {
 } from './records';
 import type { VehicleState } from './state';
 import { toInstant, withInstants } from './times';
-import { type DiffContext, type EventSource, maxIso, Work } from './work';
+import { type DiffContext, type EventSource, maxIso, type StaleAnswer, Work } from './work';
 
-export type { DiffContext } from './work';
+export type { DiffContext, StaleAnswer } from './work';
 
 /**
  * What to read next for this vehicle (DESIGN.md "Polling within the quota"), for the scheduler.
@@ -45,6 +46,13 @@ export interface PollHints {
   readonly map: 'now' | 'daily';
   readonly hasActiveAlerts: boolean;
   readonly activeAlerts: number;
+  /**
+   * Active alerts (`v2:<id>` / `v1:<idAlert>`) a complete list missed and nothing has confirmed
+   * yet: read their records, or the list again in a later cycle (README "Alerts").
+   */
+  readonly alertsUnconfirmed: readonly string[];
+  /** A services change read once, waiting for a second read to confirm it. */
+  readonly servicesUnconfirmed: boolean;
   /** Newest trip end, event or alert start: recently active vehicles go first when budget is short. */
   readonly lastActivityAt?: IsoDate;
 }
@@ -61,6 +69,11 @@ export interface DiffResult {
    * applied without them); the rest of the poll was applied.
    */
   readonly rejected: readonly RejectedInput[];
+  /**
+   * Answers that contradicted newer known state (an alert list older than what was applied):
+   * they fixed nothing. Count them: a source that keeps answering stale needs looking at.
+   */
+  readonly stale: readonly StaleAnswer[];
 }
 
 /**
@@ -92,6 +105,7 @@ export const diff = (
           reason: `state of vehicle ${state.vehicleId} given for vehicle ${owner}; nothing applied`,
         },
       ],
+      stale: [],
     };
   }
   const w = new Work(state, context);
@@ -103,7 +117,7 @@ export const diff = (
     }
     const read = readTimes(o, itemProblem(w, o, i));
     applyObservation(w, read, i);
-    w.noteFetched(read.source, read.fetchedAt);
+    if (!readingBeforeTrip(w, read)) w.noteFetched(read.source, read.fetchedAt);
     w.markSource(read.source);
   }
   releaseTrips(w, new Map());
@@ -113,7 +127,14 @@ export const diff = (
   const changed = w.dirty ? 'state' : w.cursorsChanged ? 'cursors' : 'none';
   // Stryker disable next-line ConditionalExpression: a first poll is always 'state' (Work marks it dirty), so 'none' comes with a given state
   const result = changed === 'none' && state !== undefined ? state : s;
-  return { state: result, events: w.events, next: hints(w, result), changed, rejected: w.rejected };
+  return {
+    state: result,
+    events: w.events,
+    next: hints(w, result),
+    changed,
+    rejected: w.rejected,
+    stale: w.stale,
+  };
 };
 
 type ItemProblem = (i: number, field: string, reason: string) => void;
@@ -174,12 +195,17 @@ const applyObservation = (w: Work, o: Observation, index: number): void => {
       }
       // Canonical order (older versions first): pages read in any order give the same events.
       records.sort(byTimeThenId((r) => r.updatedAt ?? r.startedAt));
+      // Judged before anything is applied: against what was known when the list arrived.
+      const stale = staleAlertList(w, o, records);
+      if (stale !== undefined) w.stale.push({ observation: index, source: o.source, reason: stale });
       const present = new Set<string>();
       for (const r of records) {
         present.add(`${r.api}:${r.id}`);
-        applyAlert(w, r, o, source, true);
+        applyAlert(w, r, o, source, true, stale !== undefined);
       }
-      fixAbsentAlerts(w, o, present, source);
+      // A stale list fixes nothing, raises no doubt and is no reconciliation.
+      if (stale !== undefined) return;
+      absentAlerts(w, o, present, source);
       if (o.complete && o.window?.since === undefined && o.window?.until === undefined) {
         w.noteCursor('alertsReconciledAt', o.fetchedAt);
       }
@@ -317,7 +343,11 @@ const countdownsUsable = (i: number, days: unknown, mileage: unknown, bad: ItemP
 const hints = (w: Work, s: VehicleState): PollHints => {
   const { config, nowMs } = w;
   let activeAlerts = 0;
-  for (const e of Object.values(s.alerts)) if (e.active) activeAlerts += 1;
+  const unconfirmed: string[] = [];
+  for (const [key, e] of Object.entries(s.alerts)) {
+    if (e.active) activeAlerts += 1;
+    if (e.missingSince !== undefined) unconfirmed.push(key);
+  }
   const olderThan = (at: IsoDate | undefined, ms: number) => at === undefined || nowMs - Date.parse(at) >= ms;
   const fetched = s.cursors.fetched;
   const lastMaintenance = maxIso(fetched['v2.maintenance'], fetched['v1.maintenance']);
@@ -339,10 +369,13 @@ const hints = (w: Work, s: VehicleState): PollHints => {
     trips: w.revealed.trips ? 'now' : 'skip',
     ecodrivingFor: Object.keys(s.pendingTrips).sort(),
     maintenance: afterTrip || olderThan(lastMaintenance, config.dailyMs) ? 'now' : 'daily',
-    services: olderThan(fetched.services, config.servicesMs) ? 'now' : 'daily',
+    services:
+      s.services?.pending !== undefined || olderThan(fetched.services, config.servicesMs) ? 'now' : 'daily',
     map: olderThan(fetched.map, config.mapMs) ? 'now' : 'daily',
     hasActiveAlerts: activeAlerts > 0,
     activeAlerts,
+    alertsUnconfirmed: unconfirmed.sort(),
+    servicesUnconfirmed: s.services?.pending !== undefined,
   };
   if (s.cursors.eventsSince !== undefined) out.eventsSince = s.cursors.eventsSince;
   if (s.lastActivityAt !== undefined) out.lastActivityAt = s.lastActivityAt;

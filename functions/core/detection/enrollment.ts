@@ -40,7 +40,12 @@ export type EnrollmentState = z.infer<typeof enrollmentStateSchema>;
 export interface EnrollmentContext {
   readonly enrollment: { readonly id: string; readonly kind: 'oauth-user' | 'fleet-contract' };
   readonly now: Date;
-  readonly config?: Partial<Pick<DiffConfig, 'initialPolicy'>>;
+  readonly config?: Partial<Pick<DiffConfig, 'initialPolicy' | 'confirmAbsences'>>;
+  /**
+   * What a read of each vehicle itself (`GET /vehicles/{id}`) said, for the vehicles a first diff
+   * listed as `unconfirmed`: `present` (200: still the user's), `absent` (404 / 403: no longer).
+   */
+  readonly checked?: ReadonlyMap<string, 'present' | 'absent'>;
   /**
    * Carhook's id of a vehicle of this enrollment, from the API's vehicle id (default: the API id),
    * so `enrollment.vehicle.*` events name a vehicle as every `vehicle.*` event does.
@@ -55,6 +60,11 @@ export interface EnrollmentDiffResult {
   /** Ids of the vehicles present now: the ones to poll. */
   readonly vehicleIds: readonly string[];
   readonly rejected: readonly RejectedInput[];
+  /**
+   * Vehicles whose change this list alone does not prove: a known vehicle missing from it, or one
+   * removed earlier listed again. Read each (`checked`) and diff again; until then nothing changes.
+   */
+  readonly unconfirmed: readonly string[];
 }
 
 const MAX_REMOVED = 500;
@@ -64,6 +74,11 @@ const MAX_REMOVED = 500;
  * vehicle, `enrollment.vehicle.removed` only when a COMPLETE list no longer has it (a 404 "user
  * has no vehicle declared" arrives as a complete empty list and does remove). The first
  * list is baseline unless `initialPolicy` is `all`.
+ *
+ * A list may be an older copy or miss one vehicle once: a known vehicle it misses is removed only
+ * once a read of the vehicle itself says the user no longer has it (`checked` `absent`), and a
+ * vehicle removed earlier comes back only once that read says it is there (`present`). Until then
+ * it is listed in `unconfirmed` and nothing changes for it. A new vehicle id is evidence enough.
  */
 export const diffEnrollmentVehicles = (
   state: EnrollmentState | undefined,
@@ -77,6 +92,8 @@ export const diffEnrollmentVehicles = (
       .filter(([, v]) => v.present)
       .map(([id]) => id)
       .sort();
+  const confirm = context.config?.confirmAbsences ?? DEFAULT_CONFIG.confirmAbsences;
+  const unconfirmed: string[] = [];
   const problem = checkObservation(observation, 0);
   if (problem !== undefined || observation.source !== 'v2.vehicles') {
     const fallback = state ?? emptyEnrollmentState(context.enrollment.id, now);
@@ -84,6 +101,7 @@ export const diffEnrollmentVehicles = (
       state: fallback,
       events: [],
       changed: 'none',
+      unconfirmed,
       vehicleIds: present(fallback),
       rejected: [
         problem ?? {
@@ -98,7 +116,7 @@ export const diffEnrollmentVehicles = (
   }
   const rejected: RejectedInput[] = [];
   if (state !== undefined && state.seenAt !== undefined && observation.fetchedAt < state.seenAt) {
-    return { state, events: [], changed: 'none', vehicleIds: present(state), rejected };
+    return { state, events: [], changed: 'none', vehicleIds: present(state), rejected, unconfirmed };
   }
   const first = state === undefined;
   const next: EnrollmentState =
@@ -160,6 +178,11 @@ export const diffEnrollmentVehicles = (
     listed.add(v.id);
     const known = next.vehicles[v.id];
     if (known?.present) return;
+    if (known !== undefined && confirm && context.checked?.get(v.id) !== 'present') {
+      // Removed earlier: an older copy of the list may still have it. Back only when confirmed.
+      if (context.checked?.get(v.id) === undefined) unconfirmed.push(v.id);
+      return;
+    }
     const entry = {
       vin: v.vin,
       ...(v.brand === undefined ? {} : { brand: v.brand }),
@@ -176,6 +199,11 @@ export const diffEnrollmentVehicles = (
   if (observation.complete) {
     for (const [id, v] of Object.entries(next.vehicles)) {
       if (!v.present || listed.has(id)) continue;
+      if (confirm && context.checked?.get(id) !== 'absent') {
+        // Missing from one list: removed only once a read of the vehicle says it is gone.
+        if (context.checked?.get(id) === undefined) unconfirmed.push(id);
+        continue;
+      }
       const entry = { ...v, present: false, changedAt: observation.fetchedAt };
       next.vehicles[id] = entry;
       changed = true;
@@ -183,7 +211,16 @@ export const diffEnrollmentVehicles = (
     }
   }
   // Unchanged, `next` lists the same vehicles as `state`.
-  if (!changed) return { state: state ?? next, events, changed: 'none', vehicleIds: present(next), rejected };
+  unconfirmed.sort();
+  if (!changed)
+    return {
+      state: state ?? next,
+      events,
+      changed: 'none',
+      vehicleIds: present(next),
+      rejected,
+      unconfirmed,
+    };
   next.seenAt = observation.fetchedAt;
   // Bound: forget the longest-removed vehicles beyond MAX_REMOVED; of those removed at the same
   // time, the smaller id first (a stored map's key order is not kept, so it cannot decide).
@@ -193,7 +230,7 @@ export const diffEnrollmentVehicles = (
       a.changedAt < b.changedAt ? -1 : a.changedAt > b.changedAt ? 1 : ia < ib ? -1 : ia > ib ? 1 : 0,
     );
   for (const [id] of removed.slice(0, Math.max(0, removed.length - MAX_REMOVED))) delete next.vehicles[id];
-  return { state: next, events, changed: 'state', vehicleIds: present(next), rejected };
+  return { state: next, events, changed: 'state', vehicleIds: present(next), rejected, unconfirmed };
 };
 
 export const emptyEnrollmentState = (enrollmentId: string, now: string): EnrollmentState => ({

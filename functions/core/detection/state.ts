@@ -40,6 +40,12 @@ export const alertEntrySchema = z.object({
   seenAt: iso,
   /** Times this alert id came back active with the same start (README "Alerts"). */
   reopened: z.number().int().nonnegative().optional(),
+  /**
+   * Set while an absence is unconfirmed: `fetchedAt` of the first complete list of its API that
+   * did not list this active alert. The alert stays active until its record says it ended or a
+   * later complete list misses it too; then this time is the end told (README "Alerts").
+   */
+  missingSince: iso.optional(),
 });
 export type AlertEntry = z.infer<typeof alertEntrySchema>;
 
@@ -71,6 +77,13 @@ export const cursorsSchema = z.object({
   fetched: z.record(z.string(), iso),
   /** Last complete, unwindowed alert list. */
   alertsReconciledAt: iso.optional(),
+  /**
+   * The newest `updatedAt` a complete unwindowed v2 alert list held. That list keeps fixed alerts,
+   * so its newest record time never goes back: a list whose newest is older is a stale answer.
+   * `lowerSince`: when a list first showed a lower newest; a later list showing it again means the
+   * record really left the list, and the mark comes down (README "Stale and flapping answers").
+   */
+  alertsNewest: z.object({ at: iso, lowerSince: iso.optional() }).optional(),
 });
 export type Cursors = z.infer<typeof cursorsSchema>;
 
@@ -94,7 +107,18 @@ export const vehicleStateSchema = z.object({
   fuel: seenSetSchema,
   pendingTrips: z.record(z.string(), pendingTripSchema),
   maintenance: maintenanceStateSchema.optional(),
-  services: z.object({ eligible: z.array(z.string()), revision: z.number().int(), seenAt: iso }).optional(),
+  services: z
+    .object({
+      eligible: z.array(z.string()),
+      revision: z.number().int(),
+      seenAt: iso,
+      /**
+       * A different set of eligible codes read once and not yet confirmed: services answers carry no
+       * record time, so a stale or flapping answer can only be told from a change by reading again.
+       */
+      pending: z.object({ eligible: z.array(z.string()), seenAt: iso }).optional(),
+    })
+    .optional(),
   map: z
     .object({
       available: z.string(),

@@ -2,6 +2,7 @@ import type { IsoDate } from '../api/model';
 import { buildEvent, type CarhookEvent, type EventData, type EventType } from '../events/catalogue';
 import { eventId } from '../events/ids';
 import { DEFAULT_CONFIG, type DiffConfig } from './config';
+import type { DiffContext, EventSource, StaleAnswer } from './context';
 import { isIsoDate, type ObservationSource, type RejectedInput } from './observations';
 import {
   type AlertEntry,
@@ -13,47 +14,9 @@ import {
   type VehicleState,
 } from './state';
 
-export interface EnrollmentRef {
-  readonly id: string;
-  readonly kind: 'oauth-user' | 'fleet-contract';
-}
-
-export interface DiffContext {
-  readonly vehicle: {
-    readonly id: string;
-    readonly vin: string;
-    readonly brand?: string;
-    readonly model?: string;
-    readonly subModel?: string;
-  };
-  /**
-   * The identity of the physical vehicle the state belongs to (`vehicleIdentity` in
-   * ../polling/identity.ts: `vin:<VIN>`): event ids are scoped to it, so the same change has the
-   * same id whichever enrollment polled it. Default `vehicle.id`.
-   */
-  readonly identity?: string;
-  readonly enrollment: EnrollmentRef;
-  /** Every active enrollment of the vehicle, when it has more than one: copied to each event. */
-  readonly enrollments?: readonly EnrollmentRef[];
-  /**
-   * Alert message text → the API's code for it, from the API's own alert referential
-   * (`alertCodeBook`, ./alert-codes.ts): an alert whose message is localized text gets its
-   * `messageCode` from here. Never guessed: a text absent from the book gets none.
-   */
-  readonly alertCodes?: ReadonlyMap<string, string>;
-  /** The only clock the engine reads. */
-  readonly now: Date;
-  /** Overrides of DEFAULT_CONFIG; validate user input with `parseDiffConfig`. */
-  readonly config?: Partial<DiffConfig>;
-}
+export type { DiffContext, EnrollmentRef, EventSource, StaleAnswer } from './context';
 
 type SetName = 'collisions' | 'trips' | 'fuel';
-
-export interface EventSource {
-  readonly api: 'v2' | 'v1' | 'map' | 'services';
-  readonly operation: string;
-  readonly recordId?: string;
-}
 
 const dropUndefined = <T extends object>(o: T): T => {
   const out: Record<string, unknown> = {};
@@ -96,6 +59,8 @@ export class Work {
   readonly firstPoll: boolean;
   readonly events: CarhookEvent[] = [];
   readonly rejected: RejectedInput[] = [];
+  /** Answers that contradicted newer known state: applied for what they prove, fixing nothing. */
+  readonly stale: StaleAnswer[] = [];
   s: VehicleState;
   dirty = false;
   private readonly prevEventsSince: IsoDate | undefined;
@@ -115,11 +80,18 @@ export class Work {
     this.nowIso = ctx.now.toISOString();
     // A state an enrollment event created (it holds only the sequence) has not been polled yet.
     this.firstPoll = prev === undefined || prev.unpolled === true;
-    const base = prev ?? initialState(ctx.identity ?? ctx.vehicle.id, this.nowIso);
+    const started = ctx.readsStartedAt?.getTime();
+    // History is what the first poll's reads could return: up to when they began.
+    const historyEnd =
+      started !== undefined && started < this.nowMs ? new Date(started).toISOString() : this.nowIso;
+    const base = prev ?? {
+      ...initialState(ctx.identity ?? ctx.vehicle.id, this.nowIso),
+      createdAt: historyEnd,
+    };
     this.s = { ...base };
     if (prev?.unpolled === true) {
       delete this.s.unpolled;
-      this.s.createdAt = this.nowIso;
+      this.s.createdAt = historyEnd;
     }
     this.prevEventsSince = base.cursors.eventsSince;
     if (this.firstPoll) this.dirty = true;
@@ -207,6 +179,13 @@ export class Work {
   noteCursor(key: 'eventsSince' | 'alertsReconciledAt', at: IsoDate): void {
     const prev = this.s.cursors[key];
     if (prev === undefined || at > prev) this.cursors()[key] = at;
+  }
+
+  /** The newest record a complete v2 alert list held (./absence.ts); undefined forgets it. */
+  noteAlertsNewest(mark: Cursors['alertsNewest']): void {
+    const c = this.cursors();
+    if (mark === undefined) delete c.alertsNewest;
+    else c.alertsNewest = mark;
   }
 
   /** Creation time of the newest vehicle event read before this diff. */

@@ -4,7 +4,10 @@
  * discovery share one path:
  * - a new vehicle → `enrollment.vehicle.added`, and it is enrolled (`VehicleStore.put`);
  * - a vehicle missing from a COMPLETE list → `enrollment.vehicle.removed`, and it is paused
- *   (`removed`); a vehicle listed again is resumed.
+ *   (`removed`); a vehicle listed again is resumed. Either only once a read of the vehicle itself
+ *   (`GET /vehicles/{id}`: 404 / 403 gone, 200 there) confirms it: a list can be an older copy, or
+ *   miss one vehicle once.
+ * - an unconfirmed change waits (the vehicle keeps being polled, or stays paused) for a later run.
  *
  * The enrollment-level state is kept through the VehicleStateStore under the id
  * `enrollment:<enrollmentId>` (a versioned, opaque state: exactly what that port offers), so no new
@@ -84,15 +87,39 @@ export async function syncVehicleList(
     complete: true,
     fetchedAt: new Date(deps.now()).toISOString(),
   };
-  return applyVehicleList(deps, enrollment, observation);
+  return applyVehicleList(deps, enrollment, observation, vehicleCheck(client));
 }
 
+/**
+ * Reads one vehicle of the user (`GET /vehicles/{id}`): `present` when the API answers it,
+ * `absent` on 404 / 403 (the user no longer has it), undefined when nothing can be concluded.
+ */
+export type VehicleCheck = (apiVehicleId: string) => Promise<'present' | 'absent' | undefined>;
+
+/** Vehicle reads one discovery run makes at most to confirm what its list alone does not prove. */
+export const MAX_VEHICLE_READS = 20;
+
+export const vehicleCheck =
+  (client: CarClient): VehicleCheck =>
+  async (apiVehicleId) => {
+    const r = await client.v2.vehicle(apiVehicleId);
+    if (r.ok) return 'present';
+    return r.error.kind === 'NotFound' || r.error.kind === 'AccessDenied' ? 'absent' : undefined;
+  };
+
+/**
+ * Applies a vehicle list. `checkVehicle` confirms what the list alone does not prove (a known
+ * vehicle it misses, a removed one it lists again): without it, such a vehicle keeps its state
+ * until a later run confirms it.
+ */
 export async function applyVehicleList(
   deps: DiscoveryDeps,
   enrollment: Pick<OAuthUserEnrollment, 'id'>,
   observation: ObservationOf<'v2.vehicles'>,
+  checkVehicle?: VehicleCheck,
 ): Promise<DiscoveryResult> {
   const { stores } = deps;
+  const checked = new Map<string, 'present' | 'absent'>();
   const key = enrollmentStateKey(enrollment.id);
   let stored = await stores.states.getState(key);
   const retries = deps.conflictRetries ?? 3;
@@ -107,13 +134,23 @@ export async function applyVehicleList(
       if (typeof parsed === 'string') return { kind: 'StateUnreadable', message: `${key}: ${parsed}` };
       previous = parsed;
     }
-    const d = diffEnrollmentVehicles(previous, observation, {
-      enrollment: { id: enrollment.id, kind: 'oauth-user' },
+    const context = {
+      enrollment: { id: enrollment.id, kind: 'oauth-user' as const },
       now: new Date(now),
-      vehicleId: (apiId) => vehicleIdOf(enrollment.id, apiId),
+      vehicleId: (apiId: string) => vehicleIdOf(enrollment.id, apiId),
       // The first list of an enrollment is what it enrolls: each vehicle is announced.
       ...(previous === undefined ? { config: { initialPolicy: 'all' as const } } : {}),
-    });
+    };
+    let d = diffEnrollmentVehicles(previous, observation, context);
+    if (d.unconfirmed.length > 0 && checkVehicle !== undefined) {
+      // A vehicle the list misses (or lists again after its removal) is read itself first.
+      for (const apiId of d.unconfirmed.slice(0, MAX_VEHICLE_READS)) {
+        if (checked.has(apiId)) continue;
+        const seen = await checkVehicle(apiId);
+        if (seen !== undefined) checked.set(apiId, seen);
+      }
+      d = diffEnrollmentVehicles(previous, observation, { ...context, checked });
+    }
 
     // Effects first (idempotent), then the commit that records them.
     const known = new Map((await stores.vehicles.listByEnrollment(enrollment.id)).map((v) => [v.id, v]));

@@ -5,6 +5,7 @@
  * (`GET /event-types`) say the same, from here.
  */
 import { RETRY_SCHEDULES } from '../delivery/retry-schedule';
+import { DEFAULT_CONFIG } from '../detection/config';
 import { DEFAULT_POLLING_CONFIG } from '../polling/config';
 import { cycleBudget } from '../polling/planner';
 import { DEFAULT_RATE_BUDGET } from '../ratelimit/bucket';
@@ -45,9 +46,9 @@ export const NOTES: Readonly<Record<EventType, Note>> = {
     delay: guarantee,
   },
   'vehicle.alert.fixed': {
-    trigger: 'An active alert is fixed (active → inactive), or vanishes from a complete alert list.',
-    reads: `the alert list of vehicles with alerts active (every ${span(config.activeAlertsEveryMs)} when the budget allows), and a full reconciliation every ${span(config.alertsReconcileMs)}`,
-    delay: `${guarantee}; an alert that vanished without a fix: ${span(config.alertsReconcileMs)}`,
+    trigger: `An active alert is fixed: the API reports it inactive (v2 \`active: false\`, v1 an end date), or it is missing from a complete alert list and that absence is confirmed, by the alert's own record or by a second complete list at least ${span(DEFAULT_CONFIG.absenceConfirmMs)} later (a later cycle). Never from one list alone, nor from an answer older than what was already applied (a stale copy). \`endedAt\` is the API's end when it gives one, else the first read that showed the alert missing (an upper bound), never the time of the confirmation.`,
+    reads: `the alert list of vehicles with alerts active (every ${span(config.activeAlertsEveryMs)} when the budget allows), and a full reconciliation every ${span(config.alertsReconcileMs)}; to confirm an absence, the alert itself (v2 \`GET /alerts/{id}\`, in the same poll) or, fleet contracts, the inactive alerts of the VINs in doubt (v1 \`POST /maintenance/list/alert\` with \`active=0\`, one request a batch)`,
+    delay: `${guarantee}. Confirming adds nothing when the list states the fix (a v2 list keeps fixed alerts, inactive) or when the alert's record confirms it in the same poll; confirmed by a second list: one cycle more (${span(config.cycleMs)}: the vehicle is read first in the next cycle; a confirming read that fails is made again the cycle after), and one more read of the alert list when the alert was the newest record of a v2 list (the first list without it is taken for a stale copy); an alert that vanished without a fix: ${span(config.alertsReconcileMs)}`,
   },
   'vehicle.collision.detected': {
     trigger: 'A collision is recorded.',
@@ -94,20 +95,20 @@ export const NOTES: Readonly<Record<EventType, Note>> = {
     trigger: "A service's activation or eligibility changes.",
     reads:
       "the vehicle's services (`GET /services/vehicles/{vin}`), every `--services-interval` (`CARHOOK_SERVICES_INTERVAL_SECONDS`, CDK `servicesInterval`)",
-    delay: `${span(config.servicesIntervalMs)} by default, at most ${span(config.servicesIntervalMs * 1.5)} when the quota is saturated`,
+    delay: `${span(config.servicesIntervalMs)} by default, at most ${span(config.servicesIntervalMs * 1.5)} when the quota is saturated; then one cycle more: a services answer carries no record time, so a change is told once a second read a cycle later shows it too (the event's time is the first read)`,
   },
   'enrollment.vehicle.added': {
     trigger:
       "A user enrolls (each vehicle of their list), a vehicle appears in an enrolled user's list, or a fleet contract is enrolled (`POST /enrollments/contracts`).",
     reads:
-      "the user's vehicle list (v2 `GET /vehicles`); a fleet contract: v1 `GET /vehicle/information/{vin}`, once, at enrollment",
+      "the user's vehicle list (v2 `GET /vehicles`; a vehicle removed earlier and listed again is read itself, `GET /vehicles/{id}`, before it is added back); a fleet contract: v1 `GET /vehicle/information/{vin}`, once, at enrollment",
     delay: `at enrollment: immediate; a vehicle added later: ${span(config.discoveryIntervalMs)} (vehicle discovery)`,
   },
   'enrollment.vehicle.removed': {
     trigger:
-      "A vehicle leaves an enrolled user's complete vehicle list, its enrollment is deleted (`DELETE /enrollments/{id}`: one per vehicle, a fleet contract's too), or the v1 API no longer knows a fleet vehicle (its contract no longer covers it): polling stops, its alerts are not fixed by absence.",
+      "A vehicle leaves an enrolled user's complete vehicle list (confirmed by reading the vehicle itself: 404 / 403), its enrollment is deleted (`DELETE /enrollments/{id}`: one per vehicle, a fleet contract's too), or the v1 API no longer knows a fleet vehicle (its contract no longer covers it): polling stops, its alerts are not fixed by absence.",
     reads:
-      "the user's vehicle list (v2 `GET /vehicles`); a fleet vehicle: the bulk lists omitting it or answering 404 / 403, confirmed by one v1 `GET /vehicle/information/{vin}` (404 / 403); none for a deletion",
+      "the user's vehicle list (v2 `GET /vehicles`), then the vehicle missing from it (v2 `GET /vehicles/{id}`: 404 / 403); a fleet vehicle: the bulk lists omitting it or answering 404 / 403, confirmed by one v1 `GET /vehicle/information/{vin}` (404 / 403); none for a deletion",
     delay: `a deletion: immediate; a vehicle leaving the list: ${span(config.discoveryIntervalMs)} (vehicle discovery); a fleet vehicle: its next fleet poll (${guarantee})`,
   },
   'enrollment.reauthorization_required': {

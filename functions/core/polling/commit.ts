@@ -70,8 +70,15 @@ export interface ApplyInput {
    * events were read (work waiting: `workWaitingAt`).
    */
   readonly refused?: 'events' | 'follow-up';
+  /**
+   * A read that would have confirmed an absence failed: the doubt stays, and the poll writes the
+   * work-waiting hint even without a change, so the planner reads the vehicle again next cycle.
+   */
+  readonly unfinished?: boolean;
   /** Alert text → the API's code (./alert-codes.ts), for `messageCode`. */
   readonly alertCodes?: ReadonlyMap<string, string>;
+  /** When the poll began reading (epoch ms): a first poll's history ends there (DiffContext). */
+  readonly readsStartedAt?: number;
 }
 
 export type ApplyOutcome =
@@ -87,6 +94,8 @@ export type ApplyOutcome =
       readonly unpublished: readonly string[];
       readonly hints: PollHints;
       readonly rejected: number;
+      /** Answers the diff found stale (they fixed nothing): a metric. */
+      readonly stale: number;
     }
   | {
       /** Another worker kept winning: the job fails and the queue retries it (nothing lost). */
@@ -149,13 +158,19 @@ const RESOURCE_OF: Readonly<Partial<Record<Observation['source'], string>>> = {
 
 /**
  * Work a poll leaves for the next read of the vehicle: a trip held for its eco-driving, a collision
- * or trip announced but not read, or a read the budget refused after the events were read (a
- * follow-up at the tail of a busy cycle). The planner books such a vehicle in its next cycle
- * (`workWaitingAt`), so what was already seen is told a cycle later, not at the vehicle's next
- * turn, which for a quiet vehicle can be the whole guarantee away.
+ * or trip announced but not read, an absence or a services change not yet confirmed, or a read the
+ * budget refused after the events were read (a follow-up at the tail of a busy cycle). The planner
+ * books such a vehicle in its next cycle (`workWaitingAt`), so what was already seen is told (or
+ * confirmed) a cycle later, not at the vehicle's next turn, which for a quiet vehicle can be the
+ * whole guarantee away.
  */
 export const workWaiting = (next: PollHints, refused: boolean): boolean =>
-  refused || next.ecodrivingFor.length > 0 || next.collisions === 'now' || next.trips === 'now';
+  refused ||
+  next.ecodrivingFor.length > 0 ||
+  next.collisions === 'now' ||
+  next.trips === 'now' ||
+  next.alertsUnconfirmed.length > 0 ||
+  next.servicesUnconfirmed;
 
 /** The scheduling fields this poll moves (the planner reads `resourcePolledAt` and `hints`). */
 function scheduleFor(
@@ -188,7 +203,7 @@ function scheduleFor(
 
 /** What the diff engine is told about the vehicle: its identity, the car, the enrollments. */
 export function detectionContext(
-  input: Pick<ApplyInput, 'vehicle' | 'enrollment' | 'enrollments' | 'alertCodes'>,
+  input: Pick<ApplyInput, 'vehicle' | 'enrollment' | 'enrollments' | 'alertCodes' | 'readsStartedAt'>,
   identity: string,
   now: number,
   config: PollingConfig,
@@ -209,6 +224,7 @@ export function detectionContext(
       : {}),
     ...(input.alertCodes !== undefined ? { alertCodes: input.alertCodes } : {}),
     now: new Date(now),
+    ...(input.readsStartedAt !== undefined ? { readsStartedAt: new Date(input.readsStartedAt) } : {}),
     config: diffConfigFor(config),
   };
 }
@@ -263,7 +279,9 @@ export async function applyObservations(deps: CommitDeps, input: ApplyInput): Pr
       hints: {
         ...routine.hints,
         ...(rates !== undefined ? { rates } : {}),
-        ...(workWaiting(d.next, input.refused === 'follow-up') ? { workWaitingAt: at } : {}),
+        ...(workWaiting(d.next, input.refused === 'follow-up' || input.unfinished === true)
+          ? { workWaitingAt: at }
+          : {}),
         ...(input.refused === 'events' ? { eventsRefusedAt: at } : {}),
       },
     };
@@ -275,6 +293,7 @@ export async function applyObservations(deps: CommitDeps, input: ApplyInput): Pr
       if (
         input.rotate ||
         input.refused !== undefined ||
+        input.unfinished === true ||
         // Stryker disable next-line ObjectLiteral: without rotation the update keeps the stored nextPollAt, so the cycle length decides nothing
         scheduleNeedsWrite(input.vehicle, routine, now, { cycleMs: config.cycleMs })
       ) {
@@ -290,6 +309,7 @@ export async function applyObservations(deps: CommitDeps, input: ApplyInput): Pr
         unpublished: [],
         hints: d.next,
         rejected: d.rejected.length,
+        stale: d.stale.length,
       };
     }
 
@@ -322,6 +342,7 @@ export async function applyObservations(deps: CommitDeps, input: ApplyInput): Pr
       unpublished: outcome.unpublished,
       hints: d.next,
       rejected: d.rejected.length,
+      stale: d.stale.length,
     };
   }
 }

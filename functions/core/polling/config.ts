@@ -108,6 +108,11 @@ export const pollingConfigSchema = z.object({
   /** Maintenance is due when days left ≤ `days` OR km left ≤ `mileageKm` (passed to the diff engine). */
   maintenanceDue: shared.maintenanceDue,
   /**
+   * Absences confirmed before they are fixes (passed to the diff engine). `false` only in the
+   * fault-injection benchmark, to measure what confirming costs against not confirming.
+   */
+  confirmAbsences: shared.confirmAbsences,
+  /**
    * VINs per v1 bulk POST; a batch the server refuses with 400 is split in halves. 100 is the
    * simulator's maximum (the API states none): one 4-request job covers 100 vehicles, so one
    * cycle refreshes about 2,500 fleet vehicles under the default quota (BENCHMARKS.md, fleet). A
@@ -171,5 +176,6 @@ export function diffConfigFor(config: PollingConfig): Partial<DiffConfig> {
     servicesMs: config.servicesIntervalMs,
     mapMs: config.mapIntervalMs,
     maintenanceDue: config.maintenanceDue,
+    confirmAbsences: config.confirmAbsences,
   };
 }

@@ -12,15 +12,18 @@
  */
 import type { ApiError, CarClient, Result, V1Target } from '../api';
 import type { V1Alert, V1Crash, V1Maintenance, V1Trip } from '../api/model';
+import { diff } from '../detection/diff';
 import type { Observation } from '../detection/observations';
+import { parseState } from '../detection/state';
 import { confirmFleetVehicle, removeFleetVehicle } from '../enrollment/fleet-removal';
+import { stateKeyOf } from '../store/identity';
 import type {
   FleetContractEnrollment,
   VehicleRecord,
   VehicleStateRecord as VehicleState,
 } from '../store/records';
 import { alertCodesFor } from './alert-codes';
-import { applyObservations } from './commit';
+import { applyObservations, detectionContext } from './commit';
 import { DEFAULT_POLLING_CONFIG, type PollingConfig } from './config';
 import type { PollFleetJob } from './jobs';
 import { createMeteredClient } from './metered-client';
@@ -44,6 +47,8 @@ export interface FleetPollSummary {
   readonly failures: readonly ResourceFailure[];
   /** Vehicles the API no longer knows: `enrollment.vehicle.removed` told, polling stopped. */
   readonly removed: readonly string[];
+  /** Per-vehicle answers the diff found stale (they fixed nothing). */
+  readonly stale: number;
 }
 
 interface Member {
@@ -93,6 +98,42 @@ export async function bulkWithSplit<K extends { readonly vin: string }, T>(
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
+/**
+ * The v1 alerts (`idAlert` by VIN) the active list left in doubt for each member: what the diff
+ * engine would ask to confirm after applying the member's part of the list to its stored state.
+ */
+function alertDoubts(
+  members: readonly Member[],
+  alerts: { items: readonly V1Alert[]; answered: ReadonlySet<string>; fetchedAt: string },
+  deps: Pick<FleetDeps, 'now'>,
+  config: PollingConfig,
+): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const m of members) {
+    const vin = m.vehicle.vin;
+    if (m.state === undefined || !alerts.answered.has(vin)) continue;
+    const parsed = parseState(m.state.state);
+    if (!parsed.ok) continue;
+    const identity = stateKeyOf(m.vehicle);
+    const context = detectionContext(
+      { vehicle: m.vehicle, enrollment: { id: m.enrollment.id, kind: 'fleet-contract' } },
+      identity,
+      deps.now(),
+      config,
+    );
+    const observation: Observation = {
+      source: 'v1.alerts',
+      items: alerts.items.filter((i) => i.vin === vin),
+      complete: true,
+      fetchedAt: alerts.fetchedAt,
+    };
+    const next = diff({ ...parsed.state, vehicleId: identity }, [observation], context).next;
+    const ids = next.alertsUnconfirmed.filter((k) => k.startsWith('v1:')).map((k) => k.slice('v1:'.length));
+    if (ids.length > 0) out.set(vin, new Set(ids));
+  }
+  return out;
+}
+
 export async function pollFleet(deps: FleetDeps, job: PollFleetJob): Promise<FleetPollSummary> {
   const config: PollingConfig = { ...DEFAULT_POLLING_CONFIG, ...deps.config };
   const { stores } = deps;
@@ -124,6 +165,7 @@ export async function pollFleet(deps: FleetDeps, job: PollFleetJob): Promise<Fle
     unpublished: [] as string[],
     failures,
     removed: [] as string[],
+    stale: 0,
   };
   if (members.length === 0) return summary;
 
@@ -136,9 +178,13 @@ export async function pollFleet(deps: FleetDeps, job: PollFleetJob): Promise<Fle
   const now = deps.now();
 
   type Read<T> = { items: T[]; answered: Set<string>; refused: Set<string>; fetchedAt: string };
-  const read = async <T>(name: string, call: BulkCall<T>): Promise<Read<T> | undefined> => {
+  const read = async <T>(
+    name: string,
+    call: BulkCall<T>,
+    only: readonly V1Target[] = targets,
+  ): Promise<Read<T> | undefined> => {
     if (metered.exhausted()) return undefined;
-    const r = await bulkWithSplit(targets, call, () => {
+    const r = await bulkWithSplit(only, call, () => {
       batches[name] = (batches[name] ?? 0) + 1;
     });
     await metered.settle();
@@ -165,18 +211,32 @@ export async function pollFleet(deps: FleetDeps, job: PollFleetJob): Promise<Fle
     return r.ok ? { ...r, value: r.value.trips } : r;
   });
   const publish = deps.publish ? { publish: deps.publish } : {};
-  // v1 alert texts are localized: their codes come from the API's alert referential (one read a
-  // day, only when there are alerts to tell and budget left after the lists).
-  const alertCodes =
-    alerts !== undefined && alerts.items.length > 0
-      ? await alertCodesFor(deps.access, client, { locale, brand }, deps.now(), !metered.exhausted())
-      : undefined;
-  await metered.settle();
   const reads = [alerts, crash, maintenance, trips];
   /** Left out of the maintenance list, or refused alone with 404 / 403 by a list. */
   const mayBeUnknown = (vin: string): boolean =>
     reads.some((r) => r?.refused.has(vin)) ||
     (maintenance?.answered.has(vin) === true && !maintenance.items.some((i) => i.vin === vin));
+  // Active alerts the active list missed are in doubt (detection README "Alerts"): the list of
+  // inactive alerts, one request for every VIN with a doubt, holds the record of each that ended,
+  // with its end. One missing there too waits for the next cycle's active list.
+  const doubts =
+    alerts === undefined ? new Map<string, Set<string>>() : alertDoubts(members, alerts, deps, config);
+  const doubted = targets.filter((t) => doubts.has(t.vin) && !mayBeUnknown(t.vin));
+  const ended =
+    doubted.length > 0
+      ? await read<V1Alert>(
+          'alerts:inactive',
+          (t) => client.v1.alertList({ targets: t, active: false, locale, brand }),
+          doubted,
+        )
+      : undefined;
+  // v1 alert texts are localized: their codes come from the API's alert referential (one read a
+  // day, only when there are alerts to tell and budget left after the lists).
+  const alertCodes =
+    (alerts !== undefined && alerts.items.length > 0) || (ended !== undefined && ended.items.length > 0)
+      ? await alertCodesFor(deps.access, client, { locale, brand }, deps.now(), !metered.exhausted())
+      : undefined;
+  await metered.settle();
 
   for (const m of members) {
     const vin = m.vehicle.vin;
@@ -213,6 +273,16 @@ export async function pollFleet(deps: FleetDeps, job: PollFleetJob): Promise<Fle
       } as unknown as Observation); // source and item type are paired by the calls above
     };
     add('v1.alerts', alerts);
+    const mine = doubts.get(vin);
+    if (ended?.answered.has(vin) && mine !== undefined) {
+      // Only the records of the alerts in doubt: the inactive list also holds alerts long ended.
+      observations.push({
+        source: 'v1.alerts',
+        items: ended.items.filter((i) => i.vin === vin && mine.has(i.idAlert)),
+        complete: false,
+        fetchedAt: ended.fetchedAt,
+      });
+    }
     add('v1.crash', crash);
     add('v1.maintenance', maintenance);
     add('v1.trips', trips, from.toISOString());
@@ -224,12 +294,15 @@ export async function pollFleet(deps: FleetDeps, job: PollFleetJob): Promise<Fle
         stored: m.state,
         observations,
         rotate: job.rotate,
+        // The bulk lists were read from `now` on: a first poll's history ends there.
+        readsStartedAt: now,
         ...(alertCodes !== undefined ? { alertCodes } : {}),
       },
     );
     if (applied.kind === 'Applied') {
       if (applied.wrote === 'commit') summary.committed++;
       summary.conflicts += applied.conflicts;
+      summary.stale += applied.stale;
       summary.eventsWritten.push(...applied.eventsWritten);
       summary.published.push(...applied.published);
       summary.unpublished.push(...applied.unpublished);

@@ -33,7 +33,7 @@ import {
   type MeteredClient,
   type MeteredClientOptions,
 } from './metered-client';
-import { iso, type Reader, readers } from './readers';
+import { alertRecordReader, iso, type Reader, readers } from './readers';
 import { coveringFleet, linkToStream } from './streams';
 
 export interface PollDeps {
@@ -87,6 +87,10 @@ export interface PollSummary {
   readonly published: readonly string[];
   readonly unpublished: readonly string[];
   readonly failures: readonly ResourceFailure[];
+  /** Answers the diff found stale: they contradicted newer known state and fixed nothing. */
+  readonly stale: number;
+  /** Requests made to confirm an absence or a services change (a record, a list read again). */
+  readonly confirmations: number;
   readonly detail?: string;
 }
 
@@ -104,6 +108,8 @@ const emptySummary = (vehicleId: string, outcome: PollOutcome, detail?: string):
   published: [],
   unpublished: [],
   failures: [],
+  stale: 0,
+  confirmations: 0,
   ...(detail ? { detail } : {}),
 });
 
@@ -192,6 +198,8 @@ export async function pollVehicle(deps: PollDeps, job: PollVehicleJob): Promise<
     now: deps.now,
   });
   const read = readers(metered.client, vehicle, vehicle.apiVehicleId, before.eventsSince, deps.now, config);
+  // Before the first request: a first poll's history ends here (detection/context.ts).
+  const readsStartedAt = deps.now();
 
   const planned = new Set<VehicleResource>(job.resources);
   const order = vehicleResources;
@@ -227,6 +235,37 @@ export async function pollVehicle(deps: PollDeps, job: PollVehicleJob): Promise<
   };
 
   for (const resource of order) if (planned.has(resource)) await run(resource, read[resource]);
+
+  // Absences in doubt are confirmed before they are fixes (detection README "Alerts"), whatever
+  // the strategy. Doubts from an earlier poll: this poll's complete list, a cycle later, confirms
+  // or answers them. Doubts left: their records when that costs no more requests than the list
+  // (one per alert against its pages), else the list again next cycle (work waiting, commit.ts).
+  // A services change read once is read again likewise.
+  let unfinished = false;
+  const unconfirmedFrom = metered.requests();
+  if (!stop && job.followUps !== false) {
+    const failed = failures.length;
+    const doubts = () =>
+      diff(start, observations, context).next.alertsUnconfirmed.filter((k) => k.startsWith('v2:'));
+    if (doubts().length > 0 && !done.has('alerts')) await run('alerts', read.alerts);
+    const left = doubts();
+    let listed = 0;
+    for (const o of observations) if (o.source === 'v2.alerts' && o.complete) listed = o.items.length;
+    const pages = Math.max(1, Math.ceil(listed / config.pageLimit));
+    if (left.length > 0 && left.length <= pages) {
+      for (const key of left) {
+        const id = key.slice('v2:'.length);
+        await run(`alert:${id}`, alertRecordReader(metered.client, id, deps.now));
+      }
+    }
+    if (diff(start, observations, context).next.servicesUnconfirmed && !done.has('services')) {
+      await run('services', read.services);
+    }
+    // A confirmation read that failed leaves its doubt: the vehicle is read again next cycle.
+    unfinished =
+      failures.length > failed && diff(start, observations, context).next.alertsUnconfirmed.length > 0;
+  }
+  const confirmations = metered.requests() - unconfirmedFrom;
 
   // Follow-ups the reads revealed (carhook and round-robin alike): an announced collision or trip not embedded in its
   // event, eco-driving of trips waiting for it, maintenance after a trip. The naive baseline reads
@@ -264,6 +303,7 @@ export async function pollVehicle(deps: PollDeps, job: PollVehicleJob): Promise<
 
   const base = {
     vehicleId: vehicle.id,
+    confirmations,
     requests: metered.requests(),
     denied: metered.denied(),
     resources: [...done],
@@ -292,7 +332,9 @@ export async function pollVehicle(deps: PollDeps, job: PollVehicleJob): Promise<
       enrollment: { id: enrollment.id, kind: 'oauth-user' },
       stored: state,
       observations,
+      readsStartedAt,
       rotate: job.rotate,
+      ...(unfinished ? { unfinished } : {}),
       ...(stop === 'budget_exhausted'
         ? {
             refused:
@@ -325,5 +367,6 @@ export async function pollVehicle(deps: PollDeps, job: PollVehicleJob): Promise<
     eventsWritten: applied.eventsWritten,
     published: applied.published,
     unpublished: applied.unpublished,
+    stale: applied.stale,
   };
 }

@@ -10,7 +10,7 @@ import type { Observation } from '../detection/observations';
 import type { VehicleRecord } from '../store/records';
 import type { PollingConfig, VehicleResource } from './config';
 
-/** Reads one resource; undefined observation when the call failed. */
+/** Reads one resource; undefined observation when the call failed (or, for a record, proved nothing). */
 export type Reader = () => Promise<{ observation?: Observation; error?: ApiError }>;
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
@@ -45,6 +45,28 @@ function singleObservation<T>(
     return { observation: { source, items: [], complete: true, fetchedAt } as unknown as Observation };
   }
   return { error: r.error };
+}
+
+/**
+ * One alert read by id (`GET /alerts/{id}`), to confirm an absence: the record as a partial alert
+ * list (`complete: false`: it can end the alert, or show it still active, and fixes nothing by
+ * absence). A 404 proves nothing either way (no observation, no error): a later list decides.
+ */
+export function alertRecordReader(client: CarClient, alertId: string, now: () => number): Reader {
+  return async () => {
+    const r = await client.v2.alert(alertId);
+    if (r.ok) {
+      const observation: Observation = {
+        source: 'v2.alerts',
+        items: [r.value],
+        complete: false,
+        fetchedAt: iso(now()),
+        operation: 'v2.alerts.get',
+      };
+      return { observation };
+    }
+    return r.error.kind === 'NotFound' ? {} : { error: r.error };
+  };
 }
 
 export function readers(

@@ -214,7 +214,7 @@ sample?: true
 }
 
 /**
- * An active alert was fixed: the API reported it inactive, or it vanished from a complete alert list.
+ * An active alert was fixed: the API reported it inactive, or it is missing from complete alert lists (an absence is confirmed before it is told).
  */
 export interface VehicleAlertFixedV1 {
 /**
@@ -312,15 +312,15 @@ collectedAt?: string
  */
 startedAt?: string
 /**
- * end of the alert: from the API when it says (endedAtSource api), else the read that showed it fixed (observed)
+ * end of the alert: from the API when it says (endedAtSource api), else the first read that showed it fixed or missing (observed), never the read that confirmed it
  */
 endedAt?: string
 /**
- * api: endedAt is the end (or last update) the API gave; observed: the API gave none, endedAt is when Carhook saw the alert fixed (an upper bound)
+ * api: endedAt is the end (or last update) the API gave; observed: the API gave none, endedAt is when Carhook first saw the alert fixed or missing (an upper bound)
  */
 endedAtSource?: ("api" | "observed")
 /**
- * inactive: the API reported it fixed; absent: it is no longer in a complete alert list
+ * inactive: the API reported it fixed (in its list, or in its own record read to confirm an absence); absent: complete alert lists read a cycle apart no longer have it
  */
 reason: ("inactive" | "absent")
 /**

@@ -1,14 +1,21 @@
-/** Alerts of v2: per vehicle (with a date range and a locale) and per trip. */
-import { checkId } from '../checks';
+/** Alerts of v2: per vehicle (with a date range and a locale), per trip, and one alert by id. */
+import { checkId, V2 } from '../checks';
 import type { ApiContext } from '../context';
-import { type ListOperation, list } from '../list';
+import type { Result } from '../errors';
+import { type ListOperation, list, single } from '../list';
 import type { Alert } from '../model';
+import type { CallOptions } from '../transport';
 import { wAlert } from '../wire/v2';
 import { localizedListSpec, type TripSubListParams, tripSub, type VehicleAlertsParams } from './params';
 
 export interface AlertsApi {
   alerts: ListOperation<VehicleAlertsParams, Alert>;
   tripAlerts: ListOperation<TripSubListParams, Alert>;
+  /**
+   * One alert by id, `GET /alerts/{id}` (the `self` link of every alert): its current record, so
+   * whether it is still active. Not in the operation catalogue; named `v2.alerts.get`.
+   */
+  alert(alertId: string, call?: CallOptions): Promise<Result<Alert>>;
 }
 
 export function alertsApi(ctx: ApiContext): AlertsApi {
@@ -22,5 +29,6 @@ export function alertsApi(ctx: ApiContext): AlertsApi {
       validate: (p) => checkId('v2.trips.alerts', 'tripId', p.tripId),
       build: tripSub('alerts'),
     }),
+    alert: single(ctx, 'v2.alerts.get', `${V2}/alerts/{id}`, wAlert),
   };
 }

@@ -8,8 +8,9 @@ export const webhookTest = defineEvent({
   audience: 'all',
   description:
     'A test delivery requested by an operator, to check an endpoint and its signature verification.',
-  data: z.object({
-    subscriptionId: z.string().min(1),
-    message: z.string(),
-  }),
+  data: () =>
+    z.object({
+      subscriptionId: z.string().min(1),
+      message: z.string(),
+    }),
 });
