@@ -577,7 +577,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * An active alert was fixed: the API reported it inactive, or it vanished from a complete alert list.
+         * An active alert was fixed: the API reported it inactive, or it is missing from complete alert lists (an absence is confirmed before it is told).
          * @description Sent to every active subscription whose filters (eventTypes, vehicleIds, enrollmentIds) match. Order a vehicle's events by `(data.vehicle.vin, data.sequence)`.
          */
         post: operations["receiveVehicleAlertFixed"];
@@ -1674,7 +1674,7 @@ export interface components {
             timestamp: string;
             data: components["schemas"]["VehicleAlertRaisedEvent"];
         };
-        /** @description The envelope of a vehicle.alert.fixed event (version 1): An active alert was fixed: the API reported it inactive, or it vanished from a complete alert list. */
+        /** @description The envelope of a vehicle.alert.fixed event (version 1): An active alert was fixed: the API reported it inactive, or it is missing from complete alert lists (an absence is confirmed before it is told). */
         VehicleAlertFixedEvent: {
             /** @description deterministic: the same change has the same id on every retry and re-poll */
             id: string;
@@ -1755,16 +1755,16 @@ export interface components {
                 startedAt?: string;
                 /**
                  * Format: date-time
-                 * @description end of the alert: from the API when it says (endedAtSource api), else the read that showed it fixed (observed)
+                 * @description end of the alert: from the API when it says (endedAtSource api), else the first read that showed it fixed or missing (observed), never the read that confirmed it
                  */
                 endedAt?: string;
                 /**
-                 * @description api: endedAt is the end (or last update) the API gave; observed: the API gave none, endedAt is when Carhook saw the alert fixed (an upper bound)
+                 * @description api: endedAt is the end (or last update) the API gave; observed: the API gave none, endedAt is when Carhook first saw the alert fixed or missing (an upper bound)
                  * @enum {string}
                  */
                 endedAtSource?: "api" | "observed";
                 /**
-                 * @description inactive: the API reported it fixed; absent: it is no longer in a complete alert list
+                 * @description inactive: the API reported it fixed (in its list, or in its own record read to confirm an absence); absent: complete alert lists read a cycle apart no longer have it
                  * @enum {string}
                  */
                 reason: "inactive" | "absent";
