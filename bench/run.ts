@@ -12,10 +12,12 @@
  *     with --world uniform|mixed --vehicles N --hours H --seed S --strategies carhook,round-robin,naive
  *     --json file: one world and size, its figures written as JSON (also --warmup M, --drain M)
  *
- * An area that fails is reported in the file (and the exit code is 1); the others still run.
+ * An area that fails is reported in the file (and the exit code is 1); the others still run. The
+ * file keeps what this run did not measure: only the sections (and Summary rows) of the areas run
+ * are replaced, each with a line saying which command measured it and when.
  */
 
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, freemem, loadavg, totalmem } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -27,6 +29,7 @@ import * as freshness from './freshness';
 import * as pipeline from './pipeline';
 import * as sim from './sim';
 import * as freshnessReport from './support/freshness-report';
+import { mergeReport } from './support/report-merge';
 import * as throughput from './throughput';
 import * as webhooks from './webhooks';
 
@@ -386,8 +389,10 @@ export function renderReport(input: {
     ...input.outcomes.map((o) => `| ${TITLES[o.area]} | ${o.ok ? 'ran' : '**failed**'} | ${o.seconds} s |`),
     '',
   ];
+  // Each section says where it comes from: a partial run later replaces only its own sections.
+  const provenance = `Measured by \`${command}\` on ${input.startedAt.toISOString()} (${m.cores} cores, load ${m.loadAverage.join(', ')} at start).`;
   for (const o of input.outcomes) {
-    lines.push(`## ${TITLES[o.area]}`, '');
+    lines.push(`## ${TITLES[o.area]}`, '', provenance, '');
     if (!o.ok) {
       lines.push(`**This area failed:** ${o.error}`, '');
       continue;
@@ -546,7 +551,16 @@ export async function main(argv: readonly string[]): Promise<number> {
     peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
     outcomes,
   });
-  await writeFile(args.out, report);
+  // Sections of areas not run this time stay as they were (./support/report-merge.ts).
+  const existing = await readFile(args.out, 'utf8').catch(() => '');
+  await writeFile(
+    args.out,
+    mergeReport(
+      existing,
+      report,
+      outcomes.map((o) => TITLES[o.area]),
+    ),
+  );
   log(`wrote ${args.out}`);
   return outcomes.every((o) => o.ok) ? 0 : 1;
 }
