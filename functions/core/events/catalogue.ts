@@ -17,7 +17,7 @@ import { vehicleServicesChanged } from './types/vehicle.services.changed';
 import { vehicleTripCompleted } from './types/vehicle.trip.completed';
 import { webhookDeliveryExhausted } from './types/webhook.delivery.exhausted';
 import { webhookEndpointDisabled } from './types/webhook.endpoint.disabled';
-import { webhookTest } from './types/webhook.test';
+import { webhookTest } from './types/webhook-test';
 
 /** Every event type Carhook publishes, each defined once in `types/<type>.ts`. */
 export const definitions = [

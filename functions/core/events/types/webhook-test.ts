@@ -1,3 +1,5 @@
+// `webhook.test` lives in webhook-test.ts: a module named `*.test.ts` would be taken for a test by
+// test runners and coverage tools.
 import * as z from 'zod';
 import { defineEvent } from '../common';
 
