@@ -135,4 +135,4 @@ export interface LocalRuntime {
   close(): Promise<void>;
 }
 
-export type Writer = { write(chunk: string): unknown };
+export type { Writer } from './simulator';

@@ -10,7 +10,7 @@ import type { JobQueue, OutgoingMessage } from '../core/queue/ports';
 import type { RateBudgetConfig } from '../core/ratelimit/bucket';
 import type { Stores } from '../core/store/ports';
 import { RuntimeSetupError } from './errors';
-import type { RuntimeSettings } from './runtime';
+import type { RuntimeSettings } from './runtime-settings';
 
 type PlanningSettings = Pick<
   RuntimeSettings,

@@ -20,7 +20,7 @@ import {
 } from '../core/crypto/token-cipher';
 import type { OAuthEnrollmentDeps } from '../core/enrollment';
 import type { PublishTuning, RepublishDeps } from '../core/polling/commit';
-import type { PollingConfig, PollStrategy } from '../core/polling/config';
+import type { PollingConfig } from '../core/polling/config';
 import type { PollJob } from '../core/polling/jobs';
 import type { ApiAccess } from '../core/polling/metered-client';
 import type { PlannerDeps, PlannerMemory } from '../core/polling/planner';
@@ -35,33 +35,9 @@ import { RuntimeSetupError } from './errors';
 import { type MetricSink, meteredBus, noMetrics, observingFetch } from './observability';
 import { createPlannerRuntime, pollingConfigOf, rateBudgetConfigOf } from './planner-runtime';
 
-export interface RuntimeSettings {
-  readonly api: { readonly baseUrl: string; readonly authUrl: string; readonly brands: readonly string[] };
-  /** The client's quota (the API's default: 120 requests per 60 s). */
-  readonly quota: { readonly requests: number; readonly windowSeconds: number };
-  /** The planner's cadence (one cycle). */
-  readonly pollIntervalSeconds: number;
-  readonly pollStrategy?: PollStrategy;
-  /** Further polling overrides (local runtime, tests). */
-  readonly polling?: Partial<PollingConfig>;
-  /** Fraction of the quota never granted (default 0.1). */
-  readonly safetyMargin?: number;
-  /** Reported by GET /health. */
-  readonly version?: string;
-  /**
-   * HMAC key of the OAuth `state` (≥ 32 bytes). Default: derived from the token key ring's current
-   * key, so no further secret is needed (a key rotation only invalidates authorizations in flight).
-   */
-  readonly stateKey?: string | Uint8Array;
-  readonly stateTtlMs?: number;
-  /** API request timeout (ms); the client's default otherwise. */
-  readonly apiTimeoutMs?: number;
-  /**
-   * Where users reach Carhook's HTTP API (`CARHOOK_PUBLIC_URL`): `enrollment.reauthorization_required`
-   * then carries `<publicUrl>/oauth/<brand>/authorize`. Absent: the event has no link.
-   */
-  readonly publicUrl?: string;
-}
+import type { RuntimeSettings } from './runtime-settings';
+
+export type { RuntimeSettings };
 
 /** Carhook's authorize route for a brand, under the public URL of its HTTP API. */
 export const authorizeUrlFor =

@@ -7,7 +7,6 @@ import {
   requirePageLimit,
 } from '../../core/store/logic';
 import type { Page, PageRequest } from '../../core/store/records';
-import type { FailureNote } from '../../core/subscriptions/health';
 import {
   attemptMatches,
   attemptSortKey,
@@ -21,7 +20,12 @@ import {
   validateSubscription,
 } from '../../core/subscriptions/logic';
 import type { DeliveryStore, SubscriptionStore } from '../../core/subscriptions/ports';
-import type { AttemptRecord, DeliveryRecord, SubscriptionRecord } from '../../core/subscriptions/records';
+import type {
+  AttemptRecord,
+  DeliveryRecord,
+  FailureNote,
+  SubscriptionRecord,
+} from '../../core/subscriptions/records';
 import type { SubscriptionHealth } from '../../core/webhooks/policy';
 
 const clone = <T>(value: T): T => structuredClone(value);

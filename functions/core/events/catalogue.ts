@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import type { EventDefinition, TypedEnvelope } from './common';
+import type { EventDefinition } from './common';
+import type { TypedEnvelope } from './envelope';
 import { type EventEnvelope, envelopeSchema } from './envelope';
 import { enrollmentReauthorizationRequired } from './types/enrollment.reauthorization_required';
 import { enrollmentVehicleAdded } from './types/enrollment.vehicle.added';

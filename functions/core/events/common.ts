@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import type { EventEnvelope } from './envelope';
 
 /**
  * Building blocks shared by the event `data` schemas. Everything here ends up in the public JSON
@@ -87,6 +86,3 @@ export const defineEvent = <const T extends string, D extends z.ZodType>(
     },
   };
 };
-
-/** The envelope with `type` and `data` narrowed to one definition. */
-export type TypedEnvelope<T extends string, D> = Omit<EventEnvelope, 'type' | 'data'> & { type: T; data: D };

@@ -64,3 +64,6 @@ export const envelopeSchema = z.object({
 });
 
 export type EventEnvelope = z.infer<typeof envelopeSchema>;
+
+/** The envelope with `type` and `data` narrowed to one definition. */
+export type TypedEnvelope<T extends string, D> = Omit<EventEnvelope, 'type' | 'data'> & { type: T; data: D };

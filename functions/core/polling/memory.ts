@@ -6,7 +6,7 @@
  * from its first cycle and the memory fills as it plans.
  */
 import type { VehicleRecord } from '../store/records';
-import type { Plan } from './planner';
+import type { Plan } from './jobs';
 
 /** When the planner last booked each read of a vehicle (epoch ms). */
 export interface LastReads {

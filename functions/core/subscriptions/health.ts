@@ -1,6 +1,5 @@
-import type { AttemptOutcome } from '../webhooks/sender';
 import type { DeliveryStore } from './ports';
-import type { AttemptRecord, SubscriptionRecord } from './records';
+import type { AttemptRecord, FailureNote, SubscriptionRecord } from './records';
 
 /**
  * A subscription's health as the API shows it, read where each fact is known:
@@ -21,13 +20,6 @@ export const HEALTH_WINDOW_MS = 24 * 60 * 60 * 1000;
 export const HEALTH_MAX_ATTEMPTS = 1000;
 /** Pending deliveries looked at for `retrying`, at most. */
 export const HEALTH_MAX_PENDING = 100;
-
-export interface FailureNote {
-  readonly at: string;
-  readonly outcome: AttemptOutcome;
-  readonly statusCode?: number;
-  readonly error?: string;
-}
 
 export interface HealthView {
   /** `new`: no attempt yet; `failing`: the last attempt failed; `disabled`: not delivered to. */

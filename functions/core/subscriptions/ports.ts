@@ -1,10 +1,10 @@
 import type { IsoDate, Page, PageRequest } from '../store/records';
 import type { SubscriptionHealth } from '../webhooks';
-import type { FailureNote } from './health';
 import type {
   AttemptRecord,
   DeliveryRecord,
   DeliveryStatus,
+  FailureNote,
   SubscriptionChanges,
   SubscriptionRecord,
 } from './records';

@@ -107,3 +107,11 @@ export interface AttemptRecord {
   readonly decision: AttemptDecision;
   readonly nextAttemptAt?: IsoDate;
 }
+
+/** The last failed attempt of a subscription, as its health keeps it. */
+export interface FailureNote {
+  readonly at: string;
+  readonly outcome: AttemptOutcome;
+  readonly statusCode?: number;
+  readonly error?: string;
+}
