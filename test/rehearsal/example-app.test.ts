@@ -21,6 +21,8 @@ describe.skipIf(!rehearsalRuns)(
         context: { tracing: 'false' },
         runMarker: marker,
         print: (l) => lines.push(l),
+        // Each awaited step may take this long on a loaded 2-core runner (75 s by default).
+        waitMs: 150_000,
       }).run();
       expect(report.failure?.message, lines.join('\n')).toBeUndefined();
       const consumer = report.steps.done.find((s) => s.name === "a consumer's rules on Carhook's bus");

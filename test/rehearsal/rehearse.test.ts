@@ -46,7 +46,8 @@ describe.skipIf(!rehearsalRuns)('npm run rehearse: this app deployed onto moto a
   }, 240_000);
 
   it('runs the whole scenario: every step passes, nothing denied, nothing left running', async () => {
-    const { report, output, left } = await rehearse(cdkOut);
+    // Each awaited step may take this long on a loaded 2-core runner (75 s by default).
+    const { report, output, left } = await rehearse(cdkOut, 150_000);
     expect(report.failure?.message, output).toBeUndefined();
     expect(report.ok).toBe(true);
     expect(report.steps.done.map((s) => s.name)).toEqual([
