@@ -1,5 +1,5 @@
 /**
- * The HTTP API (DESIGN.md ports table): the same Hono app behind API Gateway HTTP API (IAM on the
+ * The HTTP API: the same Hono app behind API Gateway HTTP API (IAM on the
  * management routes, functions/handlers/http-api.ts) and the local server (bearer admin token).
  *
  * Public: `GET /health`, `GET /openapi.json`, `GET /oauth/:brand/authorize`, `GET /oauth/callback`,

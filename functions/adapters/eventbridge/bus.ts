@@ -21,7 +21,7 @@ export interface EventBridgeBusOptions {
   readonly client: PutEventsClient;
   /** Name or ARN of the custom bus. */
   readonly eventBusName: string;
-  /** EventBridge `Source` (DESIGN.md "Events": `carhook`, configurable). */
+  /** EventBridge `Source` (`carhook` by default, configurable). */
   readonly source?: string;
 }
 
@@ -29,7 +29,7 @@ export interface EventBridgeBusOptions {
 const RETRYABLE_ENTRY_CODES = new Set(['InternalFailure', 'ThrottlingException']);
 
 /**
- * EventBridge as the `EventBus` (DESIGN.md ports table). One PutEvents call per ≤ 10 entries within
+ * EventBridge as the `EventBus`. One PutEvents call per ≤ 10 entries within
  * the byte limits; per-entry results mapped to retryable / permanent; no retries here (the
  * publisher retries only what is retryable, with backoff). `Resources` stays empty: Carhook vehicle
  * ids are not ARNs, and rules match on `detail.vehicle.id` instead.

@@ -21,7 +21,7 @@ interface Progress {
 }
 
 /**
- * The in-process event bus of the local runtime (DESIGN.md ports table): every event is
+ * The in-process event bus of the local runtime: every event is
  * printed compactly and appended to a JSONL file, then handed to each subscriber. A subscriber
  * that throws never keeps the event from the others; the event is reported as a retryable failure,
  * and when the publisher retries it only the subscribers that have not had it yet are called again

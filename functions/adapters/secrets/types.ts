@@ -1,7 +1,7 @@
 import type { KeyRingProvider } from '../../core/crypto/token-cipher';
 
 /**
- * The secrets of a Carhook deployment (DESIGN.md ports table): Secrets Manager on AWS
+ * The secrets of a Carhook deployment: Secrets Manager on AWS
  * (./secrets-manager.ts), environment or file locally (./local.ts). Values are never logged:
  * errors carry the secret's name or ARN and the field, never a value.
  */

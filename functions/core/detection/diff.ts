@@ -25,7 +25,7 @@ import { type DiffContext, type EventSource, maxIso, type StaleAnswer, Work } fr
 export type { DiffContext, StaleAnswer } from './work';
 
 /**
- * What to read next for this vehicle (DESIGN.md "Polling within the quota"), for the scheduler.
+ * What to read next for this vehicle, for the scheduler.
  * `now`: worth reading at the next cycle; `reconcile`: a slow full read is due when budget allows;
  * `daily`: nothing before its regular period; `skip`: not needed.
  */

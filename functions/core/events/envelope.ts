@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { isoDate } from './common';
 
 /**
- * The one envelope every Carhook event has (DESIGN.md "Events"). EventBridge: Source = `carhook`
+ * The one envelope every Carhook event has. EventBridge: Source = `carhook`
  * (configurable), DetailType = `type`, Detail = the envelope. Webhooks: Standard Webhooks body
  * `{type, timestamp, data}` with `data` = the envelope and header `webhook-id` = `id`.
  *

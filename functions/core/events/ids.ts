@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 
 /**
  * Deterministic event id: the same change gives the same id on every retry, every re-poll and in
- * every racing worker (DESIGN.md "Rules that hold everywhere"). Consumers dedupe on it, and it is
+ * every racing worker. Consumers dedupe on it, and it is
  * the webhook `webhook-id`.
  *
  * `scope` is the vehicle id for vehicle events, the enrollment id for enrollment events, the

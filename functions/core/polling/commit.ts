@@ -1,7 +1,6 @@
 /**
  * Observations of one vehicle → diff → conditional commit → publish. Shared by the v2 poll worker
- * and the fleet (v1 bulk) poll, so both follow the same rules (DESIGN.md "Rules that hold
- * everywhere"):
+ * and the fleet (v1 bulk) poll, so both follow the same rules:
  * - nothing is written when nothing changed (scheduling fields aside, and only when
  *   `scheduleNeedsWrite` says so);
  * - the state is committed with a condition on its version, together with its events; on a

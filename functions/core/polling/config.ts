@@ -5,7 +5,7 @@ import { type DiffConfig, diffConfigSchema } from '../detection/config';
 const shared = diffConfigSchema.shape;
 
 /**
- * Settings of the poll pipeline (DESIGN.md "Polling within the quota"). Every field has a default;
+ * Settings of the poll pipeline. Every field has a default;
  * `parsePollingConfig` validates user input (environment) and names the field on error.
  */
 const MINUTE = 60_000;
@@ -32,7 +32,7 @@ export const vehicleResources = [
 ] as const;
 export type VehicleResource = (typeof vehicleResources)[number];
 
-/** The resources the naive strategy reads for every vehicle every cycle (DESIGN.md). */
+/** The resources the naive strategy reads for every vehicle every cycle. */
 export const NAIVE_RESOURCES: readonly VehicleResource[] = ['events', 'alerts', 'collisions', 'maintenance'];
 
 export const pollingConfigSchema = z.object({

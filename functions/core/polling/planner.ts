@@ -1,5 +1,5 @@
 /**
- * The planner (DESIGN.md "Polling within the quota"): decides which vehicles and which resources
+ * The planner: decides which vehicles and which resources
  * to poll this cycle, within the requests the shared budget allows, and enqueues the jobs. The
  * model behind it (learned change rates, the index, the guarantees) is told in the README,
  * "How a cycle is planned".

@@ -85,7 +85,7 @@ export function readers(
       return listObservation<'v2.events', VehicleEvent>('v2.events', r, iso(now()), { since });
     },
     async alerts() {
-      // Unwindowed and complete: absence fixes an active alert (DESIGN.md catalogue).
+      // Unwindowed and complete: an active alert missing from it is in doubt until detection confirms it.
       const r = await client.v2.alerts.all({ vehicleId: apiId, limit });
       return listObservation<'v2.alerts', Alert>('v2.alerts', r, iso(now()));
     },

@@ -27,8 +27,7 @@ export interface PublishResult {
 }
 
 /**
- * The event bus port: EventBridge PutEvents on AWS, the in-process bus locally (DESIGN.md ports
- * table). `publish` reports per-event outcomes as values; it should not throw, and the publisher
+ * The event bus port: EventBridge PutEvents on AWS, the in-process bus locally. `publish` reports per-event outcomes as values; it should not throw, and the publisher
  * treats a throw as "every event of the call failed, retryable".
  */
 export interface EventBus {

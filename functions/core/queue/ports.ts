@@ -1,5 +1,5 @@
 /**
- * Job and delivery queues (DESIGN.md ports table): SQS on AWS, a durable DynamoDB-backed queue
+ * Job and delivery queues: SQS on AWS, a durable DynamoDB-backed queue
  * locally. Both have SQS semantics — at-least-once, a visibility timeout per receive, a receipt to
  * delete or re-time the message, a receive count and a dead-letter queue — so the same worker code
  * (functions/core/queue/process.ts) runs on both.
@@ -78,7 +78,7 @@ export class QueueSendError extends Error {
 }
 
 /**
- * The logical queues (DESIGN.md "Data flow"): SQS queue names on AWS (with `-dlq` twins), the
+ * The logical queues: SQS queue names on AWS (with `-dlq` twins), the
  * `queue` partition of the local queue table. One name per concept everywhere.
  */
 export const QUEUE_NAMES = {

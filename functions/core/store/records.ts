@@ -52,7 +52,7 @@ export const pauseReasons = [
 ] as const;
 export type PauseReason = (typeof pauseReasons)[number];
 
-/** What the planner uses to order vehicles when the budget is short (DESIGN.md "Polling within the quota"). */
+/** What the planner uses to order vehicles when the budget is short. */
 export interface SchedulingHints {
   /** Vehicles with alerts known active are polled first (to see them fixed). */
   readonly activeAlerts: boolean;

@@ -7,7 +7,7 @@ import type { ScheduleUpdate, VehicleRecord } from './records';
  *
  * A vehicle polled every cycle does not need its `nextPollAt` moved after every poll: the planner
  * polls vehicles whose `nextPollAt <= now`, so a `nextPollAt` left in the past keeps it due every
- * cycle at no write cost (events are polled every cycle: DESIGN.md "Polling within the quota").
+ * cycle at no write cost (events are polled every cycle).
  * The scheduling fields are written only when they say something new: the cadence changed by a
  * cycle or more, a resource on a slow cadence was polled (daily maintenance/map: a few writes a
  * day), or a priority hint changed. `lastPolledAt` alone is never a reason to write: the worker

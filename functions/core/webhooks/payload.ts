@@ -2,8 +2,7 @@ import type { EventEnvelope } from '../events/envelope';
 import { err, ok, type Result } from '../result';
 
 /**
- * The Standard Webhooks body: `{type, timestamp, data}` with `data` = the envelope (DESIGN.md
- * "Events"). `timestamp` is when the event occurred (`occurredAt`, as the Standard Webhooks spec
+ * The Standard Webhooks body: `{type, timestamp, data}` with `data` = the envelope. `timestamp` is when the event occurred (`occurredAt`, as the Standard Webhooks spec
  * defines it), not when it is sent: the body must be byte-identical on every retry and replay, so
  * nothing about the attempt goes in it (the attempt time is in `webhook-timestamp`).
  */
