@@ -36,29 +36,29 @@ export const DEFAULT_EVENT_SOURCE = 'carhook';
 
 /** The integer settings: schema (with its bounds) and default. */
 export const INTEGER_SETTINGS = {
-  /** The API's rate limit: requests per window per client_id. */
   quotaRequests: {
+    doc: "The API's rate limit: requests per window per client_id.",
     names: { env: 'CARHOOK_QUOTA_REQUESTS', flag: '--quota', prop: 'quota.requests' },
     min: 1,
     max: 1_000_000,
     default: 120,
   },
-  /** The window of that rate limit, in seconds. */
   quotaWindowSeconds: {
+    doc: 'The window of that rate limit, in seconds.',
     names: { env: 'CARHOOK_QUOTA_WINDOW_SECONDS', prop: 'quota.window' },
     min: 1,
     max: 3_600,
     default: 60,
   },
-  /** The planner's cadence, in seconds (the CDK prop takes whole minutes: Scheduler's shortest rate). */
   pollIntervalSeconds: {
+    doc: "The planner's cadence: one poll cycle (the CDK prop takes whole minutes, Scheduler's shortest rate).",
     names: { env: 'CARHOOK_POLL_INTERVAL_SECONDS', prop: 'pollInterval' },
     min: 1,
     max: DAY_SECONDS,
     default: DEFAULT_POLLING_CONFIG.cycleMs / 1000,
   },
-  /** How often services are read: `vehicle.services.changed` appears within this period. */
   servicesIntervalSeconds: {
+    doc: 'How often services are read: `vehicle.services.changed` appears within this period.',
     names: {
       env: 'CARHOOK_SERVICES_INTERVAL_SECONDS',
       flag: '--services-interval',
@@ -68,48 +68,51 @@ export const INTEGER_SETTINGS = {
     max: 30 * DAY_SECONDS,
     default: DEFAULT_POLLING_CONFIG.servicesIntervalMs / 1000,
   },
-  /** How often map update information is read: `vehicle.map_update.available` within this period. */
   mapIntervalSeconds: {
+    doc: 'How often map update information is read: `vehicle.map_update.available` within this period.',
     names: { env: 'CARHOOK_MAP_INTERVAL_SECONDS', flag: '--map-interval', prop: 'mapInterval' },
     min: 1,
     max: 30 * DAY_SECONDS,
     default: DEFAULT_POLLING_CONFIG.mapIntervalMs / 1000,
   },
-  /** `vehicle.maintenance.due` fires when the days left cross this. */
   maintenanceDueDays: {
+    doc: '`vehicle.maintenance.due` fires when the days left cross this…',
     names: { env: 'CARHOOK_MAINTENANCE_DUE_DAYS', prop: 'maintenanceDueThreshold.days' },
     min: 1,
     max: 730,
     default: DEFAULT_POLLING_CONFIG.maintenanceDue.days,
   },
-  /** …or the distance left crosses this many km. */
   maintenanceDueKm: {
+    doc: '…or when the distance left crosses this many km.',
     names: { env: 'CARHOOK_MAINTENANCE_DUE_KM', prop: 'maintenanceDueThreshold.distanceKm' },
     min: 1,
     max: 100_000,
     default: DEFAULT_POLLING_CONFIG.maintenanceDue.mileageKm,
   },
-  /** How long published events stay in the event log (DynamoDB TTL). */
   eventLogRetentionDays: {
+    doc: 'How long published events stay in the event log (DynamoDB TTL): how far back replay and recovery reach.',
     names: { env: 'CARHOOK_EVENT_LOG_RETENTION_DAYS', prop: 'eventLogRetention' },
     min: 1,
     max: 3_650,
     default: 30,
   },
-} as const satisfies Record<string, { names: SettingNames; min: number; max: number; default: number }>;
+} as const satisfies Record<
+  string,
+  { doc: string; names: SettingNames; min: number; max: number; default: number }
+>;
 
 export type IntegerSetting = keyof typeof INTEGER_SETTINGS;
 
 /** The settings that take one of a few names. */
 export const CHOICE_SETTINGS = {
-  /** How the planner spends the quota. */
   pollStrategy: {
+    doc: 'How the planner spends the quota: learned change rates under staleness guarantees, the fair order, or every resource every cycle.',
     names: { env: 'CARHOOK_POLL_STRATEGY', flag: '--poll-strategy', prop: 'pollStrategy' },
     values: pollStrategies,
     default: DEFAULT_POLLING_CONFIG.strategy,
   },
-  /** The webhook retry schedule. */
   retrySchedule: {
+    doc: 'Webhook retries: 8 attempts over about 27.6 h, or 6 over about 40 s (demos).',
     names: { env: 'CARHOOK_RETRY_SCHEDULE', flag: '--retry-schedule', prop: 'retrySchedule' },
     values: retryScheduleNames,
     default: 'standard',
