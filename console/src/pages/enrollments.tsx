@@ -1,15 +1,15 @@
-import { api, type EnrollmentDetail, type EnrollmentPage } from '../api';
+import { api } from '../api';
 import { Badge, ErrorLine, Section, useLoad, When } from '../ui';
 
 /** Enrollments and their vehicles: status, polling, last change. `highlight`: just enrolled. */
 export function EnrollmentsPage({ highlight }: { highlight?: string }) {
   const list = useLoad(
     async () => {
-      const { enrollments } = await api<EnrollmentPage>('/enrollments?limit=100');
+      const { enrollments } = await api('GET /enrollments', { query: { limit: '100' } });
       return Promise.all(
         enrollments.map(async (e) => ({
           enrollment: e,
-          vehicles: (await api<EnrollmentDetail>(`/enrollments/${encodeURIComponent(e.id)}`)).vehicles,
+          vehicles: (await api('GET /enrollments/{id}', { params: { id: e.id } })).vehicles,
         })),
       );
     },
