@@ -24,14 +24,21 @@ function filter(raw: string | undefined): string[] | null | undefined {
   return items.length === 0 || (items.length === 1 && items[0] === 'all') ? null : items;
 }
 
-async function ask(question: string): Promise<string> {
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    return await rl.question(question);
-  } finally {
-    rl.close();
-  }
-}
+/**
+ * How a command asks the operator to confirm: on a terminal only, reading a line from stdin. Tests
+ * replace both to answer without a terminal.
+ */
+export const confirmation = {
+  interactive: (): boolean => process.stdin.isTTY === true,
+  async ask(question: string): Promise<string> {
+    const rl = createInterface({ input: process.stdin, output: process.stdout });
+    try {
+      return await rl.question(question);
+    } finally {
+      rl.close();
+    }
+  },
+};
 
 export function subscriptionCommands(subs: Command): void {
   subs
@@ -107,8 +114,8 @@ export function subscriptionCommands(subs: Command): void {
       const json = globals(command).json === true;
       const preview = await call(command, 'GET /subscriptions/{id}/backlog', { params: { id } });
       if (!json) out(backlogLines(preview.body, o.discard === true));
-      if (!json && !o.yes && process.stdin.isTTY) {
-        const answer = await ask(
+      if (!json && !o.yes && confirmation.interactive()) {
+        const answer = await confirmation.ask(
           o.discard ? 'Enable and discard them? [y/N] ' : 'Enable and deliver them? [y/N] ',
         );
         if (!/^y(es)?$/i.test(answer.trim())) {
