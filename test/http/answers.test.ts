@@ -76,7 +76,8 @@ describe('what every operation answers', () => {
         problems.push(`${operation}: ${status} is not documented`);
         return undefined;
       }
-      const [mediaType, content] = Object.entries((documented.content ?? {}) as Record<string, Json>)[0] ?? [];
+      const [mediaType, content] =
+        Object.entries((documented.content ?? {}) as Record<string, Json>)[0] ?? [];
       const type = res.headers.get('content-type') ?? '';
       if (mediaType === undefined) {
         if (text !== '') problems.push(`${operation} ${status}: a body where none is documented`);
