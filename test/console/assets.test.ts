@@ -8,6 +8,13 @@ describe('console assets', () => {
     expect(await consoleAssets()).toBe(readFileSync(assetsFile, 'utf8'));
   });
 
+  it('answers /favicon.ico (browsers ask for it) with an SVG icon, not a 404', async () => {
+    const icon = await consoleRoutes().request('/favicon.ico');
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    expect(await icon.text()).toMatch(/^<svg[^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+  });
+
   it('serves the page, its script and stylesheet from this origin only, versioned by content', async () => {
     const app = consoleRoutes();
     const page = await app.request('/');

@@ -13,7 +13,9 @@ export const DOCUMENT_TOKEN = 'admin-token-0123456789abcdef';
  * The HTTP app over a simulator runtime (memory stores), and the document it serves; the runtime's
  * recent metrics when given (the local runtime keeps them), and the subscriptions' stores.
  */
-export async function documentedApp(options: { readonly recentMetrics?: () => RecentMetrics } = {}): Promise<{
+export async function documentedApp(
+  options: { readonly recentMetrics?: () => RecentMetrics; readonly publicUrl?: string } = {},
+): Promise<{
   readonly s: SimRuntime;
   readonly subscriptionStores: ReturnType<typeof createMemorySubscriptionStores>;
   readonly app: ReturnType<typeof createHttpApp>;
@@ -22,7 +24,7 @@ export async function documentedApp(options: { readonly recentMetrics?: () => Re
   readonly doc: any;
   close(): Promise<void>;
 }> {
-  const s = await startSimRuntime();
+  const s = await startSimRuntime(options.publicUrl !== undefined ? { publicUrl: options.publicUrl } : {});
   const subscriptionStores = createMemorySubscriptionStores();
   const webhooks = await createWebhooks(s.runtime, {
     ...subscriptionStores,

@@ -107,6 +107,40 @@ describe('vehicles, the catalogue and samples over HTTP', () => {
     expect((await call('POST', '/vehicles/enr_nope%3Avv1/pause')).status).toBe(404);
   });
 
+  it('shows a vehicle whose enrollment needs reauthorization so, with the link that authorizes again', async () => {
+    await close();
+    ({ s, app, close } = await documentedApp({ publicUrl: 'https://carhook.example.com' }));
+    const user = s.sim.world.users().find((u) => u.vehicleIds.length > 0);
+    if (!user) throw new Error('the simulator has a user with vehicles');
+    const start = await app.request('/oauth/cielo/authorize');
+    const login = await fetch(start.headers.get('location') ?? '', {
+      method: 'POST',
+      body: new URLSearchParams({ user: user.id }),
+      redirect: 'manual',
+    });
+    const back = new URL(login.headers.get('location') ?? '');
+    const enrolled = (await (
+      await app.request(`/oauth/callback${back.search}`, { headers: { accept: 'application/json' } })
+    ).json()) as Json;
+    const vehicleId: string = enrolled.vehicles[0].id;
+    expect(
+      await s.stores.enrollments.markReauthorizationRequired(enrolled.enrollmentId, s.runtime.now()),
+    ).toBe(true);
+    const got = await call('GET', `/vehicles/${encodeURIComponent(vehicleId)}`);
+    expect(got.status).toBe(200);
+    expect(got.body.enrollment.status).toBe('reauthorization_required');
+    expect(got.body.connection).toMatchObject({
+      state: 'reauthorization_required',
+      reauthorizationUrl: 'https://carhook.example.com/oauth/cielo/authorize',
+    });
+    // The link is one the API serves: it redirects to the brand's sign-in.
+    const link = new URL(got.body.connection.reauthorizationUrl);
+    expect((await app.request(link.pathname)).status).toBe(302);
+    // The enrollment's listing says so too.
+    const listed = await call('GET', `/enrollments/${enrolled.enrollmentId}`);
+    expect(listed.body.status).toBe('reauthorization_required');
+  });
+
   it('lists the event catalogue: each type with its trigger, delay, schema and the sample a webhook received', async () => {
     const got = await call('GET', '/event-types');
     expect(got.status).toBe(200);
