@@ -126,7 +126,7 @@ export function addEnrollCommands(program: Command): void {
           ...items.map((e) => [
             str(e.id),
             str(e.kind),
-            str(e.brand),
+            str(e.brandName ?? e.brand),
             str(e.status),
             str(e.userId ?? e.vin),
             str(e.createdAt),

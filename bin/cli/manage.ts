@@ -237,7 +237,7 @@ export function enrollmentCommands(enrollments: Command): void {
       const b = r.body;
       show(command, b, () =>
         [
-          `enrollment ${b.id} (${b.kind}, ${b.brand}): ${b.status}`,
+          `enrollment ${b.id} (${b.kind}, ${b.brandName ?? b.brand}): ${b.status}`,
           table([
             ['VEHICLE', 'VIN', 'POLLING', 'LAST CHANGE'],
             ...b.vehicles.map((v) => [v.id, v.vin, v.paused ? 'paused' : 'active', str(v.lastChangeAt)]),

@@ -13,7 +13,7 @@ export function vehicleLines(d: VehicleDetail): string {
   const v = d.vehicle;
   const c = d.connection;
   return [
-    `vehicle ${v.id}  VIN ${v.vin}${v.brand ? `  ${v.brand}` : ''}${v.model ? ` ${v.model}` : ''}`,
+    `vehicle ${v.id}  VIN ${v.vin}${v.brand ? `  ${v.brandName ?? v.brand}` : ''}${v.model ? ` ${v.model}` : ''}`,
     `  enrollment ${d.enrollment.id} (${d.enrollment.kind}): ${d.enrollment.status}`,
     `  connection ${c.state}${v.pauseReason ? ` (${v.pauseReason})` : ''}${
       c.tokenExpiresAt

@@ -64,6 +64,11 @@ export const openApiDocumentSchema = named(
 
 // ---- enrollments and vehicles -----------------------------------------------------------------
 
+const brandNameSchema = z.string().optional().meta({
+  description:
+    "The brand's name (cielo, pavo): the spelling `/oauth/{brand}/authorize` and the fleet contract body take. `brand` is as stored: the v1 code (C, P) for a fleet contract and its vehicles, as events carry it.",
+});
+
 export const enrollmentSchema = named(
   'Enrollment',
   z
@@ -71,6 +76,7 @@ export const enrollmentSchema = named(
       id: z.string(),
       kind: z.enum(enrollmentKinds),
       brand: z.string(),
+      brandName: brandNameSchema,
       status: z.enum(enrollmentStatuses),
       vin: z.string().optional(),
       contract: z.string().optional(),
@@ -89,6 +95,7 @@ export const vehicleSchema = named(
       id: z.string(),
       vin: z.string(),
       brand: z.string().optional(),
+      brandName: brandNameSchema,
       apiVehicleId: z.string().optional(),
       paused: z.boolean(),
       pauseReason: z.string().optional(),

@@ -78,6 +78,12 @@ describe('console in a browser', () => {
     const world = (await json(`${running.sim}/_sim/world`)).body;
     const vin: string = world.vehicles[0].vin;
     await page.getByText(vin).first().waitFor({ timeout: 30_000 });
+    // Brands by their name (the spelling input takes), never the v1 code alone.
+    await page
+      .getByText(/ · (cielo|pavo)$/)
+      .first()
+      .waitFor();
+    expect(await page.getByText(/ · [CP]$/).count()).toBe(0);
     await shot(page, 'vehicles');
 
     // A vehicle's page: its connection, each read, its events; paused and resumed from there.

@@ -141,6 +141,30 @@ describe('vehicles, the catalogue and samples over HTTP', () => {
     expect(listed.body.status).toBe('reauthorization_required');
   });
 
+  it('shows the brand by its name (brandName) next to the stored v1 code; the event envelope keeps the code', async () => {
+    const car = s.sim.world.vehicles()[0];
+    if (!car) throw new Error('the simulator has vehicles');
+    const name = car.brand === 'C' ? 'cielo' : 'pavo';
+    const enrolled = await call('POST', '/enrollments/contracts', {
+      vin: car.vin,
+      contract: car.contract,
+      brand: name,
+    });
+    expect(enrolled.status).toBe(201);
+    const enrollment = await call('GET', `/enrollments/${enrolled.body.enrollmentId}`);
+    expect(enrollment.body).toMatchObject({ brand: car.brand, brandName: name });
+    expect(enrollment.body.vehicles[0]).toMatchObject({ brand: car.brand, brandName: name });
+    const listed = await call('GET', '/enrollments');
+    expect(listed.body.enrollments[0]).toMatchObject({ brand: car.brand, brandName: name });
+    const vehicle = await call('GET', `/vehicles/${encodeURIComponent(enrolled.body.vehicleId)}`);
+    expect(vehicle.body.vehicle).toMatchObject({ brand: car.brand, brandName: name });
+    expect(vehicle.body.enrollment).toMatchObject({ brand: car.brand, brandName: name });
+    // Published events are a contract: their envelope is unchanged.
+    const event = vehicle.body.recentEvents[0];
+    expect(event.vehicle.brand).toBe(car.brand);
+    expect(event.vehicle.brandName).toBeUndefined();
+  });
+
   it('lists the event catalogue: each type with its trigger, delay, schema and the sample a webhook received', async () => {
     const got = await call('GET', '/event-types');
     expect(got.status).toBe(200);

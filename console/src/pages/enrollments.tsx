@@ -44,7 +44,7 @@ export function EnrollmentsPage({ highlight }: { highlight?: string }) {
             (vehicles.length > 0 ? vehicles : [undefined]).map((v, i) => (
               <tr key={`${e.id}-${v?.id ?? 'none'}`} class={e.id === highlight ? 'highlight' : undefined}>
                 <td data-label="Enrollment">{i === 0 ? <code>{e.id}</code> : null}</td>
-                <td data-label="Kind">{i === 0 ? `${e.kind} · ${e.brand}` : null}</td>
+                <td data-label="Kind">{i === 0 ? `${e.kind} · ${e.brandName ?? e.brand}` : null}</td>
                 <td data-label="Status">{i === 0 ? <Badge value={e.status} /> : null}</td>
                 <td data-label="Vehicle (VIN)">
                   {v ? (

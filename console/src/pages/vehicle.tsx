@@ -45,8 +45,8 @@ export function VehiclePage({ vehicleId }: { vehicleId: string }) {
           <dl class="facts">
             <dt>Vehicle</dt>
             <dd>
-              <code>{d.vehicle.id}</code> {d.vehicle.brand ?? ''} {d.vehicle.model ?? ''}{' '}
-              {d.vehicle.subModel ?? ''}
+              <code>{d.vehicle.id}</code> {d.vehicle.brandName ?? d.vehicle.brand ?? ''}{' '}
+              {d.vehicle.model ?? ''} {d.vehicle.subModel ?? ''}
             </dd>
             <dt>Enrollment</dt>
             <dd>

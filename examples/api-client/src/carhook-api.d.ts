@@ -926,6 +926,8 @@ export interface components {
             /** @enum {string} */
             kind: "oauth-user" | "fleet-contract";
             brand: string;
+            /** @description The brand's name (cielo, pavo): the spelling `/oauth/{brand}/authorize` and the fleet contract body take. `brand` is as stored: the v1 code (C, P) for a fleet contract and its vehicles, as events carry it. */
+            brandName?: string;
             /** @enum {string} */
             status: "active" | "reauthorization_required" | "unenrolled";
             vin?: string;
@@ -943,6 +945,8 @@ export interface components {
             id: string;
             vin: string;
             brand?: string;
+            /** @description The brand's name (cielo, pavo): the spelling `/oauth/{brand}/authorize` and the fleet contract body take. `brand` is as stored: the v1 code (C, P) for a fleet contract and its vehicles, as events carry it. */
+            brandName?: string;
             apiVehicleId?: string;
             paused: boolean;
             pauseReason?: string;
@@ -959,6 +963,8 @@ export interface components {
             /** @enum {string} */
             kind: "oauth-user" | "fleet-contract";
             brand: string;
+            /** @description The brand's name (cielo, pavo): the spelling `/oauth/{brand}/authorize` and the fleet contract body take. `brand` is as stored: the v1 code (C, P) for a fleet contract and its vehicles, as events carry it. */
+            brandName?: string;
             /** @enum {string} */
             status: "active" | "reauthorization_required" | "unenrolled";
             vin?: string;
@@ -1156,6 +1162,8 @@ export interface components {
                 id: string;
                 vin: string;
                 brand?: string;
+                /** @description The brand's name (cielo, pavo): the spelling `/oauth/{brand}/authorize` and the fleet contract body take. `brand` is as stored: the v1 code (C, P) for a fleet contract and its vehicles, as events carry it. */
+                brandName?: string;
                 apiVehicleId?: string;
                 paused: boolean;
                 pauseReason?: string;
