@@ -890,6 +890,323 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description A failed attempt: when, how it ended, and the HTTP status or the error. */
+        AttemptFailure: {
+            /** Format: date-time */
+            at: string;
+            /** @enum {string} */
+            outcome: "success" | "failure" | "gone" | "timeout" | "network" | "refused";
+            statusCode?: number;
+            error?: string;
+        };
+        /** @description The endpoint's health, read when the subscription is. */
+        SubscriptionHealth: {
+            /**
+             * @description `new`: no attempt yet; `failing`: the last attempt failed; `disabled`: nothing is delivered.
+             * @enum {string}
+             */
+            state: "new" | "healthy" | "failing" | "disabled";
+            /** @description Failed attempts since the last success. */
+            consecutiveFailures: number;
+            /**
+             * Format: date-time
+             * @description The first failure of the current streak.
+             */
+            failingSince?: string;
+            /** Format: date-time */
+            lastSuccessAt?: string;
+            lastFailure?: components["schemas"]["AttemptFailure"];
+            last24h: {
+                /**
+                 * Format: date-time
+                 * @description 24 h ago, or the oldest attempt read when there were more than 1,000.
+                 */
+                since: string;
+                attempts: number;
+                succeeded: number;
+                failed: number;
+                /** @description succeeded / attempts, from 0 to 1; null without attempts. */
+                successRate: number | null;
+                complete: boolean;
+            };
+            /** @description Deliveries waiting for a retry, and when the next is due. */
+            retrying: {
+                deliveries: number;
+                /** Format: date-time */
+                nextAttemptAt?: string;
+            };
+            /**
+             * Format: date-time
+             * @description While failing: from this instant, the next failed attempt disables the subscription.
+             */
+            disablesAt?: string;
+        };
+        /** @description A webhook subscription (never its secret). */
+        Subscription: {
+            id: string;
+            url: string;
+            eventTypes?: string[];
+            vehicleIds?: string[];
+            enrollmentIds?: string[];
+            description?: string;
+            /** @enum {string} */
+            status: "active" | "disabled";
+            disabledReason?: string;
+            /** Format: date-time */
+            disabledAt?: string;
+            health: components["schemas"]["SubscriptionHealth"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        SubscriptionCreated: {
+            id: string;
+            url: string;
+            eventTypes?: string[];
+            vehicleIds?: string[];
+            enrollmentIds?: string[];
+            description?: string;
+            /** @enum {string} */
+            status: "active" | "disabled";
+            disabledReason?: string;
+            /** Format: date-time */
+            disabledAt?: string;
+            health: components["schemas"]["SubscriptionHealth"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The signing secret (whsec_…), shown this once. */
+            secret: string;
+        };
+        SubscriptionPage: {
+            items: components["schemas"]["Subscription"][];
+            cursor?: string;
+        };
+        SecretRotated: {
+            id: string;
+            /** @description The new signing secret, shown this once. */
+            secret: string;
+            /** Format: date-time */
+            previousSecretExpiresAt: string;
+        };
+        /** @description One attempt of one delivery: a line of the attempt log. */
+        Attempt: {
+            subscriptionId: string;
+            deliveryId: string;
+            eventId: string;
+            eventType: string;
+            /** @description 1-based; a gap means an attempt abandoned by a worker that died mid-attempt. */
+            attemptNumber: number;
+            /** Format: date-time */
+            startedAt: string;
+            durationMs: number;
+            /** @enum {string} */
+            outcome: "success" | "failure" | "gone" | "timeout" | "network" | "refused";
+            statusCode?: number;
+            error?: string;
+            /**
+             * @description Why it failed: http (an answer, not 2xx), redirect, timeout, dns, refused, reset, tls, ssrf (an address webhooks may not reach), invalid, other.
+             * @enum {string}
+             */
+            errorClass?: "http" | "redirect" | "timeout" | "dns" | "refused" | "reset" | "tls" | "ssrf" | "invalid" | "other";
+            /** @description The headers sent: the signature is there, the secret never is. */
+            requestHeaders?: {
+                [key: string]: string;
+            };
+            responseHeaders?: {
+                [key: string]: string;
+            };
+            /** @description The first 4 KB of the response body. */
+            responseExcerpt?: string;
+            responseTruncated?: boolean;
+            retryAfterMs?: number;
+            /** @enum {string} */
+            decision: "done" | "retry" | "dead-letter" | "disabled";
+            /** Format: date-time */
+            nextAttemptAt?: string;
+        };
+        AttemptPage: {
+            items: components["schemas"]["Attempt"][];
+            cursor?: string;
+        };
+        /** @description One event to one subscription, with its retry state. */
+        Delivery: {
+            id: string;
+            subscriptionId: string;
+            eventId: string;
+            eventType: string;
+            envelope: {
+                /** @description deterministic: the same change has the same id on every retry and re-poll */
+                id: string;
+                type: string;
+                schemaVersion: number;
+                /**
+                 * Format: date-time
+                 * @description when it happened, from the API record
+                 */
+                occurredAt: string;
+                /**
+                 * Format: date-time
+                 * @description when Carhook saw it
+                 */
+                detectedAt: string;
+                /** @description per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle */
+                sequence: number;
+                vehicle?: {
+                    id: string;
+                    vin?: string;
+                    brand?: string;
+                    /** @description model as the API names it, when it says */
+                    model?: string;
+                    /** @description sub-model (trim) as the API names it, when it says */
+                    subModel?: string;
+                };
+                enrollment?: {
+                    id: string;
+                    /** @enum {string} */
+                    kind: "oauth-user" | "fleet-contract";
+                };
+                /** @description every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids */
+                enrollments?: {
+                    id: string;
+                    /** @enum {string} */
+                    kind: "oauth-user" | "fleet-contract";
+                }[];
+                source: {
+                    /** @enum {string} */
+                    api: "v2" | "v1" | "map" | "services" | "carhook";
+                    operation?: string;
+                    recordId?: string;
+                };
+                data: {
+                    [key: string]: unknown;
+                };
+                /**
+                 * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+                 * @constant
+                 */
+                sample?: true;
+            };
+            /** @enum {string} */
+            origin: "event" | "recovery" | "replay" | "test";
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "dead" | "parked" | "cancelled";
+            attempts: number;
+            /** Format: date-time */
+            nextAttemptAt: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: date-time */
+            firstAttemptAt?: string;
+            /** Format: date-time */
+            lastAttemptAt?: string;
+            lastStatusCode?: number;
+            lastError?: string;
+        };
+        DeliveryPage: {
+            items: components["schemas"]["Delivery"][];
+            cursor?: string;
+        };
+        /** @description The dead letters delivered again. */
+        RecoverResult: {
+            recoverId: string;
+            /** @description New deliveries queued, one per dead-lettered event. */
+            deliveries: number;
+            eventIds: string[];
+        };
+        TestDelivery: {
+            deliveryId: string;
+            eventId: string;
+            attempt: components["schemas"]["Attempt"];
+        };
+        /** @description The time a disabled subscription missed, as far as the event log still keeps it. */
+        BacklogWindow: {
+            /** Format: date-time */
+            disabledAt: string;
+            /** Format: date-time */
+            until: string;
+            /**
+             * Format: date-time
+             * @description The event log keeps events detected from here on (now − retention).
+             */
+            keptSince: string;
+            retentionDays: number;
+            /** @description Disabled before keptSince: the events detected before it cannot be recovered. */
+            truncated: boolean;
+            /**
+             * Format: date-time
+             * @description Where recovery starts: the later of disabledAt and keptSince.
+             */
+            from: string;
+        };
+        /** @description What enabling the subscription would deliver. */
+        Backlog: {
+            subscriptionId: string;
+            /** @enum {string} */
+            status: "active" | "disabled";
+            window?: components["schemas"]["BacklogWindow"];
+            /** @description Matching events in the window (at most `limit`). */
+            events: number;
+            /** @description There are more than `limit` matching events. */
+            more: boolean;
+            limit: number;
+            /** @description Deliveries parked when it was disabled (counted up to 1,000). */
+            parked: number;
+        };
+        /** @description The enabled subscription and what became of what it missed. */
+        EnableResult: {
+            subscription: components["schemas"]["Subscription"];
+            /** @description Parked deliveries made pending again. */
+            resumed: number;
+            /** @description The events detected while it was disabled; absent when it was active. */
+            backlog?: {
+                /** Format: date-time */
+                disabledAt: string;
+                /** Format: date-time */
+                until: string;
+                /**
+                 * Format: date-time
+                 * @description The event log keeps events detected from here on (now − retention).
+                 */
+                keptSince: string;
+                retentionDays: number;
+                /** @description Disabled before keptSince: the events detected before it cannot be recovered. */
+                truncated: boolean;
+                /**
+                 * Format: date-time
+                 * @description Where recovery starts: the later of disabledAt and keptSince.
+                 */
+                from: string;
+                /** @enum {string} */
+                action: "recover" | "discard";
+                matched: number;
+                /** @description Deliveries created and queued, in detection order. */
+                recovered: number;
+                discarded: number;
+                more: boolean;
+                /**
+                 * Format: date-time
+                 * @description Replay from here to recover the rest.
+                 */
+                nextFrom?: string;
+            };
+        };
+        /** @description The events queued for delivery, and why any requested one was not. */
+        ReplayResult: {
+            replayId: string;
+            events: number;
+            eventIds: string[];
+            skipped: {
+                eventId: string;
+                reason: string;
+            }[];
+            /** @description Events of the range read, matching or not. */
+            scanned?: number;
+        };
         /** @description Every error: a code, a message and the offending field when there is one. */
         Error: {
             error: {
@@ -1236,227 +1553,6 @@ export interface components {
                 };
             }[];
         };
-        /** @description A failed attempt: when, how it ended, and the HTTP status or the error. */
-        AttemptFailure: {
-            /** Format: date-time */
-            at: string;
-            /** @enum {string} */
-            outcome: "success" | "failure" | "gone" | "timeout" | "network" | "refused";
-            statusCode?: number;
-            error?: string;
-        };
-        /** @description The endpoint's health, read when the subscription is. */
-        SubscriptionHealth: {
-            /**
-             * @description `new`: no attempt yet; `failing`: the last attempt failed; `disabled`: nothing is delivered.
-             * @enum {string}
-             */
-            state: "new" | "healthy" | "failing" | "disabled";
-            /** @description Failed attempts since the last success. */
-            consecutiveFailures: number;
-            /**
-             * Format: date-time
-             * @description The first failure of the current streak.
-             */
-            failingSince?: string;
-            /** Format: date-time */
-            lastSuccessAt?: string;
-            lastFailure?: components["schemas"]["AttemptFailure"];
-            last24h: {
-                /**
-                 * Format: date-time
-                 * @description 24 h ago, or the oldest attempt read when there were more than 1,000.
-                 */
-                since: string;
-                attempts: number;
-                succeeded: number;
-                failed: number;
-                /** @description succeeded / attempts, from 0 to 1; null without attempts. */
-                successRate: number | null;
-                complete: boolean;
-            };
-            /** @description Deliveries waiting for a retry, and when the next is due. */
-            retrying: {
-                deliveries: number;
-                /** Format: date-time */
-                nextAttemptAt?: string;
-            };
-            /**
-             * Format: date-time
-             * @description While failing: from this instant, the next failed attempt disables the subscription.
-             */
-            disablesAt?: string;
-        };
-        /** @description A webhook subscription (never its secret). */
-        Subscription: {
-            id: string;
-            url: string;
-            eventTypes?: string[];
-            vehicleIds?: string[];
-            enrollmentIds?: string[];
-            description?: string;
-            /** @enum {string} */
-            status: "active" | "disabled";
-            disabledReason?: string;
-            /** Format: date-time */
-            disabledAt?: string;
-            health: components["schemas"]["SubscriptionHealth"];
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-        };
-        SubscriptionCreated: {
-            id: string;
-            url: string;
-            eventTypes?: string[];
-            vehicleIds?: string[];
-            enrollmentIds?: string[];
-            description?: string;
-            /** @enum {string} */
-            status: "active" | "disabled";
-            disabledReason?: string;
-            /** Format: date-time */
-            disabledAt?: string;
-            health: components["schemas"]["SubscriptionHealth"];
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-            /** @description The signing secret (whsec_…), shown this once. */
-            secret: string;
-        };
-        SubscriptionPage: {
-            items: components["schemas"]["Subscription"][];
-            cursor?: string;
-        };
-        SecretRotated: {
-            id: string;
-            /** @description The new signing secret, shown this once. */
-            secret: string;
-            /** Format: date-time */
-            previousSecretExpiresAt: string;
-        };
-        /** @description One attempt of one delivery: a line of the attempt log. */
-        Attempt: {
-            subscriptionId: string;
-            deliveryId: string;
-            eventId: string;
-            eventType: string;
-            /** @description 1-based; a gap means an attempt abandoned by a worker that died mid-attempt. */
-            attemptNumber: number;
-            /** Format: date-time */
-            startedAt: string;
-            durationMs: number;
-            /** @enum {string} */
-            outcome: "success" | "failure" | "gone" | "timeout" | "network" | "refused";
-            statusCode?: number;
-            error?: string;
-            /**
-             * @description Why it failed: http (an answer, not 2xx), redirect, timeout, dns, refused, reset, tls, ssrf (an address webhooks may not reach), invalid, other.
-             * @enum {string}
-             */
-            errorClass?: "http" | "redirect" | "timeout" | "dns" | "refused" | "reset" | "tls" | "ssrf" | "invalid" | "other";
-            /** @description The headers sent: the signature is there, the secret never is. */
-            requestHeaders?: {
-                [key: string]: string;
-            };
-            responseHeaders?: {
-                [key: string]: string;
-            };
-            /** @description The first 4 KB of the response body. */
-            responseExcerpt?: string;
-            responseTruncated?: boolean;
-            retryAfterMs?: number;
-            /** @enum {string} */
-            decision: "done" | "retry" | "dead-letter" | "disabled";
-            /** Format: date-time */
-            nextAttemptAt?: string;
-        };
-        AttemptPage: {
-            items: components["schemas"]["Attempt"][];
-            cursor?: string;
-        };
-        /** @description One event to one subscription, with its retry state. */
-        Delivery: {
-            id: string;
-            subscriptionId: string;
-            eventId: string;
-            eventType: string;
-            envelope: {
-                /** @description deterministic: the same change has the same id on every retry and re-poll */
-                id: string;
-                type: string;
-                schemaVersion: number;
-                /**
-                 * Format: date-time
-                 * @description when it happened, from the API record
-                 */
-                occurredAt: string;
-                /**
-                 * Format: date-time
-                 * @description when Carhook saw it
-                 */
-                detectedAt: string;
-                /** @description per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle */
-                sequence: number;
-                vehicle?: {
-                    id: string;
-                    vin?: string;
-                    brand?: string;
-                    /** @description model as the API names it, when it says */
-                    model?: string;
-                    /** @description sub-model (trim) as the API names it, when it says */
-                    subModel?: string;
-                };
-                enrollment?: {
-                    id: string;
-                    /** @enum {string} */
-                    kind: "oauth-user" | "fleet-contract";
-                };
-                /** @description every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids */
-                enrollments?: {
-                    id: string;
-                    /** @enum {string} */
-                    kind: "oauth-user" | "fleet-contract";
-                }[];
-                source: {
-                    /** @enum {string} */
-                    api: "v2" | "v1" | "map" | "services" | "carhook";
-                    operation?: string;
-                    recordId?: string;
-                };
-                data: {
-                    [key: string]: unknown;
-                };
-                /**
-                 * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
-                 * @constant
-                 */
-                sample?: true;
-            };
-            /** @enum {string} */
-            origin: "event" | "recovery" | "replay" | "test";
-            /** @enum {string} */
-            status: "pending" | "succeeded" | "dead" | "parked" | "cancelled";
-            attempts: number;
-            /** Format: date-time */
-            nextAttemptAt: string;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-            /** Format: date-time */
-            firstAttemptAt?: string;
-            /** Format: date-time */
-            lastAttemptAt?: string;
-            lastStatusCode?: number;
-            lastError?: string;
-        };
-        DeliveryPage: {
-            items: components["schemas"]["Delivery"][];
-            cursor?: string;
-        };
         EventWithDeliveries: {
             event: components["schemas"]["Event"];
             deliveries: {
@@ -1486,102 +1582,6 @@ export interface components {
                     lastError?: string;
                 };
             }[];
-        };
-        /** @description The dead letters delivered again. */
-        RecoverResult: {
-            recoverId: string;
-            /** @description New deliveries queued, one per dead-lettered event. */
-            deliveries: number;
-            eventIds: string[];
-        };
-        TestDelivery: {
-            deliveryId: string;
-            eventId: string;
-            attempt: components["schemas"]["Attempt"];
-        };
-        /** @description The time a disabled subscription missed, as far as the event log still keeps it. */
-        BacklogWindow: {
-            /** Format: date-time */
-            disabledAt: string;
-            /** Format: date-time */
-            until: string;
-            /**
-             * Format: date-time
-             * @description The event log keeps events detected from here on (now − retention).
-             */
-            keptSince: string;
-            retentionDays: number;
-            /** @description Disabled before keptSince: the events detected before it cannot be recovered. */
-            truncated: boolean;
-            /**
-             * Format: date-time
-             * @description Where recovery starts: the later of disabledAt and keptSince.
-             */
-            from: string;
-        };
-        /** @description What enabling the subscription would deliver. */
-        Backlog: {
-            subscriptionId: string;
-            /** @enum {string} */
-            status: "active" | "disabled";
-            window?: components["schemas"]["BacklogWindow"];
-            /** @description Matching events in the window (at most `limit`). */
-            events: number;
-            /** @description There are more than `limit` matching events. */
-            more: boolean;
-            limit: number;
-            /** @description Deliveries parked when it was disabled (counted up to 1,000). */
-            parked: number;
-        };
-        /** @description The enabled subscription and what became of what it missed. */
-        EnableResult: {
-            subscription: components["schemas"]["Subscription"];
-            /** @description Parked deliveries made pending again. */
-            resumed: number;
-            /** @description The events detected while it was disabled; absent when it was active. */
-            backlog?: {
-                /** Format: date-time */
-                disabledAt: string;
-                /** Format: date-time */
-                until: string;
-                /**
-                 * Format: date-time
-                 * @description The event log keeps events detected from here on (now − retention).
-                 */
-                keptSince: string;
-                retentionDays: number;
-                /** @description Disabled before keptSince: the events detected before it cannot be recovered. */
-                truncated: boolean;
-                /**
-                 * Format: date-time
-                 * @description Where recovery starts: the later of disabledAt and keptSince.
-                 */
-                from: string;
-                /** @enum {string} */
-                action: "recover" | "discard";
-                matched: number;
-                /** @description Deliveries created and queued, in detection order. */
-                recovered: number;
-                discarded: number;
-                more: boolean;
-                /**
-                 * Format: date-time
-                 * @description Replay from here to recover the rest.
-                 */
-                nextFrom?: string;
-            };
-        };
-        /** @description The events queued for delivery, and why any requested one was not. */
-        ReplayResult: {
-            replayId: string;
-            events: number;
-            eventIds: string[];
-            skipped: {
-                eventId: string;
-                reason: string;
-            }[];
-            /** @description Events of the range read, matching or not. */
-            scanned?: number;
         };
         /** @description The envelope of a vehicle.alert.raised event (version 1): An alert became active on the vehicle dashboard (or was active when the vehicle was enrolled). */
         VehicleAlertRaisedEvent: {
