@@ -7,68 +7,20 @@
  * anything else does not compile. A test holds this map to the served document (each operation's
  * success answer is the schema named here), so the map cannot drift from the routes.
  *
- * Like contract.ts, this module needs nothing from Node: the browser console's typecheck reads it.
+ * Like contract.ts, this module needs nothing from Node: the browser console's typecheck reads it; and
+ * it imports the schemas as types only, so the console's bundle carries none (route-answers.ts holds
+ * the map's values).
  */
 import type * as z from 'zod';
-import {
-  attemptPageSchema,
-  backlogSchema,
-  type CreateSubscriptionBody,
-  deliveryPageSchema,
-  type EnableSubscriptionBody,
-  enableResultSchema,
-  enrollmentDetailSchema,
-  enrollmentPageSchema,
-  eventCatalogueSchema,
-  eventPageSchema,
-  eventWithDeliveriesSchema,
-  fleetEnrolledSchema,
-  type RecoverBody,
-  type ReplayBody,
-  recentMetricsSchema,
-  recoverResultSchema,
-  replayResultSchema,
-  type SampleBody,
-  secretRotatedSchema,
-  subscriptionCreatedSchema,
-  subscriptionPageSchema,
-  subscriptionSchema,
-  testDeliverySchema,
-  type UpdateSubscriptionBody,
-  unenrolledSchema,
-  vehicleDetailSchema,
-  vehicleSchema,
+import type {
+  CreateSubscriptionBody,
+  EnableSubscriptionBody,
+  RecoverBody,
+  ReplayBody,
+  SampleBody,
+  UpdateSubscriptionBody,
 } from './contract';
-
-/** Each management route's success answer: its schema, or `null` when it answers no body (204). */
-export const routeAnswers = {
-  'GET /enrollments': enrollmentPageSchema,
-  'POST /enrollments/contracts': fleetEnrolledSchema,
-  'GET /enrollments/{id}': enrollmentDetailSchema,
-  'DELETE /enrollments/{id}': unenrolledSchema,
-  'GET /vehicles/{id}': vehicleDetailSchema,
-  'POST /vehicles/{id}/pause': vehicleSchema,
-  'POST /vehicles/{id}/resume': vehicleSchema,
-  'GET /events': eventPageSchema,
-  'GET /events/{id}': eventWithDeliveriesSchema,
-  'GET /event-types': eventCatalogueSchema,
-  'GET /metrics/recent': recentMetricsSchema,
-  'GET /subscriptions': subscriptionPageSchema,
-  'POST /subscriptions': subscriptionCreatedSchema,
-  'GET /subscriptions/{id}': subscriptionSchema,
-  'PATCH /subscriptions/{id}': subscriptionSchema,
-  'DELETE /subscriptions/{id}': null,
-  'POST /subscriptions/{id}/rotate-secret': secretRotatedSchema,
-  'POST /subscriptions/{id}/test': testDeliverySchema,
-  'POST /subscriptions/{id}/sample': testDeliverySchema,
-  'GET /subscriptions/{id}/backlog': backlogSchema,
-  'POST /subscriptions/{id}/enable': enableResultSchema,
-  'POST /subscriptions/{id}/disable': subscriptionSchema,
-  'GET /subscriptions/{id}/deliveries': attemptPageSchema,
-  'GET /subscriptions/{id}/dead-letters': deliveryPageSchema,
-  'POST /subscriptions/{id}/replay': replayResultSchema,
-  'POST /subscriptions/{id}/recover': recoverResultSchema,
-} as const;
+import type { routeAnswers } from './route-answers';
 
 /** A management route, as the document names it: `GET /subscriptions/{id}`. */
 export type Route = keyof typeof routeAnswers;

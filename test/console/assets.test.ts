@@ -2,10 +2,16 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { assetsFile, consoleAssets } from '../../console/build';
 import { CONSOLE_CSP, consoleRoutes } from '../../functions/http/console';
+import { CONSOLE_JS } from '../../functions/http/console-assets.generated';
 
 describe('console assets', () => {
   it('keeps the committed bundle in step with console/src', async () => {
     expect(await consoleAssets()).toBe(readFileSync(assetsFile, 'utf8'));
+  });
+
+  it('bundles no schema: the contract reaches the browser as types only', () => {
+    expect(CONSOLE_JS).not.toContain('toJSONSchema');
+    expect(CONSOLE_JS.length).toBeLessThan(100_000);
   });
 
   it('answers /favicon.ico (browsers ask for it) with an SVG icon, not a 404', async () => {

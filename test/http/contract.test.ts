@@ -16,7 +16,8 @@ import { apiClientFiles, DOCUMENT_PATH, TYPES_PATH } from '../../bin/openapi';
 import type { fleetContractSchema } from '../../functions/core/enrollment';
 import { EVENT_TYPES } from '../../functions/core/events/catalogue';
 import { apiSchemas } from '../../functions/http/contract';
-import { type RouteBody, routeAnswers } from '../../functions/http/routes';
+import { routeAnswers } from '../../functions/http/route-answers';
+import type { RouteBody } from '../../functions/http/routes';
 import { ROOT } from '../e2e/support';
 import { documentedApp } from './document-support';
 
