@@ -158,7 +158,7 @@ export async function request(
       res.status === 401 ? ' (set CARHOOK_ADMIN_TOKEN or pass --token: `carhook dev` prints it)' : '';
     throw new CliError(
       'Http',
-      `${method} ${path} → ${res.status}: ${e?.message ?? (typeof parsed === 'string' ? parsed.slice(0, 200) : 'error')}${hint}`,
+      `${method} ${path.replace(/\?.*$/, '')} → ${res.status}: ${e?.message ?? (typeof parsed === 'string' ? parsed.slice(0, 200) : 'error')}${hint}`,
       res.status,
       parsed,
     );

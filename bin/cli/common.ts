@@ -1,6 +1,13 @@
 /** What every management command shares: the target API, calling it, and printing the answer. */
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import {
+  type Answer,
+  type CallArgs,
+  type CallOptions,
+  type Route,
+  routeRequest,
+} from '../../functions/http/routes';
 import { type ApiResponse, CliError, request, resolveTarget, type TargetOptions } from './client';
 
 export interface GlobalOptions extends TargetOptions {
@@ -22,18 +29,20 @@ export function globals(command: Command): GlobalOptions {
 }
 
 /**
- * Calls a route; `T` is the contract's type of its answer (functions/http/contract.ts), so a command
- * that reads a field the API does not return does not compile.
+ * Calls a route by its name in the document (`GET /subscriptions/{id}`) with its path parameters,
+ * query and body; the answer's type follows from the route (functions/http/routes.ts), so a command
+ * that reads a field the route does not return, or one route's answer as another's, does not compile.
  */
-export async function call<T = unknown>(
+export async function call<R extends Route>(
   command: Command,
-  method: string,
-  path: string,
-  extra: Parameters<typeof request>[3] = {},
-): Promise<ApiResponse & { readonly body: T }> {
-  return (await request(resolveTarget(globals(command)), method, path, extra)) as ApiResponse & {
-    readonly body: T;
-  };
+  route: R,
+  ...[options]: CallArgs<R>
+): Promise<ApiResponse & { readonly body: Answer<R> }> {
+  const { method, path } = routeRequest(route, options);
+  const body: unknown = options?.body;
+  return (await request(resolveTarget(globals(command)), method, path, {
+    ...(body !== undefined ? { body } : {}),
+  })) as ApiResponse & { readonly body: Answer<R> };
 }
 
 export function show(command: Command, body: unknown, human: () => string): void {
@@ -64,21 +73,30 @@ export function table(rows: readonly (readonly string[])[]): string {
 export const str = (v: unknown): string =>
   v === undefined || v === null ? '-' : typeof v === 'string' ? v : JSON.stringify(v);
 
+/** The listings: routes answering a page (`cursor`). */
+type Listing = {
+  [R in Route]: Answer<R> extends { readonly cursor?: string | undefined } ? R : never;
+}[Route];
+
 /** Every page of a listing (`cursor`): `items` picks the page's array. */
-export async function allPages<P extends { readonly cursor?: string | undefined }, T>(
+export async function allPages<R extends Listing, T>(
   command: Command,
-  path: string,
-  items: (page: P) => readonly T[],
-  query: Record<string, string | undefined> = {},
+  route: R,
+  items: (page: Answer<R>) => readonly T[],
+  ...[options]: CallArgs<R>
 ): Promise<T[]> {
   const all: T[] = [];
   let cursor: string | undefined;
   do {
-    const r = await call<P>(command, 'GET', path, {
-      query: { ...query, limit: '100', ...(cursor ? { cursor } : {}) },
-    });
-    all.push(...items(r.body));
-    cursor = r.body.cursor;
+    const { method, path } = routeRequest(route, {
+      ...options,
+      query: { ...options?.query, limit: '100', ...(cursor ? { cursor } : {}) },
+    } as CallOptions<R>);
+    const r = await request(resolveTarget(globals(command)), method, path);
+    // Parsing boundary: the answer of `route`, one of the listings.
+    const page = r.body as Answer<R>;
+    all.push(...items(page));
+    cursor = (page as { readonly cursor?: string }).cursor;
   } while (cursor);
   return all;
 }

@@ -3,11 +3,18 @@
  * and the enrollments' management routes (named as in the console).
  */
 import { type Command, Option } from 'commander';
-import type { EnrollmentPage, FleetEnrolled } from '../../functions/http/contract';
+import type { FleetEnrolled } from '../../functions/http/contract';
+import type { RouteBody } from '../../functions/http/routes';
 import { CliError, request, resolveTarget } from './client';
 import { allPages, call, globals, readFileOption, show, str, table } from './common';
 import { enrollmentCommands } from './manage';
 import { parseContractsCsv, progressBar } from './progress';
+
+/**
+ * A brand as the user typed it: the route checks it and refuses any other (400, naming those it
+ * accepts), which the command shows as it is.
+ */
+type FleetBrand = RouteBody<'POST /enrollments/contracts'>['brand'];
 
 export function addEnrollCommands(program: Command): void {
   const enroll = program.command('enroll').description('enroll vehicles');
@@ -55,8 +62,8 @@ export function addEnrollCommands(program: Command): void {
           if (!o.vin || !o.contract || !o.brand) {
             throw new CliError('Usage', '--vin, --contract and --brand are required (or --file with many)');
           }
-          const r = await call<FleetEnrolled>(command, 'POST', '/enrollments/contracts', {
-            body: { vin: o.vin, contract: o.contract, brand: o.brand },
+          const r = await call(command, 'POST /enrollments/contracts', {
+            body: { vin: o.vin, contract: o.contract, brand: o.brand as FleetBrand },
           });
           const b = r.body;
           show(
@@ -76,7 +83,9 @@ export function addEnrollCommands(program: Command): void {
         )[] = [];
         for (const row of parsed.rows) {
           try {
-            const r = await call<FleetEnrolled>(command, 'POST', '/enrollments/contracts', { body: row });
+            const r = await call(command, 'POST /enrollments/contracts', {
+              body: { ...row, brand: row.brand as FleetBrand },
+            });
             results.push({ vin: row.vin, ok: true, ...r.body });
           } catch (error) {
             if (!(error instanceof CliError) || error.kind !== 'Http') throw error;
@@ -108,8 +117,8 @@ export function addEnrollCommands(program: Command): void {
       ]),
     )
     .action(async (o: { status?: string }, command: Command) => {
-      const items = await allPages(command, '/enrollments', (p: EnrollmentPage) => p.enrollments, {
-        status: o.status,
+      const items = await allPages(command, 'GET /enrollments', (p) => p.enrollments, {
+        query: { status: o.status },
       });
       show(command, { enrollments: items }, () =>
         table([
@@ -117,7 +126,7 @@ export function addEnrollCommands(program: Command): void {
           ...items.map((e) => [
             str(e.id),
             str(e.kind),
-            str(e.brand),
+            str(e.brandName ?? e.brand),
             str(e.status),
             str(e.userId ?? e.vin),
             str(e.createdAt),

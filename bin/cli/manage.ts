@@ -5,18 +5,7 @@
 
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
-import type {
-  AttemptPage,
-  Backlog,
-  DeliveryPage,
-  EnableResult,
-  EnrollmentDetail,
-  RecoverBody,
-  RecoverResult,
-  Subscription,
-  Unenrolled,
-  UpdateSubscriptionBody,
-} from '../../functions/http/contract';
+import type { RecoverBody, UpdateSubscriptionBody } from '../../functions/http/contract';
 import { parseDuration } from '../../functions/local/duration';
 import { CliError } from './client';
 import { allPages, call, globals, list, out, show, str, table } from './common';
@@ -28,8 +17,6 @@ export function instant(flag: string, value: string): string {
   return ago.ok ? new Date(Date.now() - ago.value).toISOString() : value;
 }
 
-const subscriptionPath = (id: string) => `/subscriptions/${encodeURIComponent(id)}`;
-
 /** `null` clears a filter: `--types ''` or `--types all` means every type again. */
 function filter(raw: string | undefined): string[] | null | undefined {
   if (raw === undefined) return undefined;
@@ -37,14 +24,21 @@ function filter(raw: string | undefined): string[] | null | undefined {
   return items.length === 0 || (items.length === 1 && items[0] === 'all') ? null : items;
 }
 
-async function ask(question: string): Promise<string> {
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    return await rl.question(question);
-  } finally {
-    rl.close();
-  }
-}
+/**
+ * How a command asks the operator to confirm: on a terminal only, reading a line from stdin. Tests
+ * replace both to answer without a terminal.
+ */
+export const confirmation = {
+  interactive: (): boolean => process.stdin.isTTY === true,
+  async ask(question: string): Promise<string> {
+    const rl = createInterface({ input: process.stdin, output: process.stdout });
+    try {
+      return await rl.question(question);
+    } finally {
+      rl.close();
+    }
+  },
+};
 
 export function subscriptionCommands(subs: Command): void {
   subs
@@ -52,7 +46,7 @@ export function subscriptionCommands(subs: Command): void {
     .description('show one subscription (never its secret)')
     .argument('<id>', 'subscription id')
     .action(async (id: string, _o: unknown, command: Command) => {
-      const r = await call<Subscription>(command, 'GET', subscriptionPath(id));
+      const r = await call(command, 'GET /subscriptions/{id}', { params: { id } });
       show(command, r.body, () => subscriptionLines(r.body));
     });
   subs
@@ -94,7 +88,7 @@ export function subscriptionCommands(subs: Command): void {
             'edit: give at least one of --url, --types, --vehicles, --enrollments, --description',
           );
         }
-        const r = await call<Subscription>(command, 'PATCH', subscriptionPath(id), { body });
+        const r = await call(command, 'PATCH /subscriptions/{id}', { params: { id }, body });
         show(command, r.body, () => subscriptionLines(r.body));
       },
     );
@@ -105,7 +99,7 @@ export function subscriptionCommands(subs: Command): void {
     )
     .argument('<id>', 'subscription id')
     .action(async (id: string, _o: unknown, command: Command) => {
-      const r = await call<Backlog>(command, 'GET', `${subscriptionPath(id)}/backlog`);
+      const r = await call(command, 'GET /subscriptions/{id}/backlog', { params: { id } });
       show(command, r.body, () => backlogLines(r.body, false));
     });
   subs
@@ -118,10 +112,10 @@ export function subscriptionCommands(subs: Command): void {
     .option('--yes', 'do not ask for confirmation (asked only on a terminal)')
     .action(async (id: string, o: { discard?: boolean; yes?: boolean }, command: Command) => {
       const json = globals(command).json === true;
-      const preview = await call<Backlog>(command, 'GET', `${subscriptionPath(id)}/backlog`);
+      const preview = await call(command, 'GET /subscriptions/{id}/backlog', { params: { id } });
       if (!json) out(backlogLines(preview.body, o.discard === true));
-      if (!json && !o.yes && process.stdin.isTTY) {
-        const answer = await ask(
+      if (!json && !o.yes && confirmation.interactive()) {
+        const answer = await confirmation.ask(
           o.discard ? 'Enable and discard them? [y/N] ' : 'Enable and deliver them? [y/N] ',
         );
         if (!/^y(es)?$/i.test(answer.trim())) {
@@ -130,7 +124,8 @@ export function subscriptionCommands(subs: Command): void {
           return;
         }
       }
-      const r = await call<EnableResult>(command, 'POST', `${subscriptionPath(id)}/enable`, {
+      const r = await call(command, 'POST /subscriptions/{id}/enable', {
+        params: { id },
         body: { backlog: o.discard ? 'discard' : 'recover' },
       });
       show(command, r.body, () => enabledLines(id, r.body));
@@ -142,7 +137,7 @@ export function subscriptionCommands(subs: Command): void {
     )
     .argument('<id>', 'subscription id')
     .action(async (id: string, _o: unknown, command: Command) => {
-      const r = await call<Subscription>(command, 'POST', `${subscriptionPath(id)}/disable`);
+      const r = await call(command, 'POST /subscriptions/{id}/disable', { params: { id } });
       show(command, r.body, () => `disabled ${id}`);
     });
   subs
@@ -163,18 +158,16 @@ export function subscriptionCommands(subs: Command): void {
         o: { status?: string; type?: string; event?: string; since?: string; until?: string; full?: boolean },
         command: Command,
       ) => {
-        const items = await allPages(
-          command,
-          `${subscriptionPath(id)}/deliveries`,
-          (p: AttemptPage) => p.items,
-          {
+        const items = await allPages(command, 'GET /subscriptions/{id}/deliveries', (p) => p.items, {
+          params: { id },
+          query: {
             status: o.status,
             eventType: o.type,
             eventId: o.event,
             since: o.since === undefined ? undefined : instant('--since', o.since),
             until: o.until,
           },
-        );
+        });
         show(command, { items }, () =>
           o.full
             ? items.map(attemptDetail).join('\n\n') || '(none)'
@@ -203,7 +196,8 @@ export function subscriptionCommands(subs: Command): void {
     .requiredOption('--since <time>', 'ISO 8601, or a duration ago such as 24h')
     .option('--until <time>', 'ISO 8601 end (exclusive)')
     .action(async (id: string, o: { since: string; until?: string }, command: Command) => {
-      const r = await call<RecoverResult>(command, 'POST', `${subscriptionPath(id)}/recover`, {
+      const r = await call(command, 'POST /subscriptions/{id}/recover', {
+        params: { id },
         body: {
           since: instant('--since', o.since),
           ...(o.until ? { until: o.until } : {}),
@@ -221,11 +215,9 @@ export function subscriptionCommands(subs: Command): void {
     .description('deliveries that gave up after every retry')
     .argument('<id>', 'subscription id')
     .action(async (id: string, _o: unknown, command: Command) => {
-      const items = await allPages(
-        command,
-        `${subscriptionPath(id)}/dead-letters`,
-        (p: DeliveryPage) => p.items,
-      );
+      const items = await allPages(command, 'GET /subscriptions/{id}/dead-letters', (p) => p.items, {
+        params: { id },
+      });
       show(command, { items }, () =>
         table([
           ['DELIVERY', 'EVENT', 'TYPE', 'ATTEMPTS', 'UPDATED'],
@@ -241,11 +233,11 @@ export function enrollmentCommands(enrollments: Command): void {
     .description('show one enrollment and its vehicles')
     .argument('<id>', 'enrollment id')
     .action(async (id: string, _o: unknown, command: Command) => {
-      const r = await call<EnrollmentDetail>(command, 'GET', `/enrollments/${encodeURIComponent(id)}`);
+      const r = await call(command, 'GET /enrollments/{id}', { params: { id } });
       const b = r.body;
       show(command, b, () =>
         [
-          `enrollment ${b.id} (${b.kind}, ${b.brand}): ${b.status}`,
+          `enrollment ${b.id} (${b.kind}, ${b.brandName ?? b.brand}): ${b.status}`,
           table([
             ['VEHICLE', 'VIN', 'POLLING', 'LAST CHANGE'],
             ...b.vehicles.map((v) => [v.id, v.vin, v.paused ? 'paused' : 'active', str(v.lastChangeAt)]),
@@ -258,7 +250,7 @@ export function enrollmentCommands(enrollments: Command): void {
     .description('unenroll: polling stops and tokens are deleted; the event log is kept until it expires')
     .argument('<id>', 'enrollment id')
     .action(async (id: string, _o: unknown, command: Command) => {
-      const r = await call<Unenrolled>(command, 'DELETE', `/enrollments/${encodeURIComponent(id)}`);
+      const r = await call(command, 'DELETE /enrollments/{id}', { params: { id } });
       show(command, r.body, () => `unenrolled ${id}: ${r.body.vehiclesPaused} vehicle(s) no longer polled`);
     });
 }

@@ -5,12 +5,6 @@
  */
 import { Command, CommanderError } from 'commander';
 import { formatEventLine, inDetectionOrder } from '../../functions/adapters/local/bus';
-import type {
-  EventCatalogue,
-  EventPage,
-  EventWithDeliveries,
-  RecentMetricsView,
-} from '../../functions/http/contract';
 import { formatDuration, parseDuration } from '../../functions/local/duration';
 import { DEFAULT_WEBHOOK_ALLOW_HOSTS, LOCAL_DEFAULTS } from '../../functions/local/options';
 import { DEFAULT_SETTINGS, INTEGER_SETTINGS } from '../../functions/runtime/settings';
@@ -134,7 +128,7 @@ export function buildProgram(): Command {
     .description('one event: its envelope, its vehicle, and its delivery to each subscription')
     .argument('<id>', 'event id (evt_…)')
     .action(async (id: string, _o: unknown, command: Command) => {
-      const r = await call<EventWithDeliveries>(command, 'GET', `/events/${encodeURIComponent(id)}`);
+      const r = await call(command, 'GET /events/{id}', { params: { id } });
       const { event: e, deliveries } = r.body;
       show(command, r.body, () =>
         [
@@ -168,7 +162,7 @@ export function buildProgram(): Command {
     )
     .option('--type <type>', 'one type in full: trigger, reads, delay and a sample')
     .action(async (o: { type?: string }, command: Command) => {
-      const r = await call<EventCatalogue>(command, 'GET', '/event-types');
+      const r = await call(command, 'GET /event-types');
       const types = r.body.types.filter((t) => o.type === undefined || t.type === o.type);
       if (types.length === 0)
         throw new CliError('Usage', `--type: "${o.type}" is not an event type (carhook events types)`);
@@ -213,10 +207,8 @@ export function buildProgram(): Command {
         let from = new Date(Date.now() - since.value).toISOString();
         const json = globals(command).json === true;
         for (;;) {
-          const items = await allPages(command, '/events', (p: EventPage) => p.events, {
-            type: o.type,
-            vehicleId: o.vehicle,
-            since: from,
+          const items = await allPages(command, 'GET /events', (p) => p.events, {
+            query: { type: o.type, vehicleId: o.vehicle, since: from },
           });
           for (const e of inDetectionOrder(items)) {
             const id = e.id;
@@ -236,7 +228,7 @@ export function buildProgram(): Command {
     .command('metrics')
     .description('quota use and detection lag, minute by minute (GET /metrics/recent; the local runtime)')
     .action(async (_o: unknown, command: Command) => {
-      const r = await call<RecentMetricsView>(command, 'GET', '/metrics/recent');
+      const r = await call(command, 'GET /metrics/recent');
       const body = r.body;
       show(command, body, () => {
         const rows = body.minutes.map((m) => [

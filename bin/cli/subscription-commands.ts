@@ -4,15 +4,7 @@
  * replay).
  */
 import type { Command } from 'commander';
-import type {
-  CreateSubscriptionBody,
-  ReplayResult,
-  SampleBody,
-  SecretRotated,
-  SubscriptionCreated,
-  SubscriptionPage,
-  TestDelivery,
-} from '../../functions/http/contract';
+import type { CreateSubscriptionBody, SampleBody } from '../../functions/http/contract';
 import { parseDuration } from '../../functions/local/duration';
 import { CliError } from './client';
 import { allPages, call, globals, list, REPLAY_POLL_MS, show, str, table } from './common';
@@ -46,7 +38,7 @@ export function addSubscriptionCommands(program: Command): void {
           description: o.description || undefined,
         } satisfies CreateSubscriptionBody;
         // --url here is the endpoint; the API address is the root's --url or CARHOOK_URL.
-        const r = await call<SubscriptionCreated>(command, 'POST', '/subscriptions', { body });
+        const r = await call(command, 'POST /subscriptions', { body });
         const b = r.body;
         show(
           command,
@@ -60,7 +52,7 @@ export function addSubscriptionCommands(program: Command): void {
     .command('list')
     .description('list subscriptions')
     .action(async (_o: unknown, command: Command) => {
-      const items = await allPages(command, '/subscriptions', (p: SubscriptionPage) => p.items);
+      const items = await allPages(command, 'GET /subscriptions', (p) => p.items);
       show(command, { items }, () =>
         table([
           ['ID', 'STATUS', 'HEALTH', 'URL', 'TYPES'],
@@ -79,7 +71,7 @@ export function addSubscriptionCommands(program: Command): void {
     .description('delete a subscription')
     .argument('<id>', 'subscription id')
     .action(async (id: string, _o: unknown, command: Command) => {
-      await call(command, 'DELETE', `/subscriptions/${encodeURIComponent(id)}`);
+      await call(command, 'DELETE /subscriptions/{id}', { params: { id } });
       show(command, { id, removed: true }, () => `removed ${id}`);
     });
   subs
@@ -87,7 +79,7 @@ export function addSubscriptionCommands(program: Command): void {
     .description('send a signed webhook.test event now and show the attempt')
     .argument('<id>', 'subscription id')
     .action(async (id: string, _o: unknown, command: Command) => {
-      const r = await call<TestDelivery>(command, 'POST', `/subscriptions/${encodeURIComponent(id)}/test`);
+      const r = await call(command, 'POST /subscriptions/{id}/test', { params: { id } });
       const attempt = r.body.attempt;
       show(
         command,
@@ -104,7 +96,8 @@ export function addSubscriptionCommands(program: Command): void {
     .argument('<id>', 'subscription id')
     .requiredOption('--type <type>', 'the event type (carhook events types)')
     .action(async (id: string, o: { type: string }, command: Command) => {
-      const r = await call<TestDelivery>(command, 'POST', `/subscriptions/${encodeURIComponent(id)}/sample`, {
+      const r = await call(command, 'POST /subscriptions/{id}/sample', {
+        params: { id },
         body: { type: o.type } satisfies SampleBody,
       });
       const a = r.body.attempt;
@@ -120,11 +113,7 @@ export function addSubscriptionCommands(program: Command): void {
     .description('rotate the signing secret (the previous one stays valid for 24 h)')
     .argument('<id>', 'subscription id')
     .action(async (id: string, _o: unknown, command: Command) => {
-      const r = await call<SecretRotated>(
-        command,
-        'POST',
-        `/subscriptions/${encodeURIComponent(id)}/rotate-secret`,
-      );
+      const r = await call(command, 'POST /subscriptions/{id}/rotate-secret', { params: { id } });
       const b = r.body;
       show(
         command,
@@ -166,8 +155,8 @@ export function addSubscriptionCommands(program: Command): void {
         const since = ago?.ok ? new Date(Date.now() - ago.value).toISOString() : o.since;
         const timeout = parseDuration('--timeout', o.timeout, { minMs: 1, maxMs: 7 * 86_400_000 });
         if (!timeout.ok) throw new CliError('Usage', timeout.message);
-        const path = `/subscriptions/${encodeURIComponent(id)}`;
-        const r = await call<ReplayResult>(command, 'POST', `${path}/replay`, {
+        const r = await call(command, 'POST /subscriptions/{id}/replay', {
+          params: { id },
           body: {
             since,
             until: o.until || undefined,
@@ -209,7 +198,8 @@ export function addSubscriptionCommands(program: Command): void {
           timeoutMs: timeout.value,
           intervalMs: REPLAY_POLL_MS,
           listAttempts: async (cursor) => {
-            const page = await call(command, 'GET', `${path}/deliveries`, {
+            const page = await call(command, 'GET /subscriptions/{id}/deliveries', {
+              params: { id },
               query: { limit: '100', ...(cursor ? { cursor } : {}) },
             });
             return {

@@ -3,10 +3,9 @@
  * next read of each kind, learned change rate, share of the quota, recent events), pause and resume.
  */
 import type { Command } from 'commander';
-import type { EnrollmentDetail, EnrollmentPage, Vehicle, VehicleDetail } from '../../functions/http/contract';
+import type { Vehicle, VehicleDetail } from '../../functions/http/contract';
 import { allPages, call, show, str, table } from './common';
 
-const vehiclePath = (id: string) => `/vehicles/${encodeURIComponent(id)}`;
 const minutes = (ms: number) =>
   ms >= 3_600_000 ? `${Math.round(ms / 360_000) / 10} h` : `${Math.round(ms / 60_000)} min`;
 
@@ -14,7 +13,7 @@ export function vehicleLines(d: VehicleDetail): string {
   const v = d.vehicle;
   const c = d.connection;
   return [
-    `vehicle ${v.id}  VIN ${v.vin}${v.brand ? `  ${v.brand}` : ''}${v.model ? ` ${v.model}` : ''}`,
+    `vehicle ${v.id}  VIN ${v.vin}${v.brand ? `  ${v.brandName ?? v.brand}` : ''}${v.model ? ` ${v.model}` : ''}`,
     `  enrollment ${d.enrollment.id} (${d.enrollment.kind}): ${d.enrollment.status}`,
     `  connection ${c.state}${v.pauseReason ? ` (${v.pauseReason})` : ''}${
       c.tokenExpiresAt
@@ -40,14 +39,10 @@ export function addVehicleCommands(program: Command): void {
     .command('list')
     .description('every vehicle of every enrollment: VIN, enrollment, polling, last change')
     .action(async (_o: unknown, command: Command) => {
-      const enrollments = await allPages(command, '/enrollments', (p: EnrollmentPage) => p.enrollments);
+      const enrollments = await allPages(command, 'GET /enrollments', (p) => p.enrollments);
       const rows: { vehicle: Vehicle; enrollment: string; status: string }[] = [];
       for (const e of enrollments) {
-        const detail = await call<EnrollmentDetail>(
-          command,
-          'GET',
-          `/enrollments/${encodeURIComponent(e.id)}`,
-        );
+        const detail = await call(command, 'GET /enrollments/{id}', { params: { id: e.id } });
         for (const v of detail.body.vehicles) rows.push({ vehicle: v, enrollment: e.id, status: e.status });
       }
       show(command, { vehicles: rows }, () =>
@@ -70,7 +65,7 @@ export function addVehicleCommands(program: Command): void {
     )
     .argument('<id>', 'vehicle id (carhook vehicles list)')
     .action(async (id: string, _o: unknown, command: Command) => {
-      const r = await call<VehicleDetail>(command, 'GET', vehiclePath(id));
+      const r = await call(command, 'GET /vehicles/{id}', { params: { id } });
       show(command, r.body, () => vehicleLines(r.body));
     });
   for (const action of ['pause', 'resume'] as const) {
@@ -81,7 +76,7 @@ export function addVehicleCommands(program: Command): void {
       )
       .argument('<id>', 'vehicle id')
       .action(async (id: string, _o: unknown, command: Command) => {
-        const r = await call<Vehicle>(command, 'POST', `${vehiclePath(id)}/${action}`);
+        const r = await call(command, `POST /vehicles/{id}/${action}`, { params: { id } });
         show(
           command,
           r.body,

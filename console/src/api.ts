@@ -2,10 +2,15 @@
  * The console's one way to the management API: same origin, the admin token as a bearer. The token
  * lives in sessionStorage (gone when the tab closes) and never in a URL.
  *
- * Answers are typed by the API's contract (functions/http/contract.ts: the schemas the OpenAPI
- * document is generated from), so a page that reads a field the API does not return does not compile.
+ * A page calls a route by its name in the document (`GET /subscriptions/{id}`) and its path
+ * parameters; the answer's type follows from the route (functions/http/routes.ts, over the schemas
+ * the OpenAPI document is generated from), so a page that reads a field the route does not return, or
+ * reads one route's answer as another's, does not compile.
  */
+import { type Answer, type CallArgs, type Route, routeRequest } from '../../functions/http/routes';
+
 export type * from '../../functions/http/contract';
+export type { Answer, Route } from '../../functions/http/routes';
 
 const TOKEN_KEY = 'carhook.adminToken';
 
@@ -46,22 +51,24 @@ interface ErrorAnswer {
   readonly error?: { readonly code?: string; readonly message?: string; readonly field?: string };
 }
 
-/** Calls a management route; `T` is the contract's type of its answer. */
-export async function api<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+/** Calls a management route by its name, with its path parameters, query and body; its answer is typed by the route. */
+export async function api<R extends Route>(route: R, ...[options]: CallArgs<R>): Promise<Answer<R>> {
+  const { method, path } = routeRequest(route, options);
+  const body: unknown = options?.body;
   const headers: Record<string, string> = { accept: 'application/json' };
   const token = session.token();
   if (token) headers.authorization = `Bearer ${token}`;
-  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(`${apiBase()}${path}`, {
-    method: init.method ?? 'GET',
+    method,
     headers,
-    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await res.text();
   // Parsing boundary: the answer is the route's documented schema (or the error shape).
-  const body: unknown = text ? JSON.parse(text) : undefined;
+  const answer: unknown = text ? JSON.parse(text) : undefined;
   if (!res.ok) {
-    const error = (body as ErrorAnswer | undefined)?.error ?? {};
+    const error = (answer as ErrorAnswer | undefined)?.error ?? {};
     throw new ApiError(
       res.status,
       error.code ?? `HTTP ${res.status}`,
@@ -69,5 +76,5 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
       error.field,
     );
   }
-  return body as T;
+  return answer as Answer<R>;
 }

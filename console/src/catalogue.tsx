@@ -5,7 +5,7 @@ import { api, type EventCatalogue } from './api';
 let loading: Promise<EventCatalogue> | undefined;
 
 export function loadCatalogue(): Promise<EventCatalogue> {
-  loading ??= api<EventCatalogue>('/event-types').catch((e: unknown) => {
+  loading ??= api('GET /event-types').catch((e: unknown) => {
     loading = undefined;
     throw e;
   });

@@ -39,7 +39,7 @@ function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
           e.preventDefault();
           session.signIn(token.trim());
           try {
-            await api('/subscriptions?limit=1');
+            await api('GET /subscriptions', { query: { limit: '1' } });
             onSignedIn();
           } catch (err) {
             session.signOut();

@@ -3,6 +3,7 @@
  * and path schemas its routes validate with, and the response shapes its OpenAPI document states.
  */
 import * as z from 'zod';
+import { brandNameOf } from '../core/enrollment';
 import {
   type Enrollment,
   enrollmentStatuses,
@@ -14,17 +15,24 @@ import type { Enrollment as EnrollmentView, StoredEventView, Vehicle } from './c
 export const MAX_ID_LENGTH = 256;
 export const MAX_PAGE = 100;
 
+/** `{ brandName }` next to a stored brand (a v1 code or a name), when Carhook knows the brand. */
+const brandName = (brand: string): { brandName?: string } => {
+  const name = brandNameOf(brand);
+  return name === undefined ? {} : { brandName: name };
+};
+
 /** What the API shows of an enrollment: never the token ciphertext. */
 export function publicEnrollment(e: Enrollment): EnrollmentView {
   if (e.kind === 'fleet-contract') {
     const { id, kind, brand, status, vin, contract, createdAt, updatedAt } = e;
-    return { id, kind, brand, status, vin, contract, createdAt, updatedAt };
+    return { id, kind, brand, ...brandName(brand), status, vin, contract, createdAt, updatedAt };
   }
   const { id, kind, brand, status, userId, tokenExpiresAt, createdAt, updatedAt } = e;
   return {
     id,
     kind,
     brand,
+    ...brandName(brand),
     status,
     ...(userId !== undefined ? { userId } : {}),
     ...(tokenExpiresAt !== undefined ? { tokenExpiresAt } : {}),
@@ -37,7 +45,7 @@ export function publicVehicle(v: VehicleRecord): Vehicle {
   return {
     id: v.id,
     vin: v.vin,
-    ...(v.brand !== undefined ? { brand: v.brand } : {}),
+    ...(v.brand !== undefined ? { brand: v.brand, ...brandName(v.brand) } : {}),
     ...(v.apiVehicleId !== undefined ? { apiVehicleId: v.apiVehicleId } : {}),
     paused: v.paused,
     ...(v.pauseReason !== undefined ? { pauseReason: v.pauseReason } : {}),

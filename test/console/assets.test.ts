@@ -2,10 +2,23 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { assetsFile, consoleAssets } from '../../console/build';
 import { CONSOLE_CSP, consoleRoutes } from '../../functions/http/console';
+import { CONSOLE_JS } from '../../functions/http/console-assets.generated';
 
 describe('console assets', () => {
   it('keeps the committed bundle in step with console/src', async () => {
     expect(await consoleAssets()).toBe(readFileSync(assetsFile, 'utf8'));
+  });
+
+  it('bundles no schema: the contract reaches the browser as types only', () => {
+    expect(CONSOLE_JS).not.toContain('toJSONSchema');
+    expect(CONSOLE_JS.length).toBeLessThan(100_000);
+  });
+
+  it('answers /favicon.ico (browsers ask for it) with an SVG icon, not a 404', async () => {
+    const icon = await consoleRoutes().request('/favicon.ico');
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    expect(await icon.text()).toMatch(/^<svg[^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
   });
 
   it('serves the page, its script and stylesheet from this origin only, versioned by content', async () => {

@@ -78,6 +78,12 @@ describe('console in a browser', () => {
     const world = (await json(`${running.sim}/_sim/world`)).body;
     const vin: string = world.vehicles[0].vin;
     await page.getByText(vin).first().waitFor({ timeout: 30_000 });
+    // Brands by their name (the spelling input takes), never the v1 code alone.
+    await page
+      .getByText(/ · (cielo|pavo)$/)
+      .first()
+      .waitFor();
+    expect(await page.getByText(/ · [CP]$/).count()).toBe(0);
     await shot(page, 'vehicles');
 
     // A vehicle's page: its connection, each read, its events; paused and resumed from there.
@@ -318,5 +324,38 @@ describe('console in a browser', () => {
     expect(overflow).toBeLessThanOrEqual(0);
 
     expect(problems).toEqual([]);
+  });
+
+  it('shows a failing endpoint failing after one test: the failure count and the HTTP status', {
+    timeout: 60_000,
+  }, async () => {
+    const running = dev as DevProcess;
+    const recorder = await startRecorder(() => 500);
+    cleanups.push(recorder.close);
+    // Filtered to a vehicle that does not exist: only the test event reaches it.
+    const created = await json(`${running.api}/subscriptions`, {
+      token: TOKEN,
+      method: 'POST',
+      body: { url: recorder.url, vehicleIds: ['veh_none'], description: 'an endpoint that answers 500' },
+    });
+    expect(created.status).toBe(201);
+    const page = await (browser as Browser).newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${running.api}/`);
+    await page.getByLabel('Admin token').fill(TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'Subscriptions' }).click();
+    const row = page.locator(`tr[data-subscription="${created.body.id}"]`);
+    await row.getByText(/^new$/).waitFor();
+    await row.getByRole('button', { name: 'Send test' }).click();
+    await page
+      .getByText(new RegExp(`Test event sent to ${created.body.id}: failure \\(HTTP 500\\) in \\d+ ms`))
+      .waitFor();
+    await row.getByText(/^failing$/).waitFor();
+    const health = row.locator('.health');
+    await health.getByText(/^1 failure\(s\) since/).waitFor();
+    expect(await health.textContent()).toContain('last: HTTP 500');
+    expect(await health.textContent()).toContain('24 h: 0 % of 1');
+    await shot(page, 'subscriptions-failing');
+    await page.close();
   });
 });

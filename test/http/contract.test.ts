@@ -11,12 +11,24 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Ajv2020 from 'ajv/dist/2020';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type * as z from 'zod';
 import { apiClientFiles, DOCUMENT_PATH, TYPES_PATH } from '../../bin/openapi';
+import type { fleetContractSchema } from '../../functions/core/enrollment';
 import { EVENT_TYPES } from '../../functions/core/events/catalogue';
+import { apiSchemas } from '../../functions/http/contract';
+import { routeAnswers } from '../../functions/http/route-answers';
+import type { RouteBody } from '../../functions/http/routes';
 import { ROOT } from '../e2e/support';
 import { documentedApp } from './document-support';
 
 const run = promisify(execFile);
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** The route map spells the fleet contract's body (its schema lives with Node code): the two agree. */
+const fleetBodyAgrees: Same<
+  z.input<typeof fleetContractSchema>,
+  RouteBody<'POST /enrollments/contracts'>
+> = true;
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is JSON, read freely by the test.
 type Json = any;
@@ -35,7 +47,12 @@ async function exec(file: string, args: readonly string[], cwd = ROOT) {
 const TSC = join(ROOT, 'node_modules', '.bin', 'tsc');
 
 /** Typechecks `files` in `dir` with a strict config (optionally extending the console's). */
-async function typecheck(dir: string, files: readonly string[], extendsConfig?: string) {
+async function typecheck(
+  dir: string,
+  files: readonly string[],
+  extendsConfig?: string,
+  types: readonly string[] = [],
+) {
   await writeFile(
     join(dir, 'tsconfig.json'),
     JSON.stringify({
@@ -48,7 +65,8 @@ async function typecheck(dir: string, files: readonly string[], extendsConfig?: 
         lib: ['ES2023', 'DOM'],
         module: 'ESNext',
         moduleResolution: 'Bundler',
-        types: [],
+        types,
+        ...(types.length > 0 ? { typeRoots: [join(ROOT, 'node_modules', '@types')] } : {}),
         skipLibCheck: true,
       },
       files,
@@ -204,6 +222,28 @@ describe('the contract', () => {
     expect(await readFile(TYPES_PATH, 'utf8'), 'run npm run openapi').toBe(types);
   });
 
+  it('the route map gives each management route the answer the document gives it, and names no other route', () => {
+    const documented: Record<string, string | undefined> = {};
+    for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
+      for (const [method, op] of Object.entries(operations)) {
+        if (Array.isArray(op.security) && op.security.length === 0) continue; // public: not called by name
+        const [status, success] = Object.entries(op.responses as Record<string, Json>).find(([code]) =>
+          code.startsWith('2'),
+        ) ?? ['none', undefined];
+        const ref = success?.content?.['application/json']?.schema?.$ref as string | undefined;
+        documented[`${method.toUpperCase()} ${path}`] = ref ? ref.split('/').at(-1) : `no body (${status})`;
+      }
+    }
+    const mapped = Object.fromEntries(
+      Object.entries(routeAnswers).map(([route, schema]) => [
+        route,
+        schema === null ? 'no body (204)' : (apiSchemas.get(schema)?.id ?? 'unnamed'),
+      ]),
+    );
+    expect(mapped).toEqual(documented);
+    expect(fleetBodyAgrees).toBe(true);
+  });
+
   it('the console and the CLI are typed by the contract: an undocumented field does not compile', {
     timeout: 60_000,
   }, async () => {
@@ -224,6 +264,38 @@ describe('the contract', () => {
     expect(refused.code).not.toBe(0);
     expect(refused.stdout).toContain("Property 'failures' does not exist");
     expect(refused.stdout).toContain("Property 'lastPolledAt' does not exist");
+    // The answer's type follows from the route called: one route's answer cannot be read as another's.
+    const api = join(ROOT, 'console', 'src', 'api');
+    const cli = join(ROOT, 'bin', 'cli', 'common');
+    const routed = (read: string) =>
+      [
+        `import { api } from '${api}';`,
+        `import { call } from '${cli}';`,
+        'export async function read(command: Parameters<typeof call>[0]) {',
+        `  return ${read};`,
+        '}',
+        '',
+      ].join('\n');
+    await writeFile(
+      join(dir, 'routed.ts'),
+      routed(
+        "[(await api('GET /vehicles/{id}', { params: { id: 'v' } })).vehicle.paused, (await call(command, 'GET /subscriptions/{id}/backlog', { params: { id: 's' } })).body.parked]",
+      ),
+    );
+    await writeFile(
+      join(dir, 'misrouted.ts'),
+      routed(
+        "[(await api('GET /enrollments/{id}', { params: { id: 'e' } })).paused, (await call(command, 'GET /subscriptions/{id}/backlog', { params: { id: 's' } })).body.health, await api('GET /events/{id}', { params: { vin: 'x' } }), await api('GET /subscriptions/{id}')]",
+      ),
+    );
+    const routedOk = await typecheck(dir, ['routed.ts'], consoleConfig, ['node']);
+    expect(routedOk.code, routedOk.stdout).toBe(0);
+    const misrouted = await typecheck(dir, ['misrouted.ts'], consoleConfig, ['node']);
+    expect(misrouted.code).not.toBe(0);
+    expect(misrouted.stdout).toMatch(/Property 'paused' does not exist on type '\{[^']*vehicles:/);
+    expect(misrouted.stdout).toMatch(/Property 'health' does not exist on type '\{[^']*parked:/);
+    expect(misrouted.stdout).toContain("'vin' does not exist in type"); // a parameter the path lacks
+    expect(misrouted.stdout).toContain('Expected 2 arguments, but got 1'); // the path's {id} not given
     // Neither reads API answers as untyped JSON (the one way around the types).
     const loose = await exec('grep', [
       '-rlE',

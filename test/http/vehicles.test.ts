@@ -107,6 +107,64 @@ describe('vehicles, the catalogue and samples over HTTP', () => {
     expect((await call('POST', '/vehicles/enr_nope%3Avv1/pause')).status).toBe(404);
   });
 
+  it('shows a vehicle whose enrollment needs reauthorization so, with the link that authorizes again', async () => {
+    await close();
+    ({ s, app, close } = await documentedApp({ publicUrl: 'https://carhook.example.com' }));
+    const user = s.sim.world.users().find((u) => u.vehicleIds.length > 0);
+    if (!user) throw new Error('the simulator has a user with vehicles');
+    const start = await app.request('/oauth/cielo/authorize');
+    const login = await fetch(start.headers.get('location') ?? '', {
+      method: 'POST',
+      body: new URLSearchParams({ user: user.id }),
+      redirect: 'manual',
+    });
+    const back = new URL(login.headers.get('location') ?? '');
+    const enrolled = (await (
+      await app.request(`/oauth/callback${back.search}`, { headers: { accept: 'application/json' } })
+    ).json()) as Json;
+    const vehicleId: string = enrolled.vehicles[0].id;
+    expect(
+      await s.stores.enrollments.markReauthorizationRequired(enrolled.enrollmentId, s.runtime.now()),
+    ).toBe(true);
+    const got = await call('GET', `/vehicles/${encodeURIComponent(vehicleId)}`);
+    expect(got.status).toBe(200);
+    expect(got.body.enrollment.status).toBe('reauthorization_required');
+    expect(got.body.connection).toMatchObject({
+      state: 'reauthorization_required',
+      reauthorizationUrl: 'https://carhook.example.com/oauth/cielo/authorize',
+    });
+    // The link is one the API serves: it redirects to the brand's sign-in.
+    const link = new URL(got.body.connection.reauthorizationUrl);
+    expect((await app.request(link.pathname)).status).toBe(302);
+    // The enrollment's listing says so too.
+    const listed = await call('GET', `/enrollments/${enrolled.enrollmentId}`);
+    expect(listed.body.status).toBe('reauthorization_required');
+  });
+
+  it('shows the brand by its name (brandName) next to the stored v1 code; the event envelope keeps the code', async () => {
+    const car = s.sim.world.vehicles()[0];
+    if (!car) throw new Error('the simulator has vehicles');
+    const name = car.brand === 'C' ? 'cielo' : 'pavo';
+    const enrolled = await call('POST', '/enrollments/contracts', {
+      vin: car.vin,
+      contract: car.contract,
+      brand: name,
+    });
+    expect(enrolled.status).toBe(201);
+    const enrollment = await call('GET', `/enrollments/${enrolled.body.enrollmentId}`);
+    expect(enrollment.body).toMatchObject({ brand: car.brand, brandName: name });
+    expect(enrollment.body.vehicles[0]).toMatchObject({ brand: car.brand, brandName: name });
+    const listed = await call('GET', '/enrollments');
+    expect(listed.body.enrollments[0]).toMatchObject({ brand: car.brand, brandName: name });
+    const vehicle = await call('GET', `/vehicles/${encodeURIComponent(enrolled.body.vehicleId)}`);
+    expect(vehicle.body.vehicle).toMatchObject({ brand: car.brand, brandName: name });
+    expect(vehicle.body.enrollment).toMatchObject({ brand: car.brand, brandName: name });
+    // Published events are a contract: their envelope is unchanged.
+    const event = vehicle.body.recentEvents[0];
+    expect(event.vehicle.brand).toBe(car.brand);
+    expect(event.vehicle.brandName).toBeUndefined();
+  });
+
   it('lists the event catalogue: each type with its trigger, delay, schema and the sample a webhook received', async () => {
     const got = await call('GET', '/event-types');
     expect(got.status).toBe(200);

@@ -42,6 +42,8 @@ export async function startSimRuntime(
     sim?: SimulatorOptions;
     backend?: { stores: Stores; budget: RateBudget };
     clientSecret?: string;
+    /** Where users reach the HTTP API: reauthorization links point there. */
+    publicUrl?: string;
   } = {},
 ): Promise<SimRuntime> {
   const sim = await startSimulator({ port: 0, clock: 'manual', vehicles: 4, seed: 11, ...options.sim });
@@ -56,6 +58,7 @@ export async function startSimRuntime(
       quota: { requests: 120, windowSeconds: 60 },
       pollIntervalSeconds: 60,
       version: 'test',
+      ...(options.publicUrl !== undefined ? { publicUrl: options.publicUrl } : {}),
     },
     {
       stores,

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, type SampleBody, type SubscriptionPage, type TestDelivery } from '../api';
+import { api, type SampleBody } from '../api';
 import { loadCatalogue } from '../catalogue';
 import { Badge, describe, ErrorLine, Section, useLoad } from '../ui';
 
@@ -10,7 +10,7 @@ import { Badge, describe, ErrorLine, Section, useLoad } from '../ui';
  */
 export function CataloguePage({ focus }: { focus?: string }) {
   const catalogue = useLoad(() => loadCatalogue(), []);
-  const subs = useLoad(async () => (await api<SubscriptionPage>('/subscriptions?limit=100')).items, []);
+  const subs = useLoad(async () => (await api('GET /subscriptions', { query: { limit: '100' } })).items, []);
   const [target, setTarget] = useState('');
   const [sent, setSent] = useState<{ type: string; text: string } | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
@@ -21,8 +21,8 @@ export function CataloguePage({ focus }: { focus?: string }) {
     setError(undefined);
     setSent(undefined);
     try {
-      const r = await api<TestDelivery>(`/subscriptions/${encodeURIComponent(chosen)}/sample`, {
-        method: 'POST',
+      const r = await api('POST /subscriptions/{id}/sample', {
+        params: { id: chosen },
         body: { type } satisfies SampleBody,
       });
       const a = r.attempt;

@@ -1,15 +1,5 @@
 import { useState } from 'preact/hooks';
-import {
-  type Attempt,
-  type AttemptPage,
-  api,
-  type DeliveryPage,
-  type RecoverBody,
-  type RecoverResult,
-  type ReplayBody,
-  type ReplayResult,
-  type Subscription,
-} from '../api';
+import { type Attempt, api, type RecoverBody, type ReplayBody } from '../api';
 import { TypePicker } from '../catalogue';
 import { Badge, describe, ErrorLine, Section, useLoad, When } from '../ui';
 
@@ -22,9 +12,9 @@ export interface DeliveryFilter {
 }
 
 const query = (f: DeliveryFilter) => {
-  const q = new URLSearchParams({ limit: '100' });
-  for (const [k, v] of Object.entries(f)) if (typeof v === 'string' && v.trim() !== '') q.set(k, v.trim());
-  return q.toString();
+  const q: Record<string, string> = { limit: '100' };
+  for (const [k, v] of Object.entries(f)) if (typeof v === 'string' && v.trim() !== '') q[k] = v.trim();
+  return q;
 };
 
 /**
@@ -33,17 +23,19 @@ const query = (f: DeliveryFilter) => {
  * class; replay of one event; recovering what was dead-lettered since a time; the dead letters.
  */
 export function DeliveriesPage(props: { subscriptionId: string; initial?: DeliveryFilter }) {
-  const path = `/subscriptions/${encodeURIComponent(props.subscriptionId)}`;
-  const sub = useLoad(() => api<Subscription>(path), [path]);
+  const params = { id: props.subscriptionId };
+  const path = props.subscriptionId;
+  const sub = useLoad(() => api('GET /subscriptions/{id}', { params }), [path]);
   const [filter, setFilter] = useState<DeliveryFilter>(props.initial ?? {});
   const q = query(filter);
   const attempts = useLoad(
-    async () => (await api<AttemptPage>(`${path}/deliveries?${q}`)).items,
-    [path, q],
+    async () => (await api('GET /subscriptions/{id}/deliveries', { params, query: q })).items,
+    [path, JSON.stringify(q)],
     3000,
   );
   const dead = useLoad(
-    async () => (await api<DeliveryPage>(`${path}/dead-letters?limit=100`)).items,
+    async () =>
+      (await api('GET /subscriptions/{id}/dead-letters', { params, query: { limit: '100' } })).items,
     [path],
     10000,
   );
@@ -66,7 +58,7 @@ export function DeliveriesPage(props: { subscriptionId: string; initial?: Delive
   };
   const replay = (body: ReplayBody) =>
     run(async () => {
-      const r = await api<ReplayResult>(`${path}/replay`, { method: 'POST', body });
+      const r = await api('POST /subscriptions/{id}/replay', { params, body });
       const skipped = r.skipped.map((x) => ` ${x.eventId} not sent: ${x.reason}.`).join('');
       return `Replay ${r.replayId}: ${r.events} event(s) queued.${skipped}`;
     });
@@ -129,8 +121,8 @@ export function DeliveriesPage(props: { subscriptionId: string; initial?: Delive
         onSubmit={(e) => {
           e.preventDefault();
           void run(async () => {
-            const r = await api<RecoverResult>(`${path}/recover`, {
-              method: 'POST',
+            const r = await api('POST /subscriptions/{id}/recover', {
+              params,
               body: { since: recoverSince } satisfies RecoverBody,
             });
             return `Recover ${r.recoverId}: ${r.deliveries} dead-lettered event(s) queued again`;

@@ -1,15 +1,15 @@
-import { api, type EnrollmentDetail, type EnrollmentPage } from '../api';
+import { api } from '../api';
 import { Badge, ErrorLine, Section, useLoad, When } from '../ui';
 
 /** Enrollments and their vehicles: status, polling, last change. `highlight`: just enrolled. */
 export function EnrollmentsPage({ highlight }: { highlight?: string }) {
   const list = useLoad(
     async () => {
-      const { enrollments } = await api<EnrollmentPage>('/enrollments?limit=100');
+      const { enrollments } = await api('GET /enrollments', { query: { limit: '100' } });
       return Promise.all(
         enrollments.map(async (e) => ({
           enrollment: e,
-          vehicles: (await api<EnrollmentDetail>(`/enrollments/${encodeURIComponent(e.id)}`)).vehicles,
+          vehicles: (await api('GET /enrollments/{id}', { params: { id: e.id } })).vehicles,
         })),
       );
     },
@@ -44,7 +44,7 @@ export function EnrollmentsPage({ highlight }: { highlight?: string }) {
             (vehicles.length > 0 ? vehicles : [undefined]).map((v, i) => (
               <tr key={`${e.id}-${v?.id ?? 'none'}`} class={e.id === highlight ? 'highlight' : undefined}>
                 <td data-label="Enrollment">{i === 0 ? <code>{e.id}</code> : null}</td>
-                <td data-label="Kind">{i === 0 ? `${e.kind} · ${e.brand}` : null}</td>
+                <td data-label="Kind">{i === 0 ? `${e.kind} · ${e.brandName ?? e.brand}` : null}</td>
                 <td data-label="Status">{i === 0 ? <Badge value={e.status} /> : null}</td>
                 <td data-label="Vehicle (VIN)">
                   {v ? (

@@ -1,13 +1,9 @@
-import { api, type EventWithDeliveries } from '../api';
+import { api } from '../api';
 import { Badge, ErrorLine, Section, useLoad, When } from '../ui';
 
 /** One event: its envelope, its vehicle, and its delivery to each subscription (each linking its attempts). */
 export function EventPage({ eventId }: { eventId: string }) {
-  const found = useLoad(
-    () => api<EventWithDeliveries>(`/events/${encodeURIComponent(eventId)}`),
-    [eventId],
-    5000,
-  );
+  const found = useLoad(() => api('GET /events/{id}', { params: { id: eventId } }), [eventId], 5000);
   const e = found.data?.event;
   return (
     <Section title={`Event ${eventId}`}>

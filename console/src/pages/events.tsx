@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, type EventPage } from '../api';
+import { api } from '../api';
 import { TypePicker } from '../catalogue';
 import { Badge, ErrorLine, Section, useLoad, When } from '../ui';
 
@@ -10,13 +10,13 @@ export function EventsPage() {
   const [type, setType] = useState('');
   const [since, setSince] = useState('');
   const [open, setOpen] = useState<string | undefined>(undefined);
-  const query = new URLSearchParams({ limit: '100' });
-  if (vehicleId.trim()) query.set('vehicleId', vehicleId.trim());
-  else if (vin.trim().length === 17) query.set('vin', vin.trim());
-  if (type.trim()) query.set('type', type.trim());
-  if (since.trim()) query.set('since', since.trim());
-  const q = query.toString();
-  const events = useLoad(async () => (await api<EventPage>(`/events?${q}`)).events, [q], 3000);
+  const query: Record<string, string> = { limit: '100' };
+  if (vehicleId.trim()) query.vehicleId = vehicleId.trim();
+  else if (vin.trim().length === 17) query.vin = vin.trim();
+  if (type.trim()) query.type = type.trim();
+  if (since.trim()) query.since = since.trim();
+  const q = JSON.stringify(query);
+  const events = useLoad(async () => (await api('GET /events', { query })).events, [q], 3000);
   const rows = [...(events.data ?? [])].sort((a, b) => b.detectedAt.localeCompare(a.detectedAt));
   return (
     <Section title="Event log">

@@ -1,4 +1,4 @@
-import { api, type RecentMetricsView } from '../api';
+import { api } from '../api';
 import { ErrorLine, Section, useLoad } from '../ui';
 
 const W = 720;
@@ -71,7 +71,7 @@ function Bars(props: {
 
 /** Requests per minute against the quota, and detection lag (p95 per minute), from the runtime. */
 export function QuotaPage() {
-  const recent = useLoad(() => api<RecentMetricsView>('/metrics/recent'), [], 10_000);
+  const recent = useLoad(() => api('GET /metrics/recent'), [], 10_000);
   const minutes = recent.data?.minutes ?? [];
   const labels = minutes.map((m) => m.minute.slice(11, 16));
   const perMinute = recent.data

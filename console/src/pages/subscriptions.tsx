@@ -3,12 +3,9 @@ import {
   api,
   type Backlog,
   type CreateSubscriptionBody,
-  type EnableResult,
-  type SecretRotated,
   type Subscription,
   type SubscriptionCreated,
   type SubscriptionHealthView,
-  type SubscriptionPage,
   type TestDelivery,
   type UpdateSubscriptionBody,
 } from '../api';
@@ -23,7 +20,11 @@ const list = (text: string) =>
 
 /** Subscriptions: create, edit, enable/disable, rotate the secret, send a test event. */
 export function SubscriptionsPage() {
-  const subs = useLoad(async () => (await api<SubscriptionPage>('/subscriptions?limit=100')).items, [], 5000);
+  const subs = useLoad(
+    async () => (await api('GET /subscriptions', { query: { limit: '100' } })).items,
+    [],
+    5000,
+  );
   const [secret, setSecret] = useState<{ id: string; secret: string } | undefined>(undefined);
   const [message, setMessage] = useState<string | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
@@ -103,7 +104,7 @@ export function SubscriptionsPage() {
                   setAsking(kind === 'disable' ? { kind, sub: s } : { kind, sub: s });
                   return;
                 }
-                api<Backlog>(`/subscriptions/${encodeURIComponent(s.id)}/backlog`).then(
+                api('GET /subscriptions/{id}/backlog', { params: { id: s.id } }).then(
                   (backlog) => setAsking({ kind, sub: s, backlog }),
                   (e: unknown) => setError(describe(e)),
                 );
@@ -134,8 +135,7 @@ function CreateForm({ onCreated }: { onCreated: (s: SubscriptionCreated) => void
         e.preventDefault();
         setError(undefined);
         try {
-          const created = await api<SubscriptionCreated>('/subscriptions', {
-            method: 'POST',
+          const created = await api('POST /subscriptions', {
             body: {
               url,
               ...(types.trim() ? { eventTypes: list(types) } : {}),
@@ -194,7 +194,7 @@ function SubscriptionRow(props: {
   const [url, setUrl] = useState(s.url);
   const [types, setTypes] = useState((s.eventTypes ?? []).join(', '));
   const [description, setDescription] = useState(s.description ?? '');
-  const path = `/subscriptions/${encodeURIComponent(s.id)}`;
+  const params = { id: s.id };
   return (
     <tr data-subscription={s.id}>
       <td data-label="URL">
@@ -246,8 +246,8 @@ function SubscriptionRow(props: {
               type="button"
               onClick={() =>
                 act(`Saved ${s.id}`, async () => {
-                  await api<Subscription>(path, {
-                    method: 'PATCH',
+                  await api('PATCH /subscriptions/{id}', {
+                    params,
                     body: {
                       url,
                       eventTypes: types.trim() ? list(types) : null,
@@ -272,7 +272,7 @@ function SubscriptionRow(props: {
           type="button"
           onClick={() =>
             act(`Test event sent to ${s.id}`, async () => {
-              const r = await api<TestDelivery>(`${path}/test`, { method: 'POST' });
+              const r = await api('POST /subscriptions/{id}/test', { params });
               return testOutcome(s.id, r);
             })
           }
@@ -353,7 +353,7 @@ function Confirmation(props: {
 }) {
   const { asking, act } = props;
   const s = asking.sub;
-  const path = `/subscriptions/${encodeURIComponent(s.id)}`;
+  const params = { id: s.id };
   if (asking.kind === 'disable') {
     return (
       <Confirm
@@ -362,7 +362,7 @@ function Confirmation(props: {
         choices={[
           {
             label: 'Disable',
-            run: () => act(`Disabled ${s.id}`, () => api(`${path}/disable`, { method: 'POST' })),
+            run: () => act(`Disabled ${s.id}`, () => api('POST /subscriptions/{id}/disable', { params })),
           },
         ]}
       >
@@ -384,7 +384,7 @@ function Confirmation(props: {
             label: 'Rotate secret',
             run: () =>
               act(`Rotated the secret of ${s.id}; the previous one still signs for 24 h`, async () => {
-                const r = await api<SecretRotated>(`${path}/rotate-secret`, { method: 'POST' });
+                const r = await api('POST /subscriptions/{id}/rotate-secret', { params });
                 props.onSecret(s.id, r.secret);
               }),
           },
@@ -400,7 +400,7 @@ function Confirmation(props: {
   const b = asking.backlog;
   const enable = (backlog: 'recover' | 'discard') =>
     act(`Enabled ${s.id}`, async () => {
-      const r = await api<EnableResult>(`${path}/enable`, { method: 'POST', body: { backlog } });
+      const r = await api('POST /subscriptions/{id}/enable', { params, body: { backlog } });
       const missed = r.backlog
         ? backlog === 'recover'
           ? `, ${r.backlog.recovered} missed event(s) queued for delivery`

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, type Vehicle, type VehicleDetail } from '../api';
+import { api } from '../api';
 import { Badge, describe, ErrorLine, Section, useLoad, When } from '../ui';
 
 /** `0.0022 %`, `3.3 %`: two significant digits, whatever the size. */
@@ -12,15 +12,15 @@ const every = (ms: number) =>
  * its learned change rate and share of the quota, its recent events as a timeline; pause and resume.
  */
 export function VehiclePage({ vehicleId }: { vehicleId: string }) {
-  const path = `/vehicles/${encodeURIComponent(vehicleId)}`;
-  const detail = useLoad(() => api<VehicleDetail>(path), [path], 5000);
+  const params = { id: vehicleId };
+  const detail = useLoad(() => api('GET /vehicles/{id}', { params }), [vehicleId], 5000);
   const [message, setMessage] = useState<string | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   const d = detail.data;
   const act = async (action: 'pause' | 'resume') => {
     setError(undefined);
     try {
-      const v = await api<Vehicle>(`${path}/${action}`, { method: 'POST' });
+      const v = await api(`POST /vehicles/{id}/${action}`, { params });
       setMessage(
         v.paused ? `Paused ${v.vin}: it is not polled until resumed` : `Resumed ${v.vin}: polled again`,
       );
@@ -45,8 +45,8 @@ export function VehiclePage({ vehicleId }: { vehicleId: string }) {
           <dl class="facts">
             <dt>Vehicle</dt>
             <dd>
-              <code>{d.vehicle.id}</code> {d.vehicle.brand ?? ''} {d.vehicle.model ?? ''}{' '}
-              {d.vehicle.subModel ?? ''}
+              <code>{d.vehicle.id}</code> {d.vehicle.brandName ?? d.vehicle.brand ?? ''}{' '}
+              {d.vehicle.model ?? ''} {d.vehicle.subModel ?? ''}
             </dd>
             <dt>Enrollment</dt>
             <dd>

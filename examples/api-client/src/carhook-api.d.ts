@@ -890,344 +890,6 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
-        /** @description Every error: a code, a message and the offending field when there is one. */
-        Error: {
-            error: {
-                code: string;
-                message: string;
-                field?: string;
-                issues?: {
-                    field: string;
-                    reason: string;
-                }[];
-                /** @description The enrollment that holds the VIN (409). */
-                existingEnrollmentId?: string;
-                /** @description The id that was not found (404). */
-                id?: string;
-            };
-        };
-        ServiceHealth: {
-            /** @enum {string} */
-            status: "ok" | "degraded" | "unavailable";
-            version: string;
-            checks: {
-                [key: string]: string;
-            };
-        };
-        /** @description This OpenAPI 3.1 document. */
-        OpenApiDocument: {
-            openapi: string;
-        } & {
-            [key: string]: unknown;
-        };
-        /** @description An enrollment: an authorized user or a fleet contract (never its token). */
-        Enrollment: {
-            id: string;
-            /** @enum {string} */
-            kind: "oauth-user" | "fleet-contract";
-            brand: string;
-            /** @enum {string} */
-            status: "active" | "reauthorization_required" | "unenrolled";
-            vin?: string;
-            contract?: string;
-            userId?: string;
-            /** Format: date-time */
-            tokenExpiresAt?: string;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-        };
-        /** @description A vehicle Carhook polls, reached through an enrollment. */
-        Vehicle: {
-            id: string;
-            vin: string;
-            brand?: string;
-            apiVehicleId?: string;
-            paused: boolean;
-            pauseReason?: string;
-            /**
-             * Format: date-time
-             * @description When a poll last found a change.
-             */
-            lastChangeAt?: string;
-            /** Format: date-time */
-            createdAt: string;
-        };
-        EnrollmentDetail: {
-            id: string;
-            /** @enum {string} */
-            kind: "oauth-user" | "fleet-contract";
-            brand: string;
-            /** @enum {string} */
-            status: "active" | "reauthorization_required" | "unenrolled";
-            vin?: string;
-            contract?: string;
-            userId?: string;
-            /** Format: date-time */
-            tokenExpiresAt?: string;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-            vehicles: components["schemas"]["Vehicle"][];
-        };
-        EnrollmentPage: {
-            enrollments: components["schemas"]["Enrollment"][];
-            cursor?: string;
-        };
-        FleetEnrollment: {
-            enrollmentId: string;
-            vehicleId: string;
-        };
-        Unenrolled: {
-            enrollmentId: string;
-            /** @constant */
-            status: "unenrolled";
-            transitioned: boolean;
-            vehiclesPaused: number;
-        };
-        OAuthEnrollment: {
-            enrollmentId: string;
-            created: boolean;
-            reactivated: boolean;
-            vehicles: components["schemas"]["Vehicle"][];
-            warning?: string;
-        };
-        /** @description An event of the log: its envelope as published, and whether it reached the bus. */
-        Event: {
-            /** @description deterministic: the same change has the same id on every retry and re-poll */
-            id: string;
-            type: string;
-            schemaVersion: number;
-            /**
-             * Format: date-time
-             * @description when it happened, from the API record
-             */
-            occurredAt: string;
-            /**
-             * Format: date-time
-             * @description when Carhook saw it
-             */
-            detectedAt: string;
-            /** @description per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle */
-            sequence: number;
-            vehicle?: {
-                id: string;
-                vin?: string;
-                brand?: string;
-                /** @description model as the API names it, when it says */
-                model?: string;
-                /** @description sub-model (trim) as the API names it, when it says */
-                subModel?: string;
-            };
-            enrollment?: {
-                id: string;
-                /** @enum {string} */
-                kind: "oauth-user" | "fleet-contract";
-            };
-            /** @description every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids */
-            enrollments?: {
-                id: string;
-                /** @enum {string} */
-                kind: "oauth-user" | "fleet-contract";
-            }[];
-            source: {
-                /** @enum {string} */
-                api: "v2" | "v1" | "map" | "services" | "carhook";
-                operation?: string;
-                recordId?: string;
-            };
-            data: {
-                [key: string]: unknown;
-            };
-            /**
-             * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
-             * @constant
-             */
-            sample?: true;
-            published: boolean;
-            /** Format: date-time */
-            publishedAt?: string;
-        };
-        EventPage: {
-            events: components["schemas"]["Event"][];
-            cursor?: string;
-        };
-        /** @description Every event type Carhook publishes. */
-        EventCatalogue: {
-            types: {
-                type: string;
-                version: number;
-                description: string;
-                /**
-                 * @description `opt-in`: operational, sent only to subscriptions that name it (webhook.* or the type).
-                 * @enum {string}
-                 */
-                audience: "all" | "opt-in";
-                /** @description What makes Carhook publish it. */
-                trigger: string;
-                /** @description The API reads that reveal it. */
-                reads: string;
-                /** @description Its worst-case delay under the default quota. */
-                delay: string;
-                /** @description The JSON Schema of its envelope. */
-                schema: {
-                    [key: string]: unknown;
-                };
-                /** @description A payload a webhook received in the end-to-end test. */
-                sample?: {
-                    /** @description deterministic: the same change has the same id on every retry and re-poll */
-                    id: string;
-                    type: string;
-                    schemaVersion: number;
-                    /**
-                     * Format: date-time
-                     * @description when it happened, from the API record
-                     */
-                    occurredAt: string;
-                    /**
-                     * Format: date-time
-                     * @description when Carhook saw it
-                     */
-                    detectedAt: string;
-                    /** @description per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle */
-                    sequence: number;
-                    vehicle?: {
-                        id: string;
-                        vin?: string;
-                        brand?: string;
-                        /** @description model as the API names it, when it says */
-                        model?: string;
-                        /** @description sub-model (trim) as the API names it, when it says */
-                        subModel?: string;
-                    };
-                    enrollment?: {
-                        id: string;
-                        /** @enum {string} */
-                        kind: "oauth-user" | "fleet-contract";
-                    };
-                    /** @description every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids */
-                    enrollments?: {
-                        id: string;
-                        /** @enum {string} */
-                        kind: "oauth-user" | "fleet-contract";
-                    }[];
-                    source: {
-                        /** @enum {string} */
-                        api: "v2" | "v1" | "map" | "services" | "carhook";
-                        operation?: string;
-                        recordId?: string;
-                    };
-                    data: {
-                        [key: string]: unknown;
-                    };
-                    /**
-                     * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
-                     * @constant
-                     */
-                    sample?: true;
-                };
-            }[];
-        };
-        /** @description One kind of read of a vehicle: when it was last made and when it will be at the latest. */
-        PlannedRead: {
-            /** @enum {string} */
-            kind: "events" | "alerts" | "maintenance" | "services" | "map";
-            /** Format: date-time */
-            lastAt?: string;
-            /**
-             * @description `planner`: its memory (no write per poll); `record`: the vehicle record; `unknown`: neither knows.
-             * @enum {string}
-             */
-            source: "planner" | "record" | "unknown";
-            /** @description The longest the policy lets pass between two reads of this kind. */
-            everyMs: number;
-            /**
-             * Format: date-time
-             * @description The next read at the latest; the planner books earlier when it can.
-             */
-            nextBy?: string;
-            note: string;
-        };
-        /** @description One vehicle in full: enrollment, connection, planned reads, learned rate, events. */
-        VehicleDetail: {
-            vehicle: {
-                id: string;
-                vin: string;
-                brand?: string;
-                apiVehicleId?: string;
-                paused: boolean;
-                pauseReason?: string;
-                /**
-                 * Format: date-time
-                 * @description When a poll last found a change.
-                 */
-                lastChangeAt?: string;
-                /** Format: date-time */
-                createdAt: string;
-                model?: string;
-                subModel?: string;
-            };
-            enrollment: components["schemas"]["Enrollment"];
-            /** @description Whether Carhook can poll it, and why not. */
-            connection: {
-                /** @enum {string} */
-                state: "polled" | "paused" | "reauthorization_required" | "unenrolled";
-                /** @description An OAuth user’s access token is unexpired now (it is refreshed when needed). */
-                tokenValid?: boolean;
-                /** Format: date-time */
-                tokenExpiresAt?: string;
-                /** @description Where the user authorizes again, when reauthorization is required. */
-                reauthorizationUrl?: string;
-            };
-            reads: components["schemas"]["PlannedRead"][];
-            /** @description The change rate the planner learned from its polls (absent before any). */
-            changeRate?: {
-                eventsPerHour: number;
-                observedHours: number;
-                activeAlerts: number;
-                fixesPerHour?: number;
-            };
-            quota: {
-                perHour: number;
-                readsPerHourAtLeast: number;
-                /** @description The share of the quota its guarantees give it, 0 to 1. */
-                shareAtLeast: number;
-                guaranteeMs: number;
-            };
-            /** @description Its events of the last 7 days, newest first (50 at most). */
-            recentEvents: components["schemas"]["Event"][];
-        };
-        /** @description The last hour's requests against the quota and detection lag, minute by minute. */
-        RecentMetrics: {
-            quota: {
-                limit: number;
-                windowSeconds: number;
-            };
-            minutes: {
-                /**
-                 * Format: date-time
-                 * @description The start of the minute.
-                 */
-                minute: string;
-                apiRequests: number;
-                apiRateLimited: number;
-                pollsCompleted: number;
-                eventsPublished: number;
-                deliveriesSucceeded: number;
-                deliveriesFailed: number;
-                /** @description Events telling what was already there at enrollment: history, not counted in the lag. */
-                historyFound: number;
-                /** @description Detection lag (occurredAt → detectedAt) of the changes detected in that minute. */
-                lagMs: {
-                    count: number;
-                    p50?: number;
-                    p95?: number;
-                    max?: number;
-                };
-            }[];
-        };
         /** @description A failed attempt: when, how it ended, and the HTTP status or the error. */
         AttemptFailure: {
             /** Format: date-time */
@@ -1449,36 +1111,6 @@ export interface components {
             items: components["schemas"]["Delivery"][];
             cursor?: string;
         };
-        EventWithDeliveries: {
-            event: components["schemas"]["Event"];
-            deliveries: {
-                subscriptionId: string;
-                url: string;
-                delivery: {
-                    id: string;
-                    subscriptionId: string;
-                    eventId: string;
-                    eventType: string;
-                    /** @enum {string} */
-                    origin: "event" | "recovery" | "replay" | "test";
-                    /** @enum {string} */
-                    status: "pending" | "succeeded" | "dead" | "parked" | "cancelled";
-                    attempts: number;
-                    /** Format: date-time */
-                    nextAttemptAt: string;
-                    /** Format: date-time */
-                    createdAt: string;
-                    /** Format: date-time */
-                    updatedAt: string;
-                    /** Format: date-time */
-                    firstAttemptAt?: string;
-                    /** Format: date-time */
-                    lastAttemptAt?: string;
-                    lastStatusCode?: number;
-                    lastError?: string;
-                };
-            }[];
-        };
         /** @description The dead letters delivered again. */
         RecoverResult: {
             recoverId: string;
@@ -1574,6 +1206,382 @@ export interface components {
             }[];
             /** @description Events of the range read, matching or not. */
             scanned?: number;
+        };
+        /** @description Every error: a code, a message and the offending field when there is one. */
+        Error: {
+            error: {
+                code: string;
+                message: string;
+                field?: string;
+                issues?: {
+                    field: string;
+                    reason: string;
+                }[];
+                /** @description The enrollment that holds the VIN (409). */
+                existingEnrollmentId?: string;
+                /** @description The id that was not found (404). */
+                id?: string;
+            };
+        };
+        ServiceHealth: {
+            /** @enum {string} */
+            status: "ok" | "degraded" | "unavailable";
+            version: string;
+            checks: {
+                [key: string]: string;
+            };
+        };
+        /** @description This OpenAPI 3.1 document. */
+        OpenApiDocument: {
+            openapi: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description An enrollment: an authorized user or a fleet contract (never its token). */
+        Enrollment: {
+            id: string;
+            /** @enum {string} */
+            kind: "oauth-user" | "fleet-contract";
+            brand: string;
+            /** @description The brand's name (cielo, pavo): the spelling `/oauth/{brand}/authorize` and the fleet contract body take. `brand` is as stored: the v1 code (C, P) for a fleet contract and its vehicles, as events carry it. */
+            brandName?: string;
+            /** @enum {string} */
+            status: "active" | "reauthorization_required" | "unenrolled";
+            vin?: string;
+            contract?: string;
+            userId?: string;
+            /** Format: date-time */
+            tokenExpiresAt?: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A vehicle Carhook polls, reached through an enrollment. */
+        Vehicle: {
+            id: string;
+            vin: string;
+            brand?: string;
+            /** @description The brand's name (cielo, pavo): the spelling `/oauth/{brand}/authorize` and the fleet contract body take. `brand` is as stored: the v1 code (C, P) for a fleet contract and its vehicles, as events carry it. */
+            brandName?: string;
+            apiVehicleId?: string;
+            paused: boolean;
+            pauseReason?: string;
+            /**
+             * Format: date-time
+             * @description When a poll last found a change.
+             */
+            lastChangeAt?: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        EnrollmentDetail: {
+            id: string;
+            /** @enum {string} */
+            kind: "oauth-user" | "fleet-contract";
+            brand: string;
+            /** @description The brand's name (cielo, pavo): the spelling `/oauth/{brand}/authorize` and the fleet contract body take. `brand` is as stored: the v1 code (C, P) for a fleet contract and its vehicles, as events carry it. */
+            brandName?: string;
+            /** @enum {string} */
+            status: "active" | "reauthorization_required" | "unenrolled";
+            vin?: string;
+            contract?: string;
+            userId?: string;
+            /** Format: date-time */
+            tokenExpiresAt?: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            vehicles: components["schemas"]["Vehicle"][];
+        };
+        EnrollmentPage: {
+            enrollments: components["schemas"]["Enrollment"][];
+            cursor?: string;
+        };
+        FleetEnrollment: {
+            enrollmentId: string;
+            vehicleId: string;
+        };
+        Unenrolled: {
+            enrollmentId: string;
+            /** @constant */
+            status: "unenrolled";
+            transitioned: boolean;
+            vehiclesPaused: number;
+        };
+        OAuthEnrollment: {
+            enrollmentId: string;
+            created: boolean;
+            reactivated: boolean;
+            vehicles: components["schemas"]["Vehicle"][];
+            warning?: string;
+        };
+        /** @description An event of the log: its envelope as published, and whether it reached the bus. */
+        Event: {
+            /** @description deterministic: the same change has the same id on every retry and re-poll */
+            id: string;
+            type: string;
+            schemaVersion: number;
+            /**
+             * Format: date-time
+             * @description when it happened, from the API record
+             */
+            occurredAt: string;
+            /**
+             * Format: date-time
+             * @description when Carhook saw it
+             */
+            detectedAt: string;
+            /** @description per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle */
+            sequence: number;
+            vehicle?: {
+                id: string;
+                vin?: string;
+                brand?: string;
+                /** @description model as the API names it, when it says */
+                model?: string;
+                /** @description sub-model (trim) as the API names it, when it says */
+                subModel?: string;
+            };
+            enrollment?: {
+                id: string;
+                /** @enum {string} */
+                kind: "oauth-user" | "fleet-contract";
+            };
+            /** @description every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids */
+            enrollments?: {
+                id: string;
+                /** @enum {string} */
+                kind: "oauth-user" | "fleet-contract";
+            }[];
+            source: {
+                /** @enum {string} */
+                api: "v2" | "v1" | "map" | "services" | "carhook";
+                operation?: string;
+                recordId?: string;
+            };
+            data: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+             * @constant
+             */
+            sample?: true;
+            published: boolean;
+            /** Format: date-time */
+            publishedAt?: string;
+        };
+        EventPage: {
+            events: components["schemas"]["Event"][];
+            cursor?: string;
+        };
+        /** @description Every event type Carhook publishes. */
+        EventCatalogue: {
+            types: {
+                type: string;
+                version: number;
+                description: string;
+                /**
+                 * @description `opt-in`: operational, sent only to subscriptions that name it (webhook.* or the type).
+                 * @enum {string}
+                 */
+                audience: "all" | "opt-in";
+                /** @description What makes Carhook publish it. */
+                trigger: string;
+                /** @description The API reads that reveal it. */
+                reads: string;
+                /** @description Its worst-case delay under the default quota. */
+                delay: string;
+                /** @description The JSON Schema of its envelope. */
+                schema: {
+                    [key: string]: unknown;
+                };
+                /** @description A payload a webhook received in the end-to-end test. */
+                sample?: {
+                    /** @description deterministic: the same change has the same id on every retry and re-poll */
+                    id: string;
+                    type: string;
+                    schemaVersion: number;
+                    /**
+                     * Format: date-time
+                     * @description when it happened, from the API record
+                     */
+                    occurredAt: string;
+                    /**
+                     * Format: date-time
+                     * @description when Carhook saw it
+                     */
+                    detectedAt: string;
+                    /** @description per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle */
+                    sequence: number;
+                    vehicle?: {
+                        id: string;
+                        vin?: string;
+                        brand?: string;
+                        /** @description model as the API names it, when it says */
+                        model?: string;
+                        /** @description sub-model (trim) as the API names it, when it says */
+                        subModel?: string;
+                    };
+                    enrollment?: {
+                        id: string;
+                        /** @enum {string} */
+                        kind: "oauth-user" | "fleet-contract";
+                    };
+                    /** @description every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids */
+                    enrollments?: {
+                        id: string;
+                        /** @enum {string} */
+                        kind: "oauth-user" | "fleet-contract";
+                    }[];
+                    source: {
+                        /** @enum {string} */
+                        api: "v2" | "v1" | "map" | "services" | "carhook";
+                        operation?: string;
+                        recordId?: string;
+                    };
+                    data: {
+                        [key: string]: unknown;
+                    };
+                    /**
+                     * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+                     * @constant
+                     */
+                    sample?: true;
+                };
+            }[];
+        };
+        /** @description One kind of read of a vehicle: when it was last made and when it will be at the latest. */
+        PlannedRead: {
+            /** @enum {string} */
+            kind: "events" | "alerts" | "maintenance" | "services" | "map";
+            /** Format: date-time */
+            lastAt?: string;
+            /**
+             * @description `planner`: its memory (no write per poll); `record`: the vehicle record; `unknown`: neither knows.
+             * @enum {string}
+             */
+            source: "planner" | "record" | "unknown";
+            /** @description The longest the policy lets pass between two reads of this kind. */
+            everyMs: number;
+            /**
+             * Format: date-time
+             * @description The next read at the latest; the planner books earlier when it can.
+             */
+            nextBy?: string;
+            note: string;
+        };
+        /** @description One vehicle in full: enrollment, connection, planned reads, learned rate, events. */
+        VehicleDetail: {
+            vehicle: {
+                id: string;
+                vin: string;
+                brand?: string;
+                /** @description The brand's name (cielo, pavo): the spelling `/oauth/{brand}/authorize` and the fleet contract body take. `brand` is as stored: the v1 code (C, P) for a fleet contract and its vehicles, as events carry it. */
+                brandName?: string;
+                apiVehicleId?: string;
+                paused: boolean;
+                pauseReason?: string;
+                /**
+                 * Format: date-time
+                 * @description When a poll last found a change.
+                 */
+                lastChangeAt?: string;
+                /** Format: date-time */
+                createdAt: string;
+                model?: string;
+                subModel?: string;
+            };
+            enrollment: components["schemas"]["Enrollment"];
+            /** @description Whether Carhook can poll it, and why not. */
+            connection: {
+                /** @enum {string} */
+                state: "polled" | "paused" | "reauthorization_required" | "unenrolled";
+                /** @description An OAuth user’s access token is unexpired now (it is refreshed when needed). */
+                tokenValid?: boolean;
+                /** Format: date-time */
+                tokenExpiresAt?: string;
+                /** @description Where the user authorizes again, when reauthorization is required. */
+                reauthorizationUrl?: string;
+            };
+            reads: components["schemas"]["PlannedRead"][];
+            /** @description The change rate the planner learned from its polls (absent before any). */
+            changeRate?: {
+                eventsPerHour: number;
+                observedHours: number;
+                activeAlerts: number;
+                fixesPerHour?: number;
+            };
+            quota: {
+                perHour: number;
+                readsPerHourAtLeast: number;
+                /** @description The share of the quota its guarantees give it, 0 to 1. */
+                shareAtLeast: number;
+                guaranteeMs: number;
+            };
+            /** @description Its events of the last 7 days, newest first (50 at most). */
+            recentEvents: components["schemas"]["Event"][];
+        };
+        /** @description The last hour's requests against the quota and detection lag, minute by minute. */
+        RecentMetrics: {
+            quota: {
+                limit: number;
+                windowSeconds: number;
+            };
+            minutes: {
+                /**
+                 * Format: date-time
+                 * @description The start of the minute.
+                 */
+                minute: string;
+                apiRequests: number;
+                apiRateLimited: number;
+                pollsCompleted: number;
+                eventsPublished: number;
+                deliveriesSucceeded: number;
+                deliveriesFailed: number;
+                /** @description Events telling what was already there at enrollment: history, not counted in the lag. */
+                historyFound: number;
+                /** @description Detection lag (occurredAt → detectedAt) of the changes detected in that minute. */
+                lagMs: {
+                    count: number;
+                    p50?: number;
+                    p95?: number;
+                    max?: number;
+                };
+            }[];
+        };
+        EventWithDeliveries: {
+            event: components["schemas"]["Event"];
+            deliveries: {
+                subscriptionId: string;
+                url: string;
+                delivery: {
+                    id: string;
+                    subscriptionId: string;
+                    eventId: string;
+                    eventType: string;
+                    /** @enum {string} */
+                    origin: "event" | "recovery" | "replay" | "test";
+                    /** @enum {string} */
+                    status: "pending" | "succeeded" | "dead" | "parked" | "cancelled";
+                    attempts: number;
+                    /** Format: date-time */
+                    nextAttemptAt: string;
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** Format: date-time */
+                    updatedAt: string;
+                    /** Format: date-time */
+                    firstAttemptAt?: string;
+                    /** Format: date-time */
+                    lastAttemptAt?: string;
+                    lastStatusCode?: number;
+                    lastError?: string;
+                };
+            }[];
         };
         /** @description The envelope of a vehicle.alert.raised event (version 1): An alert became active on the vehicle dashboard (or was active when the vehicle was enrolled). */
         VehicleAlertRaisedEvent: {

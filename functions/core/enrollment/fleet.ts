@@ -40,6 +40,15 @@ export function v1BrandOf(brand: unknown): 'C' | 'P' | undefined {
     : undefined;
 }
 
+/**
+ * `C` / `cielo` → `cielo`: the brand's name, the one spelling input takes and answers show next to a
+ * stored v1 code; undefined for a brand Carhook does not know.
+ */
+export function brandNameOf(brand: string): string | undefined {
+  if (Object.hasOwn(V1_BRAND_GROUPS, brand)) return brand;
+  return Object.entries(V1_BRAND_GROUPS).find(([, code]) => code === brand)?.[0];
+}
+
 // The API's VIN pattern: 17 characters [A-Z0-9].
 const VIN = /^[A-Z0-9]{17}$/;
 // The client sends contracts as given (letters, digits, - or _): refuse anything else up front.

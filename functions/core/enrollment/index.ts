@@ -8,6 +8,7 @@ export {
   vehicleIdOf,
 } from './discovery';
 export {
+  brandNameOf,
   type EnrollFleetResult,
   enrollFleetContract,
   type FleetEnrollmentInput,
