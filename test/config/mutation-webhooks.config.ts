@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { sourceAliases } from './vitest.config';
+import { sourceAliases } from '../../vitest.config';
 
 /**
  * A focused test set for mutation runs of the SSRF guard (functions/core/webhooks/addresses.ts and
@@ -9,7 +9,7 @@ import { sourceAliases } from './vitest.config';
  * unit tier that is 2,000 tests per mutant, here a few hundred. Fewer tests can only kill fewer
  * mutants: a score measured here is a lower bound of the unit tier's (TESTING.md).
  *
- *   STRYKER_VITEST_CONFIG=vitest.mutation-webhooks.config.ts npm run test:mutation -- \
+ *   STRYKER_VITEST_CONFIG=test/config/mutation-webhooks.config.ts npm run test:mutation -- \
  *     --mutate functions/core/webhooks/addresses.ts --concurrency 2
  */
 export default defineConfig({

@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { sourceAliases } from './vitest.config';
+import { sourceAliases } from '../../vitest.config';
 
 /**
  * A focused test set for mutation runs of the detection engine's files (functions/core/detection):
@@ -11,7 +11,7 @@ import { sourceAliases } from './vitest.config';
  * schema-valid). Fewer tests can only kill fewer mutants: a score measured here is a lower bound
  * of the unit tier's (TESTING.md).
  *
- *   STRYKER_VITEST_CONFIG=vitest.mutation-detection.config.ts npm run test:mutation -- \
+ *   STRYKER_VITEST_CONFIG=test/config/mutation-detection.config.ts npm run test:mutation -- \
  *     --mutate functions/core/detection/diff.ts --concurrency 2
  */
 export default defineConfig({

@@ -10,8 +10,8 @@
 export default {
   testRunner: 'vitest',
   // The unit tier (no DynamoDB Local, no synth, no end-to-end, no benchmarks) without its three
-  // long suites: see vitest.mutation.config.ts.
-  vitest: { configFile: process.env.STRYKER_VITEST_CONFIG ?? 'vitest.mutation.config.ts' },
+  // long suites: see test/config/mutation.config.ts.
+  vitest: { configFile: process.env.STRYKER_VITEST_CONFIG ?? 'test/config/mutation.config.ts' },
   // Each mutant runs only the tests that executed its line in the initial run.
   coverageAnalysis: 'perTest',
   checkers: [],

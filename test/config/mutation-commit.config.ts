@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { sourceAliases } from './vitest.config';
+import { sourceAliases } from '../../vitest.config';
 
 /**
  * A focused test set for mutation runs of a poll's commit (functions/core/polling/commit.ts:
@@ -8,7 +8,7 @@ import { sourceAliases } from './vitest.config';
  * DynamoDB Local tests and the planner's own tests (which never reach this file). Fewer tests can
  * only kill fewer mutants: a score measured here is a lower bound of the unit tier's (TESTING.md).
  *
- *   STRYKER_VITEST_CONFIG=vitest.mutation-commit.config.ts npm run test:mutation -- \
+ *   STRYKER_VITEST_CONFIG=test/config/mutation-commit.config.ts npm run test:mutation -- \
  *     --mutate functions/core/polling/commit.ts --concurrency 2
  */
 export default defineConfig({

@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { sourceAliases } from './vitest.config';
+import { sourceAliases } from '../../vitest.config';
 
 /**
  * A focused test set for mutation runs of the planner's files (functions/core/polling: rates,
@@ -7,7 +7,7 @@ import { sourceAliases } from './vitest.config';
  * second, not the unit tier's pipeline suites. Fewer tests can only kill fewer mutants: a score
  * measured here is a lower bound of the unit tier's (TESTING.md).
  *
- *   STRYKER_VITEST_CONFIG=vitest.mutation-polling.config.ts npm run test:mutation -- \
+ *   STRYKER_VITEST_CONFIG=test/config/mutation-polling.config.ts npm run test:mutation -- \
  *     --mutate functions/core/polling/rates.ts --concurrency 1
  */
 export default defineConfig({

@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
-import { sourceAliases } from './vitest.config';
+import { sourceAliases } from '../../vitest.config';
 
 /**
  * Vitest's own order runs the longest (or largest) files first. Stryker runs the files covering a
@@ -16,7 +16,7 @@ class ShortestFirst extends BaseSequencer {
 /**
  * The unit tier: every test that needs neither Java (DynamoDB Local) nor a build (CDK synth,
  * esbuild bundles, the dev server, benchmarks). No global setup, so it starts in seconds; it is
- * the test set Stryker runs against each mutant (stryker.config.json). `npm test` (vitest.config.ts)
+ * the test set Stryker runs against each mutant (test/config/stryker.config.mjs). `npm test` (vitest.config.ts)
  * still runs everything, these included.
  *
  * `isolate: false`: each worker evaluates a module once for all the files it runs instead of once

@@ -1,5 +1,5 @@
 import { defineConfig, mergeConfig } from 'vitest/config';
-import unit, { integrationTests } from './vitest.unit.config';
+import unit, { integrationTests } from './unit.config';
 
 /**
  * The test set Stryker runs against each mutant: the unit tier without its three long suites
@@ -7,7 +7,7 @@ import unit, { integrationTests } from './vitest.unit.config';
  * A mutant that survives the focused tests reruns every test covering it; with these suites that
  * is half a minute per survivor, and their hooks outlast Stryker's timeout (a timeout counts as a
  * kill, so it would inflate the score). Fewer tests can only kill fewer mutants: a score measured
- * here is a lower bound of the unit tier's (STRYKER_VITEST_CONFIG=vitest.unit.config.ts for that).
+ * here is a lower bound of the unit tier's (STRYKER_VITEST_CONFIG=test/config/unit.config.ts for that).
  */
 export const longSuites = [
   'test/fuzz/responses.test.ts',
