@@ -138,6 +138,12 @@ export const NOTES: Readonly<Record<EventType, Note>> = {
     reads: 'none (webhook deliveries)',
     delay: `410: immediate; failing: ${span(standard.disableAfterFailingMs)} (${span(fast.disableAfterFailingMs)} fast)`,
   },
+  'carhook.quota.changed': {
+    trigger:
+      "The quota Carhook spends changes: the API's `X-RateLimit-Limit` rises (followed at once, up to the ceiling: the configured quota, or `--quota-max` / `CARHOOK_QUOTA_MAX_REQUESTS` / CDK `quota.max` when set higher) or falls (followed at once), or a deploy with another quota, window or ceiling replaces what was followed. On the bus, and sent to the subscriptions that name `carhook.*` or the type.",
+    reads: 'every API response (`X-RateLimit-Limit`); none of its own',
+    delay: 'the first response that shows it; the planner sizes its cycles from it from the next cycle',
+  },
   'webhook.delivery.exhausted': {
     trigger: `A delivery failed its first attempt and every retry (${standard.retriesMs.length + 1} attempts; ${fast.retriesMs.length + 1} with \`--retry-schedule fast\`) and is dead-lettered. On the bus, and sent to the subscriptions that name \`webhook.*\` (never to the failing one).`,
     reads: 'none (webhook deliveries)',

@@ -34,10 +34,12 @@ export interface CarhookProps {
    */
   readonly brands: readonly string[];
   /**
-   * Requests allowed per window for the API client, shared by every worker.
+   * Requests allowed per window for the API client, shared by every worker. `max`: the highest
+   * `X-RateLimit-Limit` followed when the API grants a higher quota (unset: never past `requests`;
+   * a lower limit is always followed).
    * @default 120 requests per 60 seconds
    */
-  readonly quota?: { readonly requests: number; readonly window: Duration };
+  readonly quota?: { readonly requests: number; readonly window: Duration; readonly max?: number };
   /**
    * How often the planner runs (EventBridge Scheduler `rate(...)`, whole minutes).
    * @default 1 minute
@@ -143,7 +145,7 @@ export interface CarhookConfig {
   readonly apiBaseUrl: string;
   readonly authUrl: string;
   readonly brands: readonly string[];
-  readonly quota: { readonly requests: number; readonly window: Duration };
+  readonly quota: { readonly requests: number; readonly window: Duration; readonly max?: number };
   readonly pollInterval: Duration;
   readonly pollStrategy: PollStrategy;
   /** Unset: the runtime's default (1 day). */
@@ -193,9 +195,10 @@ export function resolveCarhookConfig(props: CarhookProps): CarhookConfig {
   const duplicate = props.brands.find((b, i) => props.brands.indexOf(b) !== i);
   if (duplicate !== undefined) throw new CarhookConfigError('brands', `lists '${duplicate}' twice`);
 
-  const quota = props.quota ?? CARHOOK_DEFAULTS.quota;
+  const quota: CarhookConfig['quota'] = props.quota ?? CARHOOK_DEFAULTS.quota;
   requireIntegerInRange('quota.requests', quota.requests, ...bounds('quotaRequests'));
   requireWholeDuration('quota.window', quota.window, 'seconds', ...bounds('quotaWindowSeconds'));
+  if (quota.max !== undefined) requireIntegerInRange('quota.max', quota.max, ...bounds('quotaMaxRequests'));
 
   const pollInterval = props.pollInterval ?? CARHOOK_DEFAULTS.pollInterval;
   // Whole minutes: EventBridge Scheduler's `rate(...)` has no shorter unit.
@@ -324,6 +327,7 @@ export function carhookRuntimeEnvironment(config: CarhookConfig): Record<string,
     [RUNTIME_ENV.brands]: config.brands.join(','),
     [RUNTIME_ENV.quotaRequests]: String(config.quota.requests),
     [RUNTIME_ENV.quotaWindowSeconds]: String(config.quota.window.toSeconds()),
+    ...(config.quota.max ? { [RUNTIME_ENV.quotaMaxRequests]: String(config.quota.max) } : {}),
     [RUNTIME_ENV.pollIntervalSeconds]: String(config.pollInterval.toSeconds()),
     [RUNTIME_ENV.pollStrategy]: config.pollStrategy,
     [RUNTIME_ENV.maintenanceDueDays]: String(config.maintenanceDueThreshold.days),

@@ -24,6 +24,7 @@ export interface DevFlags {
   readonly pollInterval?: string;
   readonly dataDir?: string;
   readonly quota?: string;
+  readonly quotaMax?: string;
   readonly pollConcurrency?: string;
   readonly pollStrategy?: string;
   readonly servicesInterval?: string;
@@ -81,6 +82,8 @@ export function devSettings(flags: DevFlags, env: Readonly<Record<string, string
   const seed = integerFlag('--seed', flags.seed, 0, 2 ** 32 - 1);
   const quotaBounds = INTEGER_SETTINGS.quotaRequests;
   const quota = integerFlag('--quota', flags.quota, quotaBounds.min, quotaBounds.max);
+  const maxBounds = INTEGER_SETTINGS.quotaMaxRequests;
+  const quotaMax = integerFlag('--quota-max', flags.quotaMax, maxBounds.min, maxBounds.max);
   const pollConcurrency = integerFlag('--poll-concurrency', flags.pollConcurrency, 1, 64);
   const pollStrategy = flags.pollStrategy;
   const strategies: readonly string[] = CHOICE_SETTINGS.pollStrategy.values;
@@ -187,6 +190,7 @@ export function devSettings(flags: DevFlags, env: Readonly<Record<string, string
       vehicles,
       seed,
       quota,
+      quotaMax,
       pollConcurrency,
       pollStrategy: pollStrategy as PollStrategy | undefined,
       pollIntervalMs,

@@ -53,6 +53,10 @@ export function buildProgram(): Command {
       `API requests per 60 s (default ${LOCAL_DEFAULTS.simulatorQuota} with the simulator, ${DEFAULT_SETTINGS.quotaRequests} with a real API)`,
     )
     .option(
+      '--quota-max <n>',
+      'the highest X-RateLimit-Limit followed when the API raises the quota (default: never past --quota)',
+    )
+    .option(
       '--poll-concurrency <n>',
       `poll jobs run at once, 1 to 64 (default ${LOCAL_DEFAULTS.pollConcurrency})`,
     )

@@ -58,6 +58,8 @@ export interface LocalRuntimeOptions {
   readonly dataDir?: string;
   /** Requests per 60 s (default 600 with the simulator, which gets the same quota; 120 otherwise). */
   readonly quota?: number;
+  /** The highest `X-RateLimit-Limit` followed when the API raises the quota (default: never past `quota`). */
+  readonly quotaMax?: number;
   /** Poll jobs run at once (default 4, 1 to 64): more drains a large fleet's cycle faster. */
   readonly pollConcurrency?: number;
   /** How the planner spends the quota (default `carhook`). */

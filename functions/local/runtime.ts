@@ -154,7 +154,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     await ensureTable(() => createTable(client, TABLE_NAME));
     await ensureTable(() => createQueueTable(client, QUEUE_TABLE_NAME));
 
-    const rateBudgetConfig = { limit: quota, windowMs: 60_000, safetyMargin: 0.1 };
+    const rateBudgetConfig = {
+      limit: quota,
+      windowMs: 60_000,
+      safetyMargin: 0.1,
+      ...(options.quotaMax ? { maxLimit: options.quotaMax } : {}),
+    };
     const { rateBudget, ...stores } = createDynamoStores({
       client,
       tableName: TABLE_NAME,
@@ -201,7 +206,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const runtime = createRuntime(
       {
         api: { baseUrl: api.baseUrl, authUrl: api.authUrl, brands: api.brands },
-        quota: { requests: quota, windowSeconds: 60 },
+        quota: {
+          requests: quota,
+          windowSeconds: 60,
+          ...(options.quotaMax ? { maxRequests: options.quotaMax } : {}),
+        },
         pollIntervalSeconds: pollIntervalMs / 1000,
         pollStrategy: options.pollStrategy,
         // Locally the cadence is the point: alerts known active are followed every cycle, so a fix

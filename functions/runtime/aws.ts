@@ -162,6 +162,7 @@ export function createAwsRuntime(options: AwsRuntimeOptions): AwsRuntime {
       limit: config.quota.requests,
       windowMs: config.quota.windowSeconds * 1000,
       safetyMargin: 0.1,
+      ...(config.quota.maxRequests > 0 ? { maxLimit: config.quota.maxRequests } : {}),
     },
   });
   const secrets = boundSecrets(config, clients.secretsManager);

@@ -26,6 +26,7 @@ export const RUNTIME_ENV = {
   // The tunable settings: named, bounded and defaulted in ./settings.ts.
   quotaRequests: INTEGER_SETTINGS.quotaRequests.names.env,
   quotaWindowSeconds: INTEGER_SETTINGS.quotaWindowSeconds.names.env,
+  quotaMaxRequests: INTEGER_SETTINGS.quotaMaxRequests.names.env,
   pollIntervalSeconds: INTEGER_SETTINGS.pollIntervalSeconds.names.env,
   maintenanceDueDays: INTEGER_SETTINGS.maintenanceDueDays.names.env,
   maintenanceDueKm: INTEGER_SETTINGS.maintenanceDueKm.names.env,
@@ -81,8 +82,12 @@ export interface RuntimeConfig {
   readonly tableName?: string;
   readonly eventBus?: { readonly name: string; readonly source: string };
   readonly api?: { readonly baseUrl: string; readonly authUrl: string; readonly brands: readonly string[] };
-  /** The API's rate limit: requests per window per client_id. */
-  readonly quota: { readonly requests: number; readonly windowSeconds: number };
+  /** The API's rate limit: requests per window per client_id; `maxRequests` the ceiling followed (0: `requests`). */
+  readonly quota: {
+    readonly requests: number;
+    readonly windowSeconds: number;
+    readonly maxRequests: number;
+  };
   readonly pollIntervalSeconds: number;
   readonly pollStrategy: PollStrategy;
   readonly servicesIntervalSeconds: number;
@@ -202,6 +207,7 @@ const envSchema = z.object({
   ),
   [RUNTIME_ENV.quotaRequests]: envInteger('quotaRequests'),
   [RUNTIME_ENV.quotaWindowSeconds]: envInteger('quotaWindowSeconds'),
+  [RUNTIME_ENV.quotaMaxRequests]: envInteger('quotaMaxRequests'),
   [RUNTIME_ENV.pollIntervalSeconds]: envInteger('pollIntervalSeconds'),
   [RUNTIME_ENV.servicesIntervalSeconds]: envInteger('servicesIntervalSeconds'),
   [RUNTIME_ENV.mapIntervalSeconds]: envInteger('mapIntervalSeconds'),
@@ -256,7 +262,11 @@ export function parseRuntimeConfig(
       ? { name: busName, source: e[RUNTIME_ENV.eventSource] ?? DEFAULT_EVENT_SOURCE }
       : undefined,
     api: baseUrl && authUrl && brands ? { baseUrl, authUrl, brands } : undefined,
-    quota: { requests: e[RUNTIME_ENV.quotaRequests], windowSeconds: e[RUNTIME_ENV.quotaWindowSeconds] },
+    quota: {
+      requests: e[RUNTIME_ENV.quotaRequests],
+      windowSeconds: e[RUNTIME_ENV.quotaWindowSeconds],
+      maxRequests: e[RUNTIME_ENV.quotaMaxRequests],
+    },
     pollIntervalSeconds: e[RUNTIME_ENV.pollIntervalSeconds],
     pollStrategy: e[RUNTIME_ENV.pollStrategy],
     servicesIntervalSeconds: e[RUNTIME_ENV.servicesIntervalSeconds],

@@ -27,16 +27,25 @@ import { createPlannerMemory, type PlannerDeps } from '../core/polling/planner';
 import type { PollDeps } from '../core/polling/poll-vehicle';
 import type { EventBus } from '../core/publishing/ports';
 import type { JobQueue, OutgoingMessage } from '../core/queue/ports';
+import { announcingBudget } from '../core/ratelimit/announce';
 import type { RateBudgetConfig } from '../core/ratelimit/bucket';
 import type { RateBudget } from '../core/ratelimit/budget';
+import { plannedRate } from '../core/ratelimit/budget';
 import type { Stores } from '../core/store/ports';
 import { createTokenManager, type TokenManager } from '../core/tokens';
-import { type MetricSink, meteredBus, noMetrics, observingFetch } from './observability';
+import { logger, type MetricSink, meteredBus, noMetrics, observingFetch } from './observability';
 
 export interface RuntimeSettings {
   readonly api: { readonly baseUrl: string; readonly authUrl: string; readonly brands: readonly string[] };
-  /** The client's quota (the API's default: 120 requests per 60 s). */
-  readonly quota: { readonly requests: number; readonly windowSeconds: number };
+  /**
+   * The client's quota (the API's default: 120 requests per 60 s); `maxRequests` the highest
+   * `X-RateLimit-Limit` followed (absent or 0: never past `requests`).
+   */
+  readonly quota: {
+    readonly requests: number;
+    readonly windowSeconds: number;
+    readonly maxRequests?: number;
+  };
   /** The planner's cadence (one cycle). */
   readonly pollIntervalSeconds: number;
   readonly pollStrategy?: PollStrategy;
@@ -138,6 +147,7 @@ export function createRuntime(settings: RuntimeSettings, ports: RuntimePorts): R
     limit: settings.quota.requests,
     windowMs: settings.quota.windowSeconds * 1000,
     safetyMargin: settings.safetyMargin ?? 0.1,
+    ...((settings.quota.maxRequests ?? 0) > 0 ? { maxLimit: settings.quota.maxRequests } : {}),
   };
   const pollingConfig: PollingConfig = {
     ...DEFAULT_POLLING_CONFIG,
@@ -217,6 +227,17 @@ export function createRuntime(settings: RuntimeSettings, ports: RuntimePorts): R
 
   const mapEnabled = async (): Promise<boolean> => (await ports.secrets.mapApi()) !== undefined;
 
+  // Every change of the quota followed is logged and told (`carhook.quota.changed`).
+  const budget = announcingBudget(ports.rateBudget, {
+    bus: firstPublishBus,
+    report: (change, published) =>
+      logger.info('quota changed', {
+        ...change,
+        changedAt: new Date(change.changedAt).toISOString(),
+        ...(published.ok ? {} : { publishError: published.message }),
+      }),
+  });
+
   // When the planner last booked each read: kept as long as this runtime (a warm function) lives.
   const plannerMemory = createPlannerMemory();
   return {
@@ -249,6 +270,7 @@ export function createRuntime(settings: RuntimeSettings, ports: RuntimePorts): R
         now,
         config: pollingConfig,
         rateBudget: rateBudgetConfig,
+        quota: async () => plannedRate(await ports.rateBudget.followed(), rateBudgetConfig),
         memory: plannerMemory,
       };
     },
@@ -267,7 +289,7 @@ export function createRuntime(settings: RuntimeSettings, ports: RuntimePorts): R
       });
       return {
         stores: ports.stores,
-        budget: ports.rateBudget,
+        budget,
         bus: firstPublishBus,
         access,
         tokens,
@@ -287,7 +309,7 @@ export function createRuntime(settings: RuntimeSettings, ports: RuntimePorts): R
         access,
         endpointFor,
         stateKey,
-        budget: ports.rateBudget,
+        budget,
         now,
         brands: settings.api.brands,
         ...(settings.stateTtlMs !== undefined ? { stateTtlMs: settings.stateTtlMs } : {}),

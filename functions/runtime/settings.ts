@@ -43,6 +43,16 @@ export const INTEGER_SETTINGS = {
     max: 1_000_000,
     default: 120,
   },
+  /**
+   * The highest quota followed when the API raises `X-RateLimit-Limit` (a higher quota it granted);
+   * 0: never past `quotaRequests` (a lower limit is always followed).
+   */
+  quotaMaxRequests: {
+    names: { env: 'CARHOOK_QUOTA_MAX_REQUESTS', flag: '--quota-max', prop: 'quota.max' },
+    min: 0,
+    max: 1_000_000,
+    default: 0,
+  },
   /** The window of that rate limit, in seconds. */
   quotaWindowSeconds: {
     names: { env: 'CARHOOK_QUOTA_WINDOW_SECONDS', prop: 'quota.window' },
@@ -129,6 +139,7 @@ export const choiceSchema = <S extends ChoiceSetting>(setting: S) =>
 /** The typed settings, every default applied: what the edges pass down. */
 export const settingsSchema = z.object({
   quotaRequests: integerSchema('quotaRequests').default(INTEGER_SETTINGS.quotaRequests.default),
+  quotaMaxRequests: integerSchema('quotaMaxRequests').default(INTEGER_SETTINGS.quotaMaxRequests.default),
   quotaWindowSeconds: integerSchema('quotaWindowSeconds').default(
     INTEGER_SETTINGS.quotaWindowSeconds.default,
   ),

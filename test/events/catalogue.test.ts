@@ -38,6 +38,7 @@ describe('event catalogue', () => {
         'webhook.endpoint.disabled',
         'webhook.delivery.exhausted',
         'webhook.test',
+        'carhook.quota.changed',
       ].sort(),
     );
     for (const type of EVENT_TYPES) {

@@ -38,6 +38,8 @@ function propsWith(setting: IntegerSetting, value: number): CarhookProps {
   switch (setting) {
     case 'quotaRequests':
       return { ...required, quota: { requests: value, window: Duration.seconds(60) } };
+    case 'quotaMaxRequests':
+      return { ...required, quota: { requests: 120, window: Duration.seconds(60), max: value } };
     case 'quotaWindowSeconds':
       return { ...required, quota: { requests: 120, window: Duration.seconds(value) } };
     case 'pollIntervalSeconds':
@@ -88,6 +90,7 @@ describe('one table of settings for the environment, the CDK props and carhook d
       expect({
         quotaRequests: config.quota.requests,
         quotaWindowSeconds: config.quota.windowSeconds,
+        quotaMaxRequests: config.quota.maxRequests,
         pollIntervalSeconds: config.pollIntervalSeconds,
         servicesIntervalSeconds: config.servicesIntervalSeconds,
         mapIntervalSeconds: config.mapIntervalSeconds,
@@ -105,6 +108,7 @@ describe('one table of settings for the environment, the CDK props and carhook d
   it('the documented defaults: 120 requests per 60 s, a 1 min cycle, daily services and map, 30 days / 1,000 km', () => {
     expect(DEFAULT_SETTINGS).toEqual({
       quotaRequests: 120,
+      quotaMaxRequests: 0,
       quotaWindowSeconds: 60,
       pollIntervalSeconds: 60,
       servicesIntervalSeconds: 86_400,
@@ -150,10 +154,13 @@ describe('one table of settings for the environment, the CDK props and carhook d
         const key =
           setting === 'quotaRequests'
             ? 'quota'
-            : setting === 'mapIntervalSeconds'
-              ? 'mapInterval'
-              : 'servicesInterval';
-        const raw = (n: number) => (setting === 'quotaRequests' ? String(n) : `${n}s`);
+            : setting === 'quotaMaxRequests'
+              ? 'quotaMax'
+              : setting === 'mapIntervalSeconds'
+                ? 'mapInterval'
+                : 'servicesInterval';
+        const raw = (n: number) =>
+          setting === 'quotaRequests' || setting === 'quotaMaxRequests' ? String(n) : `${n}s`;
         expect(flagError({ [key]: raw(max) })).toBeUndefined();
         expect(flagError({ [key]: raw(max + 1) })?.field).toBe(names.flag);
       }

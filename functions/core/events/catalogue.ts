@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { EventDefinition, TypedEnvelope } from './common';
 import { type EventEnvelope, envelopeSchema } from './envelope';
+import { carhookQuotaChanged } from './types/carhook.quota.changed';
 import { enrollmentReauthorizationRequired } from './types/enrollment.reauthorization_required';
 import { enrollmentVehicleAdded } from './types/enrollment.vehicle.added';
 import { enrollmentVehicleRemoved } from './types/enrollment.vehicle.removed';
@@ -38,6 +39,7 @@ export const definitions = [
   webhookEndpointDisabled,
   webhookDeliveryExhausted,
   webhookTest,
+  carhookQuotaChanged,
 ] as const;
 
 type Definitions = (typeof definitions)[number];

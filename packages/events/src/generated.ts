@@ -2,6 +2,89 @@
 // Regenerate with `npm run generate -w @carhook/events`.
 
 /**
+ * The quota Carhook spends changed: the API's X-RateLimit-Limit rose (followed up to the configured ceiling) or fell (followed at once), or a new configuration replaced it.
+ */
+export interface CarhookQuotaChangedV1 {
+/**
+ * deterministic: the same change has the same id on every retry and re-poll
+ */
+id: string
+type: "carhook.quota.changed"
+schemaVersion: 1
+/**
+ * when it happened, from the API record
+ */
+occurredAt: string
+/**
+ * when Carhook saw it
+ */
+detectedAt: string
+/**
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle
+ */
+sequence: number
+vehicle?: {
+id: string
+vin?: string
+brand?: string
+/**
+ * model as the API names it, when it says
+ */
+model?: string
+/**
+ * sub-model (trim) as the API names it, when it says
+ */
+subModel?: string
+}
+enrollment?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}
+/**
+ * every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids
+ */
+enrollments?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}[]
+source: {
+api: ("v2" | "v1" | "map" | "services" | "carhook")
+operation?: string
+recordId?: string
+}
+data: {
+/**
+ * the API client whose quota it is
+ */
+clientId: string
+/**
+ * requests per window followed before
+ */
+previousLimit: number
+/**
+ * requests per window followed from now on
+ */
+limit: number
+/**
+ * the window of the limit (configured)
+ */
+windowSeconds: number
+/**
+ * header: the API's X-RateLimit-Limit; configuration: a new --quota, window or ceiling
+ */
+source: ("header" | "configuration")
+/**
+ * the highest limit followed: the configured quota, or --quota-max when set higher
+ */
+ceiling: number
+/**
+ * ISO 8601 UTC timestamp
+ */
+changedAt: string
+}
+}
+
+/**
  * The enrollment lost its authorization (e.g. refresh token revoked); polling is paused until the user authorizes again.
  */
 export interface EnrollmentReauthorizationRequiredV1 {
@@ -1423,6 +1506,7 @@ message: string
 
 /** Every event type Carhook publishes, at its current version. */
 export type CarhookEvent =
+  | CarhookQuotaChangedV1
   | EnrollmentReauthorizationRequiredV1
   | EnrollmentVehicleAddedV1
   | EnrollmentVehicleRemovedV1
@@ -1443,6 +1527,7 @@ export type CarhookEvent =
 
 /** The current schema version of each event type. */
 export const CURRENT_VERSIONS = {
+  'carhook.quota.changed': 1,
   'enrollment.reauthorization_required': 1,
   'enrollment.vehicle.added': 1,
   'enrollment.vehicle.removed': 1,
@@ -1461,6 +1546,11 @@ export const CURRENT_VERSIONS = {
   'webhook.endpoint.disabled': 1,
   'webhook.test': 1,
 } as const;
+
+/** True when `event` is a `carhook.quota.changed` event of schema version 1. */
+export function isCarhookQuotaChanged(event: { readonly type: string; readonly schemaVersion?: unknown }): event is CarhookQuotaChangedV1 {
+  return event.type === 'carhook.quota.changed' && event.schemaVersion === 1;
+}
 
 /** True when `event` is a `enrollment.reauthorization_required` event of schema version 1. */
 export function isEnrollmentReauthorizationRequired(event: { readonly type: string; readonly schemaVersion?: unknown }): event is EnrollmentReauthorizationRequiredV1 {

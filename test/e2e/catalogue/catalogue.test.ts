@@ -395,6 +395,25 @@ describe('every catalogue type, end to end in the local runtime', { timeout: 60_
     expect(rx.received.filter((r) => r.path === '/fail' && r.envelope.id === e.data.eventId)).toHaveLength(3);
   });
 
+  it('carhook.quota.changed: the API lowers the quota, then gives it back', async () => {
+    await subscribe('/carhook', ['carhook.*']);
+    const clientId = (rt.sim as NonNullable<LocalRuntime['sim']>).clientId;
+    expect((await control('PUT', `/clients/${clientId}/quota`, { limit: 50_000 })).status).toBe(200);
+    const lowered = await expectWebhook('/carhook', 'carhook.quota.changed');
+    expect(lowered.data).toMatchObject({ clientId, previousLimit: 100_000, limit: 50_000, source: 'header' });
+    expect((await control('PUT', `/clients/${clientId}/quota`, { limit: 100_000 })).status).toBe(200);
+    const restored = await expectWebhook(
+      '/carhook',
+      'carhook.quota.changed',
+      (e) => e.data.limit === 100_000,
+    );
+    expect(restored.data).toMatchObject({ previousLimit: 50_000, limit: 100_000, ceiling: 100_000 });
+    // Operational: not to a subscription to everything.
+    expect(rx.received.filter((r) => r.path === '/all').map((r) => r.envelope.type)).not.toContain(
+      'carhook.quota.changed',
+    );
+  });
+
   it('covered every catalogue type, with the payload shapes docs/events.md shows', async () => {
     expect([...samples.keys()].sort()).toEqual([...EVENT_TYPES].sort());
     if (process.env.CARHOOK_WRITE_EVENT_SAMPLES === '1') return;
