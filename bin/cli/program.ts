@@ -12,6 +12,7 @@ import { allPages, call, globals, type Json, out, readFileOption, show, str, tab
 import { runDev } from './dev';
 import { addEnrollCommands } from './enroll-commands';
 import { addSubscriptionCommands } from './subscription-commands';
+import { addVehicleCommands } from './vehicle-commands';
 import { parseSavedRequest, verifySaved } from './verify';
 
 export function buildProgram(): Command {
@@ -122,6 +123,7 @@ export function buildProgram(): Command {
 
   addEnrollCommands(program);
   addSubscriptionCommands(program);
+  addVehicleCommands(program);
 
   program
     .command('events')

@@ -12,6 +12,7 @@ import { EventsPage } from './pages/events';
 import { QuotaPage } from './pages/quota';
 import { ReferencePage } from './pages/reference';
 import { SubscriptionsPage } from './pages/subscriptions';
+import { VehiclePage } from './pages/vehicle';
 import { describe, ErrorLine } from './ui';
 
 function useHash(): string {
@@ -85,6 +86,8 @@ function App() {
   else if (parts[0] === 'events') page = <EventsPage />;
   else if (parts[0] === 'quota') page = <QuotaPage />;
   else if (parts[0] === 'reference') page = <ReferencePage />;
+  else if (parts[0] === 'vehicles' && parts[1])
+    page = <VehiclePage vehicleId={decodeURIComponent(parts[1])} />;
   else if (parts[0] === 'deliveries' && parts[1])
     page = <DeliveriesPage subscriptionId={decodeURIComponent(parts[1])} />;
   else {

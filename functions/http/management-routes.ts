@@ -5,6 +5,8 @@
  */
 import type { Context, Hono } from 'hono';
 import * as z from 'zod';
+import { latestView } from '../core/detection/latest';
+import { parseState } from '../core/detection/state';
 import { fleetContractSchema } from '../core/enrollment';
 import { enrollCheckedFleetContract, unenrollAndAnnounce } from '../core/enrollment/membership';
 import { createMeteredClient } from '../core/polling/metered-client';
@@ -25,6 +27,7 @@ import {
   publicEvent,
   publicVehicle,
   vehicleSchema,
+  vehicleStateSchema,
 } from './views';
 
 const DAY_MS = 86_400_000;
@@ -259,6 +262,53 @@ export function addManagementRoutes(app: Hono, book: RouteBook, deps: Management
       }
       const next = codec.seal(list, result.cursor);
       return c.json({ events: result.items.map(publicEvent), ...(next ? { cursor: next } : {}) });
+    },
+  );
+
+  book.add(
+    app,
+    {
+      method: 'get',
+      path: '/vehicles/:id/state',
+      operationId: 'getVehicleState',
+      summary:
+        'The latest known state of a vehicle (alerts, maintenance, last trip, collision, position, fuel), from what Carhook stores: no request to the API',
+      tag: 'vehicles',
+      access: 'management',
+      params: idParams,
+      responses: {
+        200: {
+          description: 'What is known, each part with the time it was read.',
+          schema: vehicleStateSchema,
+        },
+        400: badRequest,
+        404: errorResponse('No vehicle with this id.'),
+        500: errorResponse('The stored state is malformed (the field is named).'),
+      },
+    },
+    async (c, { params }) => {
+      const { vehicle, state } = await stores.states.getVehicleWithState(params.id);
+      if (!vehicle)
+        return sendError(c, 404, 'NotFound', `no vehicle ${params.id.slice(0, 80)}`, { field: 'id' });
+      const parsed = state ? parseState(state.state) : undefined;
+      if (parsed && !parsed.ok) {
+        return sendError(
+          c,
+          500,
+          'Malformed',
+          `the stored state of vehicle ${params.id.slice(0, 80)} is malformed at ${parsed.error.field || '(root)'}: ${parsed.error.reason}`,
+        );
+      }
+      const known = parsed?.state;
+      if (!known || known.unpolled === true) {
+        return c.json({
+          vehicle: publicVehicle(vehicle),
+          polled: false,
+          sequence: known?.sequence ?? 0,
+          activeAlerts: [],
+        });
+      }
+      return c.json({ vehicle: publicVehicle(vehicle), polled: true, ...latestView(known) });
     },
   );
 }

@@ -178,3 +178,50 @@ export const subscriptionSchema = z
 
 export const page = <T extends z.ZodType>(key: string, item: T) =>
   z.object({ [key]: z.array(item), cursor: z.string().optional() });
+
+const readRecord = z.object({
+  eventId: z.string(),
+  occurredAt: iso,
+  readAt: iso,
+  data: z.looseObject({}).meta({ description: 'the `data` of the event that told it' }),
+});
+
+/** `GET /vehicles/{id}/state`: what Carhook stores of a vehicle, without a request to the API. */
+export const vehicleStateSchema = z
+  .object({
+    vehicle: vehicleSchema,
+    polled: z.boolean().meta({ description: 'false until the first poll: nothing known yet' }),
+    sequence: z.number().int().nonnegative().meta({
+      description: "the last sequence of this vehicle's events: every event up to it is reflected here",
+    }),
+    activeAlerts: z.array(
+      z.object({
+        key: z.string(),
+        message: z.string(),
+        severity: z.string().optional(),
+        category: z.string().optional(),
+        startedAt: iso.optional(),
+        readAt: iso,
+      }),
+    ),
+    maintenance: z
+      .object({ days: z.number(), mileageKm: z.number(), updatedAt: iso.optional(), readAt: iso })
+      .optional(),
+    lastTrip: readRecord.optional(),
+    lastCollision: readRecord.optional(),
+    position: z
+      .object({
+        lat: z.number(),
+        lon: z.number(),
+        alt: z.number().optional(),
+        heading: z.number().optional(),
+        at: iso.optional(),
+        readAt: iso,
+        from: z.string(),
+      })
+      .optional(),
+    fuel: z.object({ level: z.number(), at: iso.optional(), readAt: iso, from: z.string() }).optional(),
+    lastActivityAt: iso.optional(),
+    lastReadAt: iso.optional(),
+  })
+  .meta({ description: 'The latest known state of a vehicle, each part with the time it was read.' });

@@ -84,6 +84,7 @@ export const CARHOOK_HTTP_ROUTES: readonly CarhookRoute[] = [
   { method: 'GET', path: '/enrollments/{id}', access: 'iam' },
   { method: 'DELETE', path: '/enrollments/{id}', access: 'iam' },
   { method: 'GET', path: '/events', access: 'iam' },
+  { method: 'GET', path: '/vehicles/{id}/state', access: 'iam' },
   { method: 'POST', path: '/subscriptions', access: 'iam' },
   { method: 'GET', path: '/subscriptions', access: 'iam' },
   { method: 'GET', path: '/subscriptions/{id}', access: 'iam' },

@@ -64,7 +64,15 @@ export function EnrollmentsPage({ highlight }: { highlight?: string }) {
                 <td>{i === 0 ? <code>{e.id}</code> : null}</td>
                 <td>{i === 0 ? `${e.kind} · ${e.brand}` : null}</td>
                 <td>{i === 0 ? <Badge value={e.status} /> : null}</td>
-                <td>{v ? <span title={v.id}>{v.vin}</span> : <span class="muted">no vehicle yet</span>}</td>
+                <td>
+                  {v ? (
+                    <a href={`#/vehicles/${encodeURIComponent(v.id)}`} title={v.id}>
+                      {v.vin}
+                    </a>
+                  ) : (
+                    <span class="muted">no vehicle yet</span>
+                  )}
+                </td>
                 <td>{v ? <Badge value={v.paused ? 'paused' : 'active'} /> : null}</td>
                 <td>
                   <When iso={v?.lastPolledAt} />

@@ -3,6 +3,7 @@ import type { CarhookEvent } from '../events/catalogue';
 import { absentAlerts, staleAlertList } from './absence';
 import { type AlertRecord, applyAlert, fromV1Alert, fromV2Alert } from './alerts';
 import { applyMaintenance, applyMap, applyServices } from './conditions';
+import { foldLatest } from './latest';
 import {
   checkObservation,
   DEFAULT_OPERATION,
@@ -122,6 +123,11 @@ export const diff = (
   }
   releaseTrips(w, new Map());
   w.finish();
+  // The snapshot moves only with events, so only in a write the poll makes anyway.
+  if (w.events.length > 0) {
+    const latest = foldLatest(w.s.latest, w.events);
+    if (latest !== undefined) w.s = { ...w.s, latest };
+  }
 
   const s = w.s;
   const changed = w.dirty ? 'state' : w.cursorsChanged ? 'cursors' : 'none';

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { latestSchema } from './latest';
 
 /**
  * What Carhook remembers of one vehicle between polls: one DynamoDB item (README.md "State").
@@ -148,6 +149,8 @@ export const vehicleStateSchema = z.object({
    * everything as history (README "First poll") and clears it.
    */
   unpolled: z.literal(true).optional(),
+  /** The last trip, collision, position and fuel level told (./latest.ts), for `GET /vehicles/{id}/state`. */
+  latest: latestSchema.optional(),
   cursors: cursorsSchema,
 });
 
