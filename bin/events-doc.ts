@@ -107,6 +107,16 @@ export const NOTES: Readonly<Record<EventType, Note>> = {
       "the vehicle's services (`GET /services/vehicles/{vin}`), every `--services-interval` (`CARHOOK_SERVICES_INTERVAL_SECONDS`, CDK `servicesInterval`)",
     delay: `${span(config.servicesIntervalMs)} by default, at most ${span(config.servicesIntervalMs * 1.5)} when the quota is saturated; then one cycle more: a services answer carries no record time, so a change is told once a second read a cycle later shows it too (the event's time is the first read)`,
   },
+  'vehicle.reporting.stopped': {
+    trigger: `The vehicle's reads succeed but its records stop advancing (no new trip, event, alert start or other record time) for longer than its silence threshold: \`--silence-after\` (\`CARHOOK_SILENCE_AFTER_SECONDS\`, CDK \`silenceAfter\`; ${span(DEFAULT_CONFIG.silenceAfterMs)} by default) until the vehicle has five gaps between records of its own, then three times the longest of them, bounded to a quarter to seven times the setting. Told once per silence, in the vehicle's \`sequence\`; a steady poll writes nothing.`,
+    reads: `the reads that show a vehicle's records: ${EVENTS_FEED}, the trips (v2), v1 \`POST /trip/list\`; told when one of them succeeds after the threshold`,
+    delay: `the first successful read after the threshold (${guarantee})`,
+  },
+  'vehicle.reporting.resumed': {
+    trigger: 'A vehicle told silent has a newer record again (once per silence).',
+    reads: 'any read that returns a newer record (as for `vehicle.reporting.stopped`)',
+    delay: guarantee,
+  },
   'enrollment.vehicle.added': {
     trigger:
       "A user enrolls (each vehicle of their list), a vehicle appears in an enrolled user's list, or a fleet contract is enrolled (`POST /enrollments/contracts`).",

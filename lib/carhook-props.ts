@@ -64,6 +64,13 @@ export interface CarhookProps {
    */
   readonly mapInterval?: Duration;
   /**
+   * A vehicle whose reads succeed but whose records stop advancing this long is told silent
+   * (`vehicle.reporting.stopped`), until its own history gives a learned threshold. Set as
+   * `CARHOOK_SILENCE_AFTER_SECONDS`.
+   * @default 48 hours
+   */
+  readonly silenceAfter?: Duration;
+  /**
    * Webhook retry schedule: `standard` (retries over about 27.6 h, endpoints disabled after failing
    * for 5 days) or `fast` (retries over about 40 s, disabled after failing for 2 minutes; for trials).
    * Set as `CARHOOK_RETRY_SCHEDULE`.
@@ -151,6 +158,7 @@ export interface CarhookConfig {
   /** Unset: the runtime's default (1 day). */
   readonly servicesInterval?: Duration;
   readonly mapInterval?: Duration;
+  readonly silenceAfter?: Duration;
   readonly retrySchedule?: RetryScheduleName;
   readonly tracing: boolean;
   readonly maintenanceDueThreshold: { readonly days: number; readonly distanceKm: number };
@@ -216,6 +224,8 @@ export function resolveCarhookConfig(props: CarhookProps): CarhookConfig {
     );
   if (props.mapInterval)
     requireWholeDuration('mapInterval', props.mapInterval, 'seconds', ...bounds('mapIntervalSeconds'));
+  if (props.silenceAfter)
+    requireWholeDuration('silenceAfter', props.silenceAfter, 'seconds', ...bounds('silenceAfterSeconds'));
   if (props.retrySchedule !== undefined && !retryScheduleNames.includes(props.retrySchedule)) {
     throw new CarhookConfigError('retrySchedule', `must be one of ${retryScheduleNames.join(', ')}`);
   }
@@ -287,6 +297,7 @@ export function resolveCarhookConfig(props: CarhookProps): CarhookConfig {
     pollStrategy,
     ...(props.servicesInterval ? { servicesInterval: props.servicesInterval } : {}),
     ...(props.mapInterval ? { mapInterval: props.mapInterval } : {}),
+    ...(props.silenceAfter ? { silenceAfter: props.silenceAfter } : {}),
     ...(props.retrySchedule ? { retrySchedule: props.retrySchedule } : {}),
     tracing: props.tracing ?? true,
     maintenanceDueThreshold,
@@ -338,6 +349,9 @@ export function carhookRuntimeEnvironment(config: CarhookConfig): Record<string,
       : {}),
     ...(config.mapInterval
       ? { [RUNTIME_ENV.mapIntervalSeconds]: String(config.mapInterval.toSeconds()) }
+      : {}),
+    ...(config.silenceAfter
+      ? { [RUNTIME_ENV.silenceAfterSeconds]: String(config.silenceAfter.toSeconds()) }
       : {}),
     ...(config.retrySchedule ? { [RUNTIME_ENV.retrySchedule]: config.retrySchedule } : {}),
     ...(config.webhookAllowHosts.length > 0

@@ -29,6 +29,7 @@ export interface DevFlags {
   readonly pollStrategy?: string;
   readonly servicesInterval?: string;
   readonly mapInterval?: string;
+  readonly silenceAfter?: string;
   readonly retrySchedule?: string;
   readonly demo?: boolean;
   readonly demoEvery?: string;
@@ -98,7 +99,10 @@ export function devSettings(flags: DevFlags, env: Readonly<Record<string, string
   }
   // A flag wins over its variable (read as the Lambda runtime reads it); each names itself in its error.
   const cadence = (
-    setting: Extract<IntegerSetting, 'servicesIntervalSeconds' | 'mapIntervalSeconds'>,
+    setting: Extract<
+      IntegerSetting,
+      'servicesIntervalSeconds' | 'mapIntervalSeconds' | 'silenceAfterSeconds'
+    >,
     raw: string | undefined,
   ): number | undefined => {
     const { names, min, max } = INTEGER_SETTINGS[setting];
@@ -113,6 +117,7 @@ export function devSettings(flags: DevFlags, env: Readonly<Record<string, string
   };
   const servicesIntervalMs = cadence('servicesIntervalSeconds', flags.servicesInterval);
   const mapIntervalMs = cadence('mapIntervalSeconds', flags.mapInterval);
+  const silenceAfterMs = cadence('silenceAfterSeconds', flags.silenceAfter);
   const scheduleNames = CHOICE_SETTINGS.retrySchedule.names;
   const scheduleField = flags.retrySchedule !== undefined ? scheduleNames.flag : scheduleNames.env;
   const schedule = parseRetrySchedule(scheduleField, flags.retrySchedule ?? env[scheduleNames.env]);
@@ -196,6 +201,7 @@ export function devSettings(flags: DevFlags, env: Readonly<Record<string, string
       pollIntervalMs,
       servicesIntervalMs,
       mapIntervalMs,
+      silenceAfterMs,
       retrySchedule: schedule.value,
       webhookAllowHosts: allowHosts?.map((h) => h.trim()).filter((h) => h !== ''),
       dataDir: flags.dataDir,

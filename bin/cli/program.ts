@@ -74,6 +74,10 @@ export function buildProgram(): Command {
       `how often map updates are read, in bulk (default ${formatDuration(DEFAULT_SETTINGS.mapIntervalSeconds * 1000)}; env ${INTEGER_SETTINGS.mapIntervalSeconds.names.env})`,
     )
     .option(
+      '--silence-after <duration>',
+      `vehicle.reporting.stopped when a vehicle's records stop advancing this long, until learned from its own history (default ${formatDuration(DEFAULT_SETTINGS.silenceAfterSeconds * 1000)}; env ${INTEGER_SETTINGS.silenceAfterSeconds.names.env})`,
+    )
+    .option(
       '--retry-schedule <name>',
       `webhook retries: standard (about 27.6 h, disable after 5 days failing) or fast (about 40 s, disable after 2 min failing); default ${DEFAULT_SETTINGS.retrySchedule}; env CARHOOK_RETRY_SCHEDULE`,
     )

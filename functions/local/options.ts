@@ -68,6 +68,8 @@ export interface LocalRuntimeOptions {
   readonly servicesIntervalMs?: number;
   /** How often map updates are read (default daily): `vehicle.map_update.available` within this period. */
   readonly mapIntervalMs?: number;
+  /** Records not advancing this long: `vehicle.reporting.stopped` (default 48 h, until learned). */
+  readonly silenceAfterMs?: number;
   /** Webhook retry schedule (default `standard`; `fast` shows exhaustion and disabling in minutes). */
   readonly retrySchedule?: RetrySchedule;
   /** Further planner settings (tests: a short discovery or maintenance period); applied last. */

@@ -222,6 +222,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
             ? { servicesIntervalMs: options.servicesIntervalMs }
             : {}),
           ...(options.mapIntervalMs !== undefined ? { mapIntervalMs: options.mapIntervalMs } : {}),
+          ...(options.silenceAfterMs !== undefined ? { silenceAfterMs: options.silenceAfterMs } : {}),
           ...options.polling,
         },
         stateKey: Buffer.from(state.stateKey, 'base64'),

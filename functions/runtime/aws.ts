@@ -186,6 +186,7 @@ export function createAwsRuntime(options: AwsRuntimeOptions): AwsRuntime {
         maintenanceDue: { days: config.maintenanceDue.days, mileageKm: config.maintenanceDue.distanceKm },
         servicesIntervalMs: config.servicesIntervalSeconds * 1000,
         mapIntervalMs: config.mapIntervalSeconds * 1000,
+        silenceAfterMs: config.silenceAfterSeconds * 1000,
       },
       version: config.version,
       publicUrl: config.publicUrl,

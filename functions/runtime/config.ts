@@ -34,6 +34,7 @@ export const RUNTIME_ENV = {
   pollStrategy: CHOICE_SETTINGS.pollStrategy.names.env,
   servicesIntervalSeconds: INTEGER_SETTINGS.servicesIntervalSeconds.names.env,
   mapIntervalSeconds: INTEGER_SETTINGS.mapIntervalSeconds.names.env,
+  silenceAfterSeconds: INTEGER_SETTINGS.silenceAfterSeconds.names.env,
   retrySchedule: CHOICE_SETTINGS.retrySchedule.names.env,
   pollQueueUrl: 'CARHOOK_POLL_QUEUE_URL',
   fanOutQueueUrl: 'CARHOOK_FANOUT_QUEUE_URL',
@@ -92,6 +93,8 @@ export interface RuntimeConfig {
   readonly pollStrategy: PollStrategy;
   readonly servicesIntervalSeconds: number;
   readonly mapIntervalSeconds: number;
+  /** Records not advancing this long: `vehicle.reporting.stopped` (until learned from the vehicle's own). */
+  readonly silenceAfterSeconds: number;
   readonly retrySchedule: RetryScheduleName;
   readonly maintenanceDue: { readonly days: number; readonly distanceKm: number };
   readonly eventLogRetentionDays: number;
@@ -211,6 +214,7 @@ const envSchema = z.object({
   [RUNTIME_ENV.pollIntervalSeconds]: envInteger('pollIntervalSeconds'),
   [RUNTIME_ENV.servicesIntervalSeconds]: envInteger('servicesIntervalSeconds'),
   [RUNTIME_ENV.mapIntervalSeconds]: envInteger('mapIntervalSeconds'),
+  [RUNTIME_ENV.silenceAfterSeconds]: envInteger('silenceAfterSeconds'),
   [RUNTIME_ENV.retrySchedule]: envChoice('retrySchedule'),
   [RUNTIME_ENV.maintenanceDueDays]: envInteger('maintenanceDueDays'),
   [RUNTIME_ENV.maintenanceDueKm]: envInteger('maintenanceDueKm'),
@@ -271,6 +275,7 @@ export function parseRuntimeConfig(
     pollStrategy: e[RUNTIME_ENV.pollStrategy],
     servicesIntervalSeconds: e[RUNTIME_ENV.servicesIntervalSeconds],
     mapIntervalSeconds: e[RUNTIME_ENV.mapIntervalSeconds],
+    silenceAfterSeconds: e[RUNTIME_ENV.silenceAfterSeconds],
     retrySchedule: e[RUNTIME_ENV.retrySchedule],
     maintenanceDue: { days: e[RUNTIME_ENV.maintenanceDueDays], distanceKm: e[RUNTIME_ENV.maintenanceDueKm] },
     eventLogRetentionDays: e[RUNTIME_ENV.eventLogRetentionDays],

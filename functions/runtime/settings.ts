@@ -85,6 +85,13 @@ export const INTEGER_SETTINGS = {
     max: 30 * DAY_SECONDS,
     default: DEFAULT_POLLING_CONFIG.mapIntervalMs / 1000,
   },
+  /** `vehicle.reporting.stopped` when a vehicle's records stop advancing this long (until learned from its own). */
+  silenceAfterSeconds: {
+    names: { env: 'CARHOOK_SILENCE_AFTER_SECONDS', flag: '--silence-after', prop: 'silenceAfter' },
+    min: 60,
+    max: 30 * DAY_SECONDS,
+    default: DEFAULT_POLLING_CONFIG.silenceAfterMs / 1000,
+  },
   /** `vehicle.maintenance.due` fires when the days left cross this. */
   maintenanceDueDays: {
     names: { env: 'CARHOOK_MAINTENANCE_DUE_DAYS', prop: 'maintenanceDueThreshold.days' },
@@ -151,6 +158,9 @@ export const settingsSchema = z.object({
   ),
   mapIntervalSeconds: integerSchema('mapIntervalSeconds').default(
     INTEGER_SETTINGS.mapIntervalSeconds.default,
+  ),
+  silenceAfterSeconds: integerSchema('silenceAfterSeconds').default(
+    INTEGER_SETTINGS.silenceAfterSeconds.default,
   ),
   maintenanceDueDays: integerSchema('maintenanceDueDays').default(
     INTEGER_SETTINGS.maintenanceDueDays.default,

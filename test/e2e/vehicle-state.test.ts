@@ -1,7 +1,9 @@
 /**
  * `GET /vehicles/{id}/state` end to end in the local runtime (DynamoDB Local) on the simulator's
  * clock: changes made through the simulator's control API are polled, told, and then answered from
- * what Carhook stores, without a request to the API.
+ * what Carhook stores, without a request to the API. Then the same vehicle falls silent (the
+ * simulator's world has no background activity: records stop advancing unless the test makes one)
+ * and comes back: `vehicle.reporting.stopped` once, `vehicle.reporting.resumed` once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { vehicleStateText } from '../../bin/cli/vehicle-commands';
@@ -9,8 +11,12 @@ import { type LocalRuntime, startLocalRuntime } from '../../functions/local/runt
 import type { SimUser, SimVehicle } from '../../sim/world/types';
 
 const STEP_MS = 1000;
+/** Event log queries reach back before the world's start (the default is one day back). */
+const SINCE = '2020-01-01T00:00:00.000Z';
 
-describe('the latest known state of a vehicle, without an API call', { timeout: 120_000 }, () => {
+describe('the latest known state of a vehicle, without an API call, and its silences', {
+  timeout: 240_000,
+}, () => {
   let rt: LocalRuntime;
   let car: SimVehicle;
   let vehicleId: string;
@@ -31,8 +37,10 @@ describe('the latest known state of a vehicle, without an API call', { timeout: 
     return res.json();
   };
   const eventsOf = async (type: string) =>
-    ((await api(`/events?vehicleId=${encodeURIComponent(vehicleId)}&type=${type}`)).body.events as {
+    ((await api(`/events?vehicleId=${encodeURIComponent(vehicleId)}&type=${type}&since=${SINCE}`)).body
+      .events as {
       id: string;
+      sequence: number;
       detectedAt: string;
       occurredAt: string;
       data: Record<string, unknown>;
@@ -55,6 +63,8 @@ describe('the latest known state of a vehicle, without an API call', { timeout: 
       clock: 'simulated',
       pollIntervalMs: STEP_MS,
       quota: 100_000,
+      // Two hours until a vehicle without a history of its own is told silent (then learned: ½ h to 14 h).
+      silenceAfterMs: 2 * 3_600_000,
       out: null,
       err: null,
     });
@@ -132,5 +142,42 @@ describe('the latest known state of a vehicle, without an API call', { timeout: 
     const text = vehicleStateText(s, Date.parse(s.lastTrip.readAt));
     expect(text).toContain(`last trip       ${String(trip?.data.tripId)}`);
     expect(text).toContain(String(s.activeAlerts[0].message));
+  });
+
+  it('emits vehicle.reporting.stopped once when its records stop advancing, and resumed once when they move again', async () => {
+    const TEN_MINUTES = 600_000;
+    // Each step: ten simulated minutes, then a planner cycle and its polls.
+    let stopped = await eventsOf('vehicle.reporting.stopped');
+    for (let step = 0; stopped.length === 0 && step < 100; step++) {
+      await rt.advance(TEN_MINUTES);
+      stopped = await eventsOf('vehicle.reporting.stopped');
+    }
+    expect(stopped).toHaveLength(1);
+    const told = stopped[0] as (typeof stopped)[number];
+    expect(told.data).toMatchObject({ basis: expect.stringMatching(/^(default|learned)$/) });
+    expect(Date.parse(told.detectedAt) - Date.parse(String(told.data.silentSince))).toBeGreaterThanOrEqual(
+      Number(told.data.thresholdS) * 1000,
+    );
+    // Still silent: told once.
+    for (let i = 0; i < 6; i++) await rt.advance(TEN_MINUTES);
+    expect(await eventsOf('vehicle.reporting.stopped')).toHaveLength(1);
+    expect((await api(`/vehicles/${encodeURIComponent(vehicleId)}/state`)).body.sequence).toBe(
+      (await eventsOf('vehicle.reporting.stopped'))[0]?.sequence ?? -1,
+    );
+
+    await control('POST', `/vehicles/${car.id}/trips`, { durationS: 300, distanceKm: 3 });
+    const resumed = await stepUntilEvent('vehicle.reporting.resumed');
+    expect(resumed).toHaveLength(1);
+    expect(resumed[0]?.data).toMatchObject({ silentSince: told.data.silentSince });
+    for (let i = 0; i < 3; i++) await rt.advance(TEN_MINUTES);
+    expect(await eventsOf('vehicle.reporting.resumed')).toHaveLength(1);
+    expect(await eventsOf('vehicle.reporting.stopped')).toHaveLength(1);
+    // In the vehicle's one sequence, without gap or repeat.
+    const all = (await api(`/events?vehicleId=${encodeURIComponent(vehicleId)}&limit=100&since=${SINCE}`))
+      .body.events as {
+      sequence: number;
+    }[];
+    const numbers = all.map((e) => e.sequence).sort((a, b) => a - b);
+    expect(numbers).toEqual(numbers.map((_, i) => (numbers[0] ?? 0) + i));
   });
 });

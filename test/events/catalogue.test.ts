@@ -32,6 +32,8 @@ describe('event catalogue', () => {
         'vehicle.fuel_theft.detected',
         'vehicle.map_update.available',
         'vehicle.services.changed',
+        'vehicle.reporting.stopped',
+        'vehicle.reporting.resumed',
         'enrollment.vehicle.added',
         'enrollment.vehicle.removed',
         'enrollment.reauthorization_required',

@@ -48,6 +48,8 @@ function propsWith(setting: IntegerSetting, value: number): CarhookProps {
       return { ...required, servicesInterval: Duration.seconds(value) };
     case 'mapIntervalSeconds':
       return { ...required, mapInterval: Duration.seconds(value) };
+    case 'silenceAfterSeconds':
+      return { ...required, silenceAfter: Duration.seconds(value) };
     case 'maintenanceDueDays':
       return { ...required, maintenanceDueThreshold: { days: value } };
     case 'maintenanceDueKm':
@@ -94,6 +96,7 @@ describe('one table of settings for the environment, the CDK props and carhook d
         pollIntervalSeconds: config.pollIntervalSeconds,
         servicesIntervalSeconds: config.servicesIntervalSeconds,
         mapIntervalSeconds: config.mapIntervalSeconds,
+        silenceAfterSeconds: config.silenceAfterSeconds,
         maintenanceDueDays: config.maintenanceDue.days,
         maintenanceDueKm: config.maintenanceDue.distanceKm,
         eventLogRetentionDays: config.eventLogRetentionDays,
@@ -113,6 +116,7 @@ describe('one table of settings for the environment, the CDK props and carhook d
       pollIntervalSeconds: 60,
       servicesIntervalSeconds: 86_400,
       mapIntervalSeconds: 86_400,
+      silenceAfterSeconds: 172_800,
       maintenanceDueDays: 30,
       maintenanceDueKm: 1000,
       eventLogRetentionDays: 30,
@@ -156,9 +160,11 @@ describe('one table of settings for the environment, the CDK props and carhook d
             ? 'quota'
             : setting === 'quotaMaxRequests'
               ? 'quotaMax'
-              : setting === 'mapIntervalSeconds'
-                ? 'mapInterval'
-                : 'servicesInterval';
+              : setting === 'silenceAfterSeconds'
+                ? 'silenceAfter'
+                : setting === 'mapIntervalSeconds'
+                  ? 'mapInterval'
+                  : 'servicesInterval';
         const raw = (n: number) =>
           setting === 'quotaRequests' || setting === 'quotaMaxRequests' ? String(n) : `${n}s`;
         expect(flagError({ [key]: raw(max) })).toBeUndefined();

@@ -73,6 +73,15 @@ export const diffConfigSchema = z.object({
    * stale or flapping answer then becomes a false fix and a false re-raise.
    */
   confirmAbsences: z.boolean().default(true),
+  /**
+   * A vehicle whose reads succeed but whose records stop advancing this long is told silent
+   * (`vehicle.reporting.stopped`); learned from its own history once it has one (./reporting.ts).
+   */
+  silenceAfterMs: z
+    .number()
+    .int()
+    .positive()
+    .default(2 * DAY),
   /** Maintenance refresh period. */
   dailyMs: z.number().int().positive().default(DAY),
   /** Services (activation status) refresh period. */

@@ -19,6 +19,7 @@ import {
   applyVehicleEvent,
   releaseTrips,
 } from './records';
+import { checkReporting } from './reporting';
 import type { VehicleState } from './state';
 import { toInstant, withInstants } from './times';
 import { type DiffContext, type EventSource, maxIso, type StaleAnswer, Work } from './work';
@@ -122,6 +123,7 @@ export const diff = (
     w.markSource(read.source);
   }
   releaseTrips(w, new Map());
+  checkReporting(w, state, observations);
   w.finish();
   // The snapshot moves only with events, so only in a write the poll makes anyway.
   if (w.events.length > 0) {

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { latestSchema } from './latest';
+import { reportingSchema } from './reporting';
 
 /**
  * What Carhook remembers of one vehicle between polls: one DynamoDB item (README.md "State").
@@ -151,6 +152,8 @@ export const vehicleStateSchema = z.object({
   unpolled: z.literal(true).optional(),
   /** The last trip, collision, position and fuel level told (./latest.ts), for `GET /vehicles/{id}/state`. */
   latest: latestSchema.optional(),
+  /** Gaps between records, and a silence told (./reporting.ts). */
+  reporting: reportingSchema.optional(),
   cursors: cursorsSchema,
 });
 

@@ -14,6 +14,8 @@ import { vehicleMaintenanceOverdue } from './types/vehicle.maintenance.overdue';
 import { vehicleMaintenanceReset } from './types/vehicle.maintenance.reset';
 import { vehicleMapUpdateAvailable } from './types/vehicle.map_update.available';
 import { vehicleRefuelDetected } from './types/vehicle.refuel.detected';
+import { vehicleReportingResumed } from './types/vehicle.reporting.resumed';
+import { vehicleReportingStopped } from './types/vehicle.reporting.stopped';
 import { vehicleServicesChanged } from './types/vehicle.services.changed';
 import { vehicleTripCompleted } from './types/vehicle.trip.completed';
 import { webhookDeliveryExhausted } from './types/webhook.delivery.exhausted';
@@ -33,6 +35,8 @@ export const definitions = [
   vehicleFuelTheftDetected,
   vehicleMapUpdateAvailable,
   vehicleServicesChanged,
+  vehicleReportingStopped,
+  vehicleReportingResumed,
   enrollmentVehicleAdded,
   enrollmentVehicleRemoved,
   enrollmentReauthorizationRequired,

@@ -1083,6 +1083,148 @@ collectedAt?: string
 }
 
 /**
+ * A vehicle told silent (vehicle.reporting.stopped) has a newer record again.
+ */
+export interface VehicleReportingResumedV1 {
+/**
+ * deterministic: the same change has the same id on every retry and re-poll
+ */
+id: string
+type: "vehicle.reporting.resumed"
+schemaVersion: 1
+/**
+ * when it happened, from the API record
+ */
+occurredAt: string
+/**
+ * when Carhook saw it
+ */
+detectedAt: string
+/**
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle
+ */
+sequence: number
+vehicle?: {
+id: string
+vin?: string
+brand?: string
+/**
+ * model as the API names it, when it says
+ */
+model?: string
+/**
+ * sub-model (trim) as the API names it, when it says
+ */
+subModel?: string
+}
+enrollment?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}
+/**
+ * every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids
+ */
+enrollments?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}[]
+source: {
+api: ("v2" | "v1" | "map" | "services" | "carhook")
+operation?: string
+recordId?: string
+}
+data: {
+/**
+ * as told by vehicle.reporting.stopped
+ */
+silentSince: string
+/**
+ * the time of the newer record
+ */
+resumedAt: string
+/**
+ * seconds between the two records
+ */
+silentForS: number
+}
+}
+
+/**
+ * The vehicle's reads succeed but its records stopped advancing: no new trip, event or other record for longer than its silence threshold.
+ */
+export interface VehicleReportingStoppedV1 {
+/**
+ * deterministic: the same change has the same id on every retry and re-poll
+ */
+id: string
+type: "vehicle.reporting.stopped"
+schemaVersion: 1
+/**
+ * when it happened, from the API record
+ */
+occurredAt: string
+/**
+ * when Carhook saw it
+ */
+detectedAt: string
+/**
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle
+ */
+sequence: number
+vehicle?: {
+id: string
+vin?: string
+brand?: string
+/**
+ * model as the API names it, when it says
+ */
+model?: string
+/**
+ * sub-model (trim) as the API names it, when it says
+ */
+subModel?: string
+}
+enrollment?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}
+/**
+ * every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids
+ */
+enrollments?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}[]
+source: {
+api: ("v2" | "v1" | "map" | "services" | "carhook")
+operation?: string
+recordId?: string
+}
+data: {
+/**
+ * the newest record's time (or the first poll's, when it never had one)
+ */
+silentSince: string
+/**
+ * the newest record Carhook has seen, when it has seen one
+ */
+lastRecordAt?: string
+/**
+ * the silence after which it is told, in seconds
+ */
+thresholdS: number
+/**
+ * default: --silence-after (48 h unless set); learned: three times the longest gap of the vehicle's own history, bounded
+ */
+basis: ("default" | "learned")
+/**
+ * the successful read that found nothing newer
+ */
+readAt: string
+}
+}
+
+/**
  * The set of connected services the vehicle is eligible for changed.
  */
 export interface VehicleServicesChangedV1 {
@@ -1519,6 +1661,8 @@ export type CarhookEvent =
   | VehicleMaintenanceResetV1
   | VehicleMapUpdateAvailableV1
   | VehicleRefuelDetectedV1
+  | VehicleReportingResumedV1
+  | VehicleReportingStoppedV1
   | VehicleServicesChangedV1
   | VehicleTripCompletedV1
   | WebhookDeliveryExhaustedV1
@@ -1540,6 +1684,8 @@ export const CURRENT_VERSIONS = {
   'vehicle.maintenance.reset': 1,
   'vehicle.map_update.available': 1,
   'vehicle.refuel.detected': 1,
+  'vehicle.reporting.resumed': 1,
+  'vehicle.reporting.stopped': 1,
   'vehicle.services.changed': 1,
   'vehicle.trip.completed': 1,
   'webhook.delivery.exhausted': 1,
@@ -1610,6 +1756,16 @@ export function isVehicleMapUpdateAvailable(event: { readonly type: string; read
 /** True when `event` is a `vehicle.refuel.detected` event of schema version 1. */
 export function isVehicleRefuelDetected(event: { readonly type: string; readonly schemaVersion?: unknown }): event is VehicleRefuelDetectedV1 {
   return event.type === 'vehicle.refuel.detected' && event.schemaVersion === 1;
+}
+
+/** True when `event` is a `vehicle.reporting.resumed` event of schema version 1. */
+export function isVehicleReportingResumed(event: { readonly type: string; readonly schemaVersion?: unknown }): event is VehicleReportingResumedV1 {
+  return event.type === 'vehicle.reporting.resumed' && event.schemaVersion === 1;
+}
+
+/** True when `event` is a `vehicle.reporting.stopped` event of schema version 1. */
+export function isVehicleReportingStopped(event: { readonly type: string; readonly schemaVersion?: unknown }): event is VehicleReportingStoppedV1 {
+  return event.type === 'vehicle.reporting.stopped' && event.schemaVersion === 1;
 }
 
 /** True when `event` is a `vehicle.services.changed` event of schema version 1. */

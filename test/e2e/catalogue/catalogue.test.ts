@@ -185,6 +185,8 @@ describe('every catalogue type, end to end in the local runtime', { timeout: 60_
       },
       // Maintenance and the users' vehicle lists read every second.
       polling: { dailyMs: 1000, discoveryIntervalMs: 1000 },
+      // A vehicle is told silent after 10 s without a record (learned from its own history: 2.5 s to 70 s).
+      silenceAfterMs: 10_000,
       out: null,
       err: null,
     });
@@ -281,6 +283,20 @@ describe('every catalogue type, end to end in the local runtime', { timeout: 60_
   it('vehicle.map_update.available: a map update released (--map-interval)', async () => {
     expect((await control('POST', `/map/${car.vin}/release`, { version: '2027.04' })).status).toBe(200);
     await expectWebhook('/all', 'vehicle.map_update.available', ofCar);
+  });
+
+  it('vehicle.reporting.stopped, .resumed: the car stops reporting, then drives again', {
+    timeout: 120_000,
+  }, async () => {
+    // The car's events so far (its history is older than the threshold: told silent, then resumed, at the start).
+    const told = Math.max(...rx.received.filter((r) => ofCar(r.envelope)).map((r) => r.envelope.sequence));
+    const later = (e: EventEnvelope) => ofCar(e) && e.sequence > told;
+    const stopped = await expectWebhook('/all', 'vehicle.reporting.stopped', later, 100);
+    expect(stopped.data).toMatchObject({ basis: expect.stringMatching(/^(default|learned)$/) });
+    expect((await control('POST', `/vehicles/${car.id}/trips`, { durationS: 300 })).status).toBe(201);
+    const resumed = await expectWebhook('/all', 'vehicle.reporting.resumed', later);
+    expect(resumed.data).toMatchObject({ silentSince: stopped.data.silentSince });
+    expect(resumed.sequence).toBeGreaterThan(stopped.sequence);
   });
 
   it('enrollment.vehicle.added and .removed: a fleet contract enrolled, then deleted', async () => {
