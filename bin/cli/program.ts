@@ -7,6 +7,7 @@ import { Command, CommanderError } from 'commander';
 import { formatDuration, parseDuration } from '../../functions/local/duration';
 import { DEFAULT_WEBHOOK_ALLOW_HOSTS, LOCAL_DEFAULTS } from '../../functions/local/options';
 import { DEFAULT_SETTINGS, INTEGER_SETTINGS } from '../../functions/runtime/settings';
+import { addCapacityCommand } from './capacity-command';
 import { CliError } from './client';
 import { allPages, call, globals, type Json, out, readFileOption, show, str, table } from './common';
 import { runDev } from './dev';
@@ -128,6 +129,7 @@ export function buildProgram(): Command {
   addEnrollCommands(program);
   addSubscriptionCommands(program);
   addVehicleCommands(program);
+  addCapacityCommand(program);
 
   program
     .command('events')

@@ -3,8 +3,9 @@
  * management routes, functions/handlers/http-api.ts) and the local server (bearer admin token).
  *
  * Public: `GET /health`, `GET /openapi.json`, `GET /oauth/:brand/authorize`, `GET /oauth/callback`,
- * the console (`GET /`, its assets). Management: `/enrollments…`, `/events`, `/metrics/recent`
- * (management-routes.ts), `/subscriptions…` (subscriptions.ts). Every route is declared once
+ * the console (`GET /`, its assets). Management: `/enrollments…`, `/events`, `/metrics/recent`,
+ * `/vehicles/{id}/state` (management-routes.ts), `/capacity` (capacity-routes.ts), `/subscriptions…`
+ * (subscriptions.ts). Every route is declared once
  * through a RouteBook (openapi.ts): validated by its zod schemas and documented from them.
  * Every bad input is a 4xx `{ error: { code, message, field? } }` naming the field; a 500 only for
  * what is really broken (and it is logged).
@@ -21,6 +22,7 @@ import type { RecentMetrics } from '../runtime/metrics-window';
 import type { Runtime } from '../runtime/runtime';
 import { bearerAuth, HttpAppConfigError } from './auth';
 import { bodyPolicy } from './body';
+import { addCapacityRoutes } from './capacity-routes';
 import { addConsoleRoutes } from './console';
 import { type CursorCodec, createCursorCodec, cursorKeyFrom } from './cursor';
 import { sendError } from './errors';
@@ -35,7 +37,10 @@ export { publicEnrollment, publicVehicle } from './views';
 export type HttpAuth = { readonly kind: 'admin-token'; readonly token: string } | { readonly kind: 'iam' };
 
 export interface HttpAppDeps {
-  readonly runtime: Pick<Runtime, 'ports' | 'now' | 'settings' | 'oauthDeps'>;
+  readonly runtime: Pick<
+    Runtime,
+    'ports' | 'now' | 'settings' | 'oauthDeps' | 'rateBudgetConfig' | 'pollingConfig'
+  >;
   /** The webhook subscription service; its routes are mounted when given. */
   readonly subscriptions?: SubscriptionService;
   /** Unexpected failures, before the 500 goes out (the Powertools logger on Lambda). */
@@ -142,6 +147,8 @@ export function createHttpApp(deps: HttpAppDeps, options: HttpAppOptions): Hono 
     '/subscriptions/*',
     '/metrics',
     '/metrics/*',
+    '/vehicles/*',
+    '/capacity',
   ]) {
     app.use(path, guard);
   }
@@ -226,6 +233,8 @@ export function createHttpApp(deps: HttpAppDeps, options: HttpAppOptions): Hono 
     signalOf,
     ...(deps.recentMetrics ? { recentMetrics: deps.recentMetrics } : {}),
   });
+
+  addCapacityRoutes(app, book, { runtime });
 
   if (deps.subscriptions) {
     app.route(

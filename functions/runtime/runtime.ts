@@ -7,11 +7,13 @@
  * Per-invocation deps (`pollDeps({ signal })`, `oauthDeps({ signal })`) are cheap objects over
  * long-lived ports: they carry the invocation's AbortSignal into every outgoing fetch.
  */
+
 import { createHmac } from 'node:crypto';
 import type { ApiClientCredentials, CarhookSecrets, MapApiCredentials } from '../adapters/secrets/types';
 // The token endpoint alone: importing the API module's index would keep the whole client and its
 // wire schemas (module-level zod calls esbuild cannot drop) in functions that never call the API.
 import { createTokenEndpoint, type TokenEndpoint } from '../core/api/oauth';
+import type { FreshnessTargets } from '../core/capacity/report';
 import {
   createTokenCipher,
   type KeyRing,
@@ -55,6 +57,8 @@ export interface RuntimeSettings {
   readonly safetyMargin?: number;
   /** Reported by GET /health. */
   readonly version?: string;
+  /** The p95 lag each kind of change should stay within (ms): `GET /capacity` and `carhook.freshness.*`. */
+  readonly freshnessTargets?: FreshnessTargets;
   /**
    * HMAC key of the OAuth `state` (≥ 32 bytes). Default: derived from the token key ring's current
    * key, so no further secret is needed (a key rotation only invalidates authorizations in flight).

@@ -79,6 +79,7 @@ export const CARHOOK_HTTP_ROUTES: readonly CarhookRoute[] = [
     whyPublic: "the console's stylesheet, the same bytes for everyone",
   },
   { method: 'GET', path: '/metrics/recent', access: 'iam' },
+  { method: 'GET', path: '/capacity', access: 'iam' },
   { method: 'POST', path: '/enrollments/contracts', access: 'iam' },
   { method: 'GET', path: '/enrollments', access: 'iam' },
   { method: 'GET', path: '/enrollments/{id}', access: 'iam' },

@@ -10,7 +10,7 @@ import type { PollJob } from '../../functions/core/polling/jobs';
 import { createMemoryRateBudget, type RateBudget } from '../../functions/core/ratelimit/budget';
 import type { Stores } from '../../functions/core/store/ports';
 import type { MetricSink } from '../../functions/runtime/observability';
-import { createRuntime, type Runtime } from '../../functions/runtime/runtime';
+import { createRuntime, type Runtime, type RuntimeSettings } from '../../functions/runtime/runtime';
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from '../../sim';
 import { MemoryBus, MemoryQueue } from '../polling/support';
 
@@ -42,6 +42,8 @@ export async function startSimRuntime(
     sim?: SimulatorOptions;
     backend?: { stores: Stores; budget: RateBudget };
     clientSecret?: string;
+    /** Further runtime settings (freshness targets…). */
+    settings?: Partial<RuntimeSettings>;
   } = {},
 ): Promise<SimRuntime> {
   const sim = await startSimulator({ port: 0, clock: 'manual', vehicles: 4, seed: 11, ...options.sim });
@@ -56,6 +58,7 @@ export async function startSimRuntime(
       quota: { requests: 120, windowSeconds: 60 },
       pollIntervalSeconds: 60,
       version: 'test',
+      ...options.settings,
     },
     {
       stores,

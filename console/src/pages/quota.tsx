@@ -1,5 +1,6 @@
 import { api } from '../api';
 import { ErrorLine, Section, useLoad } from '../ui';
+import { CapacityPanel } from './capacity';
 
 interface Minute {
   minute: string;
@@ -78,35 +79,38 @@ export function QuotaPage() {
     : undefined;
   const last = minutes.at(-2);
   return (
-    <Section title="Quota and detection lag">
-      <ErrorLine error={recent.error} />
-      {recent.data ? (
-        <p>
-          Quota <strong>{recent.data.quota.limit}</strong> requests per {recent.data.quota.windowSeconds} s.
-          Last full minute: <strong data-testid="last-requests">{last?.apiRequests ?? 0}</strong> requests,{' '}
-          {last?.apiRateLimited ?? 0} answered 429, {last?.pollsCompleted ?? 0} polls,{' '}
-          {last?.eventsPublished ?? 0} events.
+    <>
+      <Section title="Quota and detection lag">
+        <ErrorLine error={recent.error} />
+        {recent.data ? (
+          <p>
+            Quota <strong>{recent.data.quota.limit}</strong> requests per {recent.data.quota.windowSeconds} s.
+            Last full minute: <strong data-testid="last-requests">{last?.apiRequests ?? 0}</strong> requests,{' '}
+            {last?.apiRateLimited ?? 0} answered 429, {last?.pollsCompleted ?? 0} polls,{' '}
+            {last?.eventsPublished ?? 0} events.
+          </p>
+        ) : null}
+        <Bars
+          title="API requests per minute"
+          values={minutes.map((m) => m.apiRequests)}
+          {...(perMinute === undefined ? {} : { limit: perMinute })}
+          unit="requests"
+          labels={labels}
+        />
+        <Bars
+          title="Detection lag per minute, p95 (seconds)"
+          values={minutes.map((m) => (m.lagMs.p95 ?? 0) / 1000)}
+          cap={LAG_CAP_S}
+          unit="s"
+          labels={labels}
+        />
+        <p class="muted">
+          Lag is from when a change happened (the API's record) to when Carhook saw it. Bars above 15 min are
+          drawn at 15 min, in a lighter colour: the history found when a vehicle is enrolled (its hover shows
+          the value).
         </p>
-      ) : null}
-      <Bars
-        title="API requests per minute"
-        values={minutes.map((m) => m.apiRequests)}
-        {...(perMinute === undefined ? {} : { limit: perMinute })}
-        unit="requests"
-        labels={labels}
-      />
-      <Bars
-        title="Detection lag per minute, p95 (seconds)"
-        values={minutes.map((m) => (m.lagMs.p95 ?? 0) / 1000)}
-        cap={LAG_CAP_S}
-        unit="s"
-        labels={labels}
-      />
-      <p class="muted">
-        Lag is from when a change happened (the API's record) to when Carhook saw it. Bars above 15 min are
-        drawn at 15 min, in a lighter colour: the history found when a vehicle is enrolled (its hover shows
-        the value).
-      </p>
-    </Section>
+      </Section>
+      <CapacityPanel />
+    </>
   );
 }

@@ -286,7 +286,7 @@ describe('every catalogue type, end to end in the local runtime', { timeout: 60_
   });
 
   it('vehicle.reporting.stopped, .resumed: the car stops reporting, then drives again', {
-    timeout: 120_000,
+    timeout: 300_000,
   }, async () => {
     // The car's events so far (its history is older than the threshold: told silent, then resumed, at the start).
     const told = Math.max(...rx.received.filter((r) => ofCar(r.envelope)).map((r) => r.envelope.sequence));
