@@ -51,6 +51,7 @@ export const integrationTests = [
   'test/examples/cdk-app.test.ts',
   'test/console/console.browser.test.ts',
   'test/cli/manage.test.ts',
+  'test/cli/lifecycle.test.ts',
   'test/packages/**',
   // The rehearsal of a deploy: cdk synth, moto, DynamoDB Local, the bundles in Lambda containers.
   'test/rehearsal/rehearse.test.ts',

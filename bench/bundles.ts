@@ -31,6 +31,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  writeFileSync,
 } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { SourceMap, type SourceMapPayload } from 'node:module';
@@ -78,7 +79,9 @@ export class BundleBenchError extends Error {
  * Synthesizes the ready app (bin/app.ts's stacks, cdk.json's feature flags) into `outdir` and returns
  * every function's bundle. Throws if a function has no bundled `index.mjs` (the build failed).
  */
-export function synthesizeBundles(options: { readonly outdir?: string } = {}): BundleInfo[] {
+export function synthesizeBundles(
+  options: { readonly outdir?: string; readonly tracing?: boolean } = {},
+): BundleInfo[] {
   const outdir = options.outdir ?? mkdtempSync(join(tmpdir(), 'carhook-bundles-'));
   const cdkJson = JSON.parse(readFileSync(join(REPO_ROOT, 'cdk.json'), 'utf8')) as {
     context: Record<string, unknown>;
@@ -87,6 +90,7 @@ export function synthesizeBundles(options: { readonly outdir?: string } = {}): B
     apiBaseUrl: 'https://api.example.net',
     authUrl: 'https://id.example.net',
     brands: 'cielo,pavo',
+    ...(options.tracing === false ? { tracing: 'false' } : {}),
   };
   const app = new App({ context: cdkJson.context, outdir });
   const { stack } = buildCarhookApp(
@@ -158,11 +162,46 @@ export interface BundleResult extends BundleInfo {
   };
 }
 
+/** The same functions built another way (without tracing, or from another revision), measured in the same run. */
+export interface BundleVariant {
+  readonly label: string;
+  readonly bundles: readonly Omit<BundleResult, 'breakdown'>[];
+}
+
 export interface BundleBenchResult {
   readonly node: string;
   readonly runs: number;
   readonly baseline: BundleResult;
   readonly bundles: readonly BundleResult[];
+  readonly variants: readonly BundleVariant[];
+}
+
+/**
+ * The bundles of another revision (`ref`: a commit or tag), as its own code synthesized them: a
+ * detached git worktree, its own `npm ci`, its own `synthesizeBundles`. Removed afterwards.
+ */
+export function bundlesOfRevision(ref: string, outdir: string): BundleInfo[] {
+  const tree = mkdtempSync(join(tmpdir(), 'carhook-revision-'));
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: REPO_ROOT, stdio: 'pipe' });
+  git('worktree', 'add', '--detach', tree, ref);
+  try {
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: tree, stdio: 'pipe' });
+    // An ES module file: bench/bundles.ts has top-level await, which an --eval script (CommonJS) cannot import.
+    const script = join(tree, 'synthesize-bundles.mts');
+    writeFileSync(
+      script,
+      `import { synthesizeBundles } from './bench/bundles.ts';\nprocess.stdout.write('@@' + JSON.stringify(synthesizeBundles({ outdir: ${JSON.stringify(outdir)} })));\n`,
+    );
+    const out = execFileSync(join(tree, 'node_modules/.bin/tsx'), [script], {
+      cwd: tree,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const bundles = JSON.parse(out.slice(out.lastIndexOf('@@') + 2)) as BundleInfo[];
+    return bundles.map((b) => ({ ...b, entry: `${b.entry} @ ${ref}` }));
+  } finally {
+    git('worktree', 'remove', '--force', tree);
+  }
 }
 
 /** Node 22 as the project pins it (npm `node` package), else the one running this script. */
@@ -501,7 +540,12 @@ async function cpuByPackage(
 
 /** Times `runs` first invocations of each bundle and of the baseline, each in a fresh process. */
 export async function run(
-  options: { readonly runs?: number; readonly outdir?: string } = {},
+  options: {
+    readonly runs?: number;
+    readonly outdir?: string;
+    /** Revisions to measure beside this one (the steps' "before"). */
+    readonly refs?: readonly string[];
+  } = {},
 ): Promise<BundleBenchResult> {
   const runs = options.runs ?? 10;
   if (!Number.isInteger(runs) || runs < 1 || runs > 50) {
@@ -510,6 +554,17 @@ export async function run(
   const nodeBin = node22();
   const outdir = options.outdir ?? mkdtempSync(join(tmpdir(), 'carhook-bundles-'));
   const bundles = synthesizeBundles({ outdir: join(outdir, 'cdk') });
+  // Built before anything is measured, so every measurement runs on the same quiet stretch.
+  const variantBundles: { label: string; bundles: BundleInfo[] }[] = [
+    ...(options.refs ?? []).map((ref, i) => ({
+      label: `revision ${ref}`,
+      bundles: bundlesOfRevision(ref, join(outdir, `ref-${i}`)),
+    })),
+    {
+      label: 'this revision, tracing: false',
+      bundles: synthesizeBundles({ outdir: join(outdir, 'cdk-untraced'), tracing: false }),
+    },
+  ];
   mkdirSync(join(outdir, 'baseline'), { recursive: true });
   const baseline = await buildBaseline(join(outdir, 'baseline'));
   const dynamo = await startDynamoDbLocal();
@@ -525,8 +580,9 @@ export async function run(
     /** The timings of `bundle`, and `profile` for one more, profiled, first invocation. */
     const measure = async (
       bundle: BundleInfo,
+      variant = '',
     ): Promise<{ measured: Measured; profile: () => Promise<[string, number][]> }> => {
-      const dir = join(sandbox, bundle.id);
+      const dir = join(sandbox, `${variant.replace(/[^A-Za-z0-9]+/g, '-')}${bundle.id}`);
       mkdirSync(dir);
       copyFileSync(bundle.file, join(dir, 'index.mjs'));
       if (existsSync(`${bundle.file}.map`)) copyFileSync(`${bundle.file}.map`, join(dir, 'index.mjs.map'));
@@ -598,12 +654,27 @@ export async function run(
           : {}),
       });
     }
+    const ratios = (m: Measured) => ({
+      timeRatio: round(m.firstInvocation.medianMs / base.firstInvocation.medianMs, 2),
+      sizeRatio: round(m.bytes / base.bytes, 2),
+      cpuRatio: round(m.cpu.medianMs / base.cpu.medianMs, 2),
+    });
+    const variants: BundleVariant[] = [];
+    for (const v of variantBundles) {
+      const measured: BundleVariant['bundles'][number][] = [];
+      for (const bundle of v.bundles) {
+        const { measured: m } = await measure(bundle, v.label);
+        measured.push({ ...m, ...ratios(m) });
+      }
+      variants.push({ label: v.label, bundles: measured });
+    }
     const version = execFileSync(nodeBin, ['-v'], { encoding: 'utf8' }).trim();
     return {
       node: version,
       runs,
       baseline: { ...base, timeRatio: 1, sizeRatio: 1, cpuRatio: 1 },
       bundles: results,
+      variants,
     };
   } finally {
     await stub.close();
@@ -614,6 +685,30 @@ export async function run(
 }
 
 const met = (ok: boolean) => (ok ? 'met' : '**not met**');
+
+/** The same functions built each way, side by side: size, then CPU of the first invocation, ÷ the baseline's. */
+function steps(result: BundleBenchResult): string[] {
+  if (result.variants.length === 0) return [];
+  const before = result.variants.filter((v) => v.label.startsWith('revision '));
+  const after = result.variants.filter((v) => !v.label.startsWith('revision '));
+  const columns = [
+    ...before,
+    { label: 'this revision (tracing on, the default)', bundles: result.bundles },
+    ...after,
+  ];
+  const cell = (v: (typeof columns)[number], id: string) => {
+    const b = v.bundles.find((x) => x.id === id);
+    return b ? `${kb(b.bytes)}, ${b.sizeRatio}× / ${b.cpu.medianMs} ms, ${b.cpuRatio}×` : '–';
+  };
+  return [
+    '',
+    'What each step bought, measured in this same run (each cell: size and size ÷ baseline / first-invocation CPU and CPU ÷ baseline):',
+    '',
+    `| function | ${columns.map((c) => c.label).join(' | ')} |`,
+    `|---|${columns.map(() => '---').join('|')}|`,
+    ...result.bundles.map((b) => `| ${b.id} | ${columns.map((c) => cell(c, b.id)).join(' | ')} |`),
+  ];
+}
 const kb = (bytes: number) => `${round(bytes / 1000)} KB`;
 
 export function markdown(result: BundleBenchResult): string {
@@ -632,6 +727,7 @@ export function markdown(result: BundleBenchResult): string {
     ...result.bundles.map((b) => row(b, true)),
     '',
     `Goals: every bundle ≤ ${BUNDLE_GOALS.maxSizeRatio} × the baseline's size and ≤ ${BUNDLE_GOALS.maxTimeRatio} × its first-invocation time.`,
+    ...steps(result),
     ...(missed.length === 0
       ? []
       : [

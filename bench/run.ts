@@ -12,10 +12,12 @@
  *     with --world uniform|mixed --vehicles N --hours H --seed S --strategies carhook,round-robin,naive
  *     --json file: one world and size, its figures written as JSON (also --warmup M, --drain M)
  *
- * An area that fails is reported in the file (and the exit code is 1); the others still run.
+ * An area that fails is reported in the file (and the exit code is 1); the others still run. The
+ * file keeps what this run did not measure: only the sections (and Summary rows) of the areas run
+ * are replaced, each with a line saying which command measured it and when.
  */
 
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, freemem, loadavg, totalmem } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -27,6 +29,7 @@ import * as freshness from './freshness';
 import * as pipeline from './pipeline';
 import * as sim from './sim';
 import * as freshnessReport from './support/freshness-report';
+import { mergeReport } from './support/report-merge';
 import * as throughput from './throughput';
 import * as webhooks from './webhooks';
 
@@ -69,6 +72,8 @@ export interface BenchArgs {
   /** The freshness area's settings, and its flags as given (for the command line). */
   readonly freshness?: freshness.FreshnessOptions;
   readonly freshnessFlags?: readonly string[];
+  /** Revisions whose bundles the bundles area measures beside this one's. */
+  readonly bundleRefs?: readonly string[];
 }
 
 export type ArgsResult =
@@ -92,6 +97,7 @@ export function parseBenchArgs(argv: readonly string[]): ArgsResult {
         faults: { type: 'boolean' };
         only: { type: 'string' };
         out: { type: 'string' };
+        'bundles-ref': { type: 'string'; multiple: true };
       } & Record<(typeof FRESHNESS_FLAGS)[number], { type: 'string' }>;
     }>
   >;
@@ -103,6 +109,7 @@ export function parseBenchArgs(argv: readonly string[]): ArgsResult {
         faults: { type: 'boolean' },
         only: { type: 'string' },
         out: { type: 'string' },
+        'bundles-ref': { type: 'string', multiple: true },
         ...(Object.fromEntries(FRESHNESS_FLAGS.map((f) => [f, { type: 'string' }])) as Record<
           (typeof FRESHNESS_FLAGS)[number],
           { type: 'string' }
@@ -114,7 +121,7 @@ export function parseBenchArgs(argv: readonly string[]): ArgsResult {
   } catch (error) {
     return bad(
       'argv',
-      `${error instanceof Error ? error.message : String(error)} (flags: --quick, --faults, --only <${AREAS.join(',')}>, --out <file>; freshness: ${FRESHNESS_FLAGS.map((f) => `--${f}`).join(' ')})`,
+      `${error instanceof Error ? error.message : String(error)} (flags: --quick, --faults, --only <${AREAS.join(',')}>, --out <file>, --bundles-ref <git ref> (repeatable); freshness: ${FRESHNESS_FLAGS.map((f) => `--${f}`).join(' ')})`,
     );
   }
   let only: Area[] = [...DEFAULT_AREAS];
@@ -145,7 +152,11 @@ export function parseBenchArgs(argv: readonly string[]): ArgsResult {
   }
   const f = freshness.parseFreshnessArgs([...freshnessFlags, ...(quick ? ['--quick'] : [])]);
   if (!f.ok) return bad(f.field, f.message);
-  return { ok: true, args: { quick, only, out, freshness: f.options, freshnessFlags } };
+  const bundleRefs = parsed.values['bundles-ref'] ?? [];
+  if (bundleRefs.length > 0 && !only.includes('bundles')) {
+    return bad('--bundles-ref', 'is a flag of the bundles area: add --only bundles');
+  }
+  return { ok: true, args: { quick, only, out, freshness: f.options, freshnessFlags, bundleRefs } };
 }
 
 export interface Machine {
@@ -378,8 +389,10 @@ export function renderReport(input: {
     ...input.outcomes.map((o) => `| ${TITLES[o.area]} | ${o.ok ? 'ran' : '**failed**'} | ${o.seconds} s |`),
     '',
   ];
+  // Each section says where it comes from: a partial run later replaces only its own sections.
+  const provenance = `Measured by \`${command}\` on ${input.startedAt.toISOString()} (${m.cores} cores, load ${m.loadAverage.join(', ')} at start).`;
   for (const o of input.outcomes) {
-    lines.push(`## ${TITLES[o.area]}`, '');
+    lines.push(`## ${TITLES[o.area]}`, '', provenance, '');
     if (!o.ok) {
       lines.push(`**This area failed:** ${o.error}`, '');
       continue;
@@ -498,7 +511,9 @@ async function runArea(
       case 'bundles': {
         // Loaded here so that a problem in it (CDK synthesis, esbuild) fails this area only.
         const bundles = await import('./bundles');
-        const markdown = bundles.markdown(await bundles.run({ runs: quick ? 3 : 10 }));
+        const markdown = bundles.markdown(
+          await bundles.run({ runs: quick ? 3 : 10, refs: args?.bundleRefs ?? [] }),
+        );
         return { area, ok: true, seconds: seconds(), markdown };
       }
     }
@@ -536,7 +551,16 @@ export async function main(argv: readonly string[]): Promise<number> {
     peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
     outcomes,
   });
-  await writeFile(args.out, report);
+  // Sections of areas not run this time stay as they were (./support/report-merge.ts).
+  const existing = await readFile(args.out, 'utf8').catch(() => '');
+  await writeFile(
+    args.out,
+    mergeReport(
+      existing,
+      report,
+      outcomes.map((o) => TITLES[o.area]),
+    ),
+  );
   log(`wrote ${args.out}`);
   return outcomes.every((o) => o.ok) ? 0 : 1;
 }

@@ -187,6 +187,8 @@ export class CarhookMonitoring extends Construct {
         left: ['p50', 'p90', 'Maximum'].map((stat) =>
           this.metric(CARHOOK_METRICS.detectionLagMs, stat, Duration.minutes(5)),
         ),
+        // Records older than the vehicle's enrollment, told as history (`data.initial`): not a lag.
+        right: [this.metric(CARHOOK_METRICS.historyFound, 'Sum', Duration.minutes(5))],
         width: 8,
       }),
       new GraphWidget({

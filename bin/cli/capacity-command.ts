@@ -4,7 +4,8 @@
  * many vehicles like the current ones fit, and the quota that would meet it.
  */
 import type { Command } from 'commander';
-import { call, type Json, show, str, table } from './common';
+import type { Capacity } from '../../functions/http/capacity-contract';
+import { call, show, str, table } from './common';
 
 const secs = (v: unknown): string => {
   if (typeof v !== 'number') return 'never';
@@ -14,14 +15,14 @@ const secs = (v: unknown): string => {
 };
 
 /** The human view: the quota, then one row per kind. */
-export function capacityText(body: Json): string {
-  const q = (body.quota ?? {}) as Json;
+export function capacityText(body: Capacity): string {
+  const q = body.quota;
   const head = [
     `${str(body.vehicles)} vehicles (${str(body.vehiclesWithActiveAlerts)} with active alerts), ${str(body.changesPerHour)} changes an hour learned, strategy ${str(body.strategy)}`,
     `quota ${str(q.limit)} per ${str(q.windowSeconds)} s: ${str(q.budgetPerCycle)} requests a ${str(q.cycleSeconds)} s cycle, ${str(q.reservePerCycle)} kept for follow-ups, ${str(q.readsPerCycle)} planned`,
   ];
-  const rows = ((body.kinds ?? []) as Json[]).map((k) => {
-    const t = k.target as Json | undefined;
+  const rows = body.kinds.map((k) => {
+    const t = k.target;
     const fit =
       t === undefined
         ? ''
@@ -54,7 +55,7 @@ export function addCapacityCommand(program: Command): void {
       'what the quota keeps fresh per kind: guarantee, expected mean and p95 lag, vehicles that fit a target, the quota a target needs',
     )
     .action(async (_o: unknown, command: Command) => {
-      const r = await call(command, 'GET', '/capacity');
-      show(command, r.body, () => capacityText(r.body as Json));
+      const r = await call<Capacity>(command, 'GET', '/capacity');
+      show(command, r.body, () => capacityText(r.body));
     });
 }

@@ -1,13 +1,11 @@
 /** What every management command shares: the target API, calling it, and printing the answer. */
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { CliError, request, resolveTarget, type TargetOptions } from './client';
+import { type ApiResponse, CliError, request, resolveTarget, type TargetOptions } from './client';
 
 export interface GlobalOptions extends TargetOptions {
   readonly json?: boolean;
 }
-
-export type Json = Record<string, unknown>;
 
 /** How often `subscriptions replay` reads the attempt log while it waits. */
 export const REPLAY_POLL_MS = 1000;
@@ -23,13 +21,19 @@ export function globals(command: Command): GlobalOptions {
   return { ...rootOptions, json: rootOptions.json === true || own.json === true };
 }
 
-export async function call(
+/**
+ * Calls a route; `T` is the contract's type of its answer (functions/http/contract.ts), so a command
+ * that reads a field the API does not return does not compile.
+ */
+export async function call<T = unknown>(
   command: Command,
   method: string,
   path: string,
   extra: Parameters<typeof request>[3] = {},
-) {
-  return request(resolveTarget(globals(command)), method, path, extra);
+): Promise<ApiResponse & { readonly body: T }> {
+  return (await request(resolveTarget(globals(command)), method, path, extra)) as ApiResponse & {
+    readonly body: T;
+  };
 }
 
 export function show(command: Command, body: unknown, human: () => string): void {
@@ -60,24 +64,23 @@ export function table(rows: readonly (readonly string[])[]): string {
 export const str = (v: unknown): string =>
   v === undefined || v === null ? '-' : typeof v === 'string' ? v : JSON.stringify(v);
 
-/** Every page of a listing (`cursor`), `key` the array field. */
-export async function allPages(
+/** Every page of a listing (`cursor`): `items` picks the page's array. */
+export async function allPages<P extends { readonly cursor?: string | undefined }, T>(
   command: Command,
   path: string,
-  key: string,
+  items: (page: P) => readonly T[],
   query: Record<string, string | undefined> = {},
-) {
-  const items: Json[] = [];
+): Promise<T[]> {
+  const all: T[] = [];
   let cursor: string | undefined;
   do {
-    const r = await call(command, 'GET', path, {
+    const r = await call<P>(command, 'GET', path, {
       query: { ...query, limit: '100', ...(cursor ? { cursor } : {}) },
     });
-    const body = r.body as Record<string, unknown>;
-    items.push(...((body[key] as Json[] | undefined) ?? []));
-    cursor = typeof body.cursor === 'string' ? body.cursor : undefined;
+    all.push(...items(r.body));
+    cursor = r.body.cursor;
   } while (cursor);
-  return items;
+  return all;
 }
 
 /** The text of a file named by a flag; a file that cannot be read is a usage error naming the flag. */

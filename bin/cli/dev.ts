@@ -240,8 +240,11 @@ export async function runDev(
   const { banner, startLocalRuntime } = await import('../../functions/local/runtime');
   const { startDemo } = await import('../../functions/local/demo');
 
-  // A signal during start-up stops as soon as the start finishes (or fails).
+  // A signal during start-up interrupts it: the start stops at its next step (at once while DynamoDB
+  // Local boots) and stops what it had started; a second signal exits at once.
   let signalled = false;
+  let started = false;
+  const starting = new AbortController();
   let wake: () => void = () => {};
   const stopped = new Promise<void>((resolve) => {
     wake = resolve;
@@ -252,6 +255,9 @@ export async function runDev(
       process.exit(130);
     }
     signalled = true;
+    if (!starting.signal.aborted && !started)
+      io.out.write('\ncarhook dev: interrupted: stopping the start-up…\n');
+    starting.abort();
     wake();
   };
   process.on('SIGINT', onSignal);
@@ -263,9 +269,25 @@ export async function runDev(
   io.out.write('carhook dev: starting DynamoDB Local, the simulator and the workers…\n');
   let rt: Awaited<ReturnType<typeof startLocalRuntime>>;
   try {
-    rt = await startLocalRuntime({ ...settings.runtime, out: io.out, err: io.err });
+    rt = await startLocalRuntime({
+      ...settings.runtime,
+      out: io.out,
+      err: io.err,
+      signal: starting.signal,
+    });
   } catch (error) {
+    if (error instanceof LocalRuntimeError && error.kind === 'Interrupted') {
+      io.out.write('carhook dev: stopped during start-up (nothing left running)\n');
+      return 0;
+    }
     return fail(error);
+  }
+  started = true;
+  if (signalled) {
+    // Interrupted after the last step of the start: stop what it started.
+    await rt.close();
+    io.out.write('carhook dev: stopped during start-up (nothing left running)\n');
+    return 0;
   }
   let demo: Awaited<ReturnType<typeof startDemo>> | undefined;
   if (settings.demo && !signalled) {

@@ -3,8 +3,9 @@
  * and the enrollments' management routes (named as in the console).
  */
 import { type Command, Option } from 'commander';
-import { CliError, resolveTarget } from './client';
-import { allPages, call, globals, type Json, readFileOption, show, str, table } from './common';
+import type { EnrollmentPage, FleetEnrolled } from '../../functions/http/contract';
+import { CliError, request, resolveTarget } from './client';
+import { allPages, call, globals, readFileOption, show, str, table } from './common';
 import { enrollmentCommands } from './manage';
 import { parseContractsCsv, progressBar } from './progress';
 
@@ -12,16 +13,30 @@ export function addEnrollCommands(program: Command): void {
   const enroll = program.command('enroll').description('enroll vehicles');
   enroll
     .command('link')
-    .description("print the link that enrolls a user's vehicles through the brand's sign-in (OAuth)")
-    .requiredOption('--brand <brand>', 'the brand path segment of the API, e.g. cielo')
-    .action((o: { brand: string }, command: Command) => {
+    .description(
+      "print the link that enrolls a user's vehicles through the brand's sign-in (OAuth), once the API says the brand is one it serves",
+    )
+    .requiredOption('--brand <brand>', 'the brand, e.g. cielo')
+    .action(async (o: { brand: string }, command: Command) => {
       if (!/^[a-z0-9-]{1,32}$/.test(o.brand))
         throw new CliError(
           'Usage',
           `--brand: lowercase letters, digits and '-', got "${o.brand.slice(0, 40)}"`,
         );
       const target = resolveTarget(globals(command));
-      const link = `${target.url}/oauth/${o.brand}/authorize`;
+      const path = `/oauth/${o.brand}/authorize`;
+      // Checked before it is printed: the route redirects (302) to the brand's sign-in, or refuses a
+      // brand the API does not serve, naming those it does. The redirect is not followed.
+      try {
+        await request(target, 'GET', path, {
+          fetch: (url, init) => fetch(url, { ...init, redirect: 'manual' }),
+        });
+      } catch (error) {
+        if (error instanceof CliError && error.kind === 'Http' && error.status === 400)
+          throw new CliError('Usage', `--brand: ${error.message.replace(/^.*→ 400: /, '')}`);
+        throw error;
+      }
+      const link = `${target.url}${path}`;
       show(command, { link }, () => link);
     });
   enroll
@@ -29,7 +44,10 @@ export function addEnrollCommands(program: Command): void {
     .description('enroll fleet vehicles by VIN and contract number (v1 API): one, or many from a CSV file')
     .option('--vin <vin>', 'the vehicle identification number (17 characters)')
     .option('--contract <contract>', 'the v1 contract number')
-    .option('--brand <brand>', 'v1 brand code: C (Cielo) or P (Pavo)')
+    .option(
+      '--brand <brand>',
+      'the brand, as in enroll link: cielo or pavo (the v1 codes C and P are accepted too)',
+    )
     .option('--file <csv>', 'many at once: lines "vin,contract,brand" (a progress bar shows on a terminal)')
     .action(
       async (o: { vin?: string; contract?: string; brand?: string; file?: string }, command: Command) => {
@@ -37,10 +55,10 @@ export function addEnrollCommands(program: Command): void {
           if (!o.vin || !o.contract || !o.brand) {
             throw new CliError('Usage', '--vin, --contract and --brand are required (or --file with many)');
           }
-          const r = await call(command, 'POST', '/enrollments/contracts', {
+          const r = await call<FleetEnrolled>(command, 'POST', '/enrollments/contracts', {
             body: { vin: o.vin, contract: o.contract, brand: o.brand },
           });
-          const b = r.body as Json;
+          const b = r.body;
           show(
             command,
             b,
@@ -52,11 +70,14 @@ export function addEnrollCommands(program: Command): void {
         const parsed = parseContractsCsv(text);
         if (!parsed.ok) throw new CliError('Usage', `--file: ${parsed.message}`);
         const bar = progressBar(parsed.rows.length, 'enrolling');
-        const results: Json[] = [];
+        const results: (
+          | ({ vin: string; ok: true } & FleetEnrolled)
+          | { vin: string; ok: false; error: string }
+        )[] = [];
         for (const row of parsed.rows) {
           try {
-            const r = await call(command, 'POST', '/enrollments/contracts', { body: row });
-            results.push({ vin: row.vin, ok: true, ...(r.body as Json) });
+            const r = await call<FleetEnrolled>(command, 'POST', '/enrollments/contracts', { body: row });
+            results.push({ vin: row.vin, ok: true, ...r.body });
           } catch (error) {
             if (!(error instanceof CliError) || error.kind !== 'Http') throw error;
             results.push({ vin: row.vin, ok: false, error: error.message });
@@ -64,11 +85,11 @@ export function addEnrollCommands(program: Command): void {
           bar.tick();
         }
         bar.done();
-        const failed = results.filter((r) => r.ok === false);
+        const failed = results.flatMap((r) => (r.ok ? [] : [r]));
         show(command, { results }, () =>
           [
             `enrolled ${results.length - failed.length} of ${results.length}`,
-            ...failed.map((f) => `  ${str(f.vin)}: ${str(f.error)}`),
+            ...failed.map((f) => `  ${f.vin}: ${f.error}`),
           ].join('\n'),
         );
         if (failed.length > 0) process.exitCode = 1;
@@ -87,7 +108,9 @@ export function addEnrollCommands(program: Command): void {
       ]),
     )
     .action(async (o: { status?: string }, command: Command) => {
-      const items = await allPages(command, '/enrollments', 'enrollments', { status: o.status });
+      const items = await allPages(command, '/enrollments', (p: EnrollmentPage) => p.enrollments, {
+        status: o.status,
+      });
       show(command, { enrollments: items }, () =>
         table([
           ['ID', 'KIND', 'BRAND', 'STATUS', 'USER/VIN', 'CREATED'],

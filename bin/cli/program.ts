@@ -4,12 +4,19 @@
  * JSON for scripts; errors are one line on stderr and a non-zero exit code.
  */
 import { Command, CommanderError } from 'commander';
+import { formatEventLine, inDetectionOrder } from '../../functions/adapters/local/bus';
+import type {
+  EventCatalogue,
+  EventPage,
+  EventWithDeliveries,
+  RecentMetricsView,
+} from '../../functions/http/contract';
 import { formatDuration, parseDuration } from '../../functions/local/duration';
 import { DEFAULT_WEBHOOK_ALLOW_HOSTS, LOCAL_DEFAULTS } from '../../functions/local/options';
 import { DEFAULT_SETTINGS, INTEGER_SETTINGS } from '../../functions/runtime/settings';
 import { addCapacityCommand } from './capacity-command';
 import { CliError } from './client';
-import { allPages, call, globals, type Json, out, readFileOption, show, str, table } from './common';
+import { allPages, call, globals, out, readFileOption, show, str, table } from './common';
 import { runDev } from './dev';
 import { addEnrollCommands } from './enroll-commands';
 import { addSubscriptionCommands } from './subscription-commands';
@@ -131,9 +138,71 @@ export function buildProgram(): Command {
   addVehicleCommands(program);
   addCapacityCommand(program);
 
-  program
-    .command('events')
-    .description('events')
+  const events = program.command('events').description('the event log');
+  events
+    .command('get')
+    .description('one event: its envelope, its vehicle, and its delivery to each subscription')
+    .argument('<id>', 'event id (evt_…)')
+    .action(async (id: string, _o: unknown, command: Command) => {
+      const r = await call<EventWithDeliveries>(command, 'GET', `/events/${encodeURIComponent(id)}`);
+      const { event: e, deliveries } = r.body;
+      show(command, r.body, () =>
+        [
+          `event ${e.id} ${e.type} v${e.schemaVersion}, occurred ${e.occurredAt}, detected ${e.detectedAt}`,
+          ...(e.vehicle
+            ? [
+                `  vehicle ${e.vehicle.id}${e.vehicle.vin ? ` (VIN ${e.vehicle.vin})` : ''}, sequence ${e.sequence}`,
+              ]
+            : []),
+          ...(e.enrollment ? [`  enrollment ${e.enrollment.id} (${e.enrollment.kind})`] : []),
+          `  data ${JSON.stringify(e.data)}`,
+          deliveries.length === 0
+            ? '  no delivery (no subscription matched it)'
+            : table([
+                ['SUBSCRIPTION', 'URL', 'STATUS', 'ATTEMPTS', 'LAST'],
+                ...deliveries.map((d) => [
+                  d.subscriptionId,
+                  d.url,
+                  d.delivery.status,
+                  String(d.delivery.attempts),
+                  str(d.delivery.lastStatusCode ?? d.delivery.lastError),
+                ]),
+              ]),
+        ].join('\n'),
+      );
+    });
+  events
+    .command('types')
+    .description(
+      'the event catalogue: each type, what triggers it and its worst-case delay (--type: one, with its sample)',
+    )
+    .option('--type <type>', 'one type in full: trigger, reads, delay and a sample')
+    .action(async (o: { type?: string }, command: Command) => {
+      const r = await call<EventCatalogue>(command, 'GET', '/event-types');
+      const types = r.body.types.filter((t) => o.type === undefined || t.type === o.type);
+      if (types.length === 0)
+        throw new CliError('Usage', `--type: "${o.type}" is not an event type (carhook events types)`);
+      show(command, o.type ? types[0] : r.body, () =>
+        o.type
+          ? types
+              .map((t) =>
+                [
+                  `${t.type} (version ${t.version}${t.audience === 'opt-in' ? ', sent only to subscriptions that name it' : ''})`,
+                  `  ${t.description}`,
+                  `  trigger  ${t.trigger}`,
+                  `  reads    ${t.reads}`,
+                  `  delay    ${t.delay}`,
+                  '  sample',
+                  ...JSON.stringify(t.sample ?? null, null, 2)
+                    .split('\n')
+                    .map((l) => `    ${l}`),
+                ].join('\n'),
+              )
+              .join('\n')
+          : table([['TYPE', 'TRIGGER'], ...types.map((t) => [t.type, t.trigger])]),
+      );
+    });
+  events
     .command('tail')
     .description('print events as they are detected (polls GET /events)')
     .option('--type <types>', 'only these types, comma-separated')
@@ -154,20 +223,16 @@ export function buildProgram(): Command {
         let from = new Date(Date.now() - since.value).toISOString();
         const json = globals(command).json === true;
         for (;;) {
-          const items = await allPages(command, '/events', 'events', {
+          const items = await allPages(command, '/events', (p: EventPage) => p.events, {
             type: o.type,
             vehicleId: o.vehicle,
             since: from,
           });
-          for (const e of items) {
-            const id = str(e.id);
+          for (const e of inDetectionOrder(items)) {
+            const id = e.id;
             if (seen.has(id)) continue;
             seen.add(id);
-            out(
-              json
-                ? JSON.stringify(e)
-                : `${str(e.occurredAt)}  ${str(e.type).padEnd(32)} ${str((e.vehicle as Json | undefined)?.id ?? (e.enrollment as Json | undefined)?.id).padEnd(20)} ${id}`,
-            );
+            out(json ? JSON.stringify(e) : formatEventLine(e).trimEnd());
           }
           if (o.once) return;
           // Overlap a little: detection time, not occurrence, is what the log orders by.
@@ -181,19 +246,8 @@ export function buildProgram(): Command {
     .command('metrics')
     .description('quota use and detection lag, minute by minute (GET /metrics/recent; the local runtime)')
     .action(async (_o: unknown, command: Command) => {
-      const r = await call(command, 'GET', '/metrics/recent');
-      const body = r.body as {
-        quota: { limit: number; windowSeconds: number };
-        minutes: {
-          minute: string;
-          apiRequests: number;
-          apiRateLimited: number;
-          eventsPublished: number;
-          deliveriesSucceeded: number;
-          deliveriesFailed: number;
-          lagMs: { count: number; p95?: number };
-        }[];
-      };
+      const r = await call<RecentMetricsView>(command, 'GET', '/metrics/recent');
+      const body = r.body;
       show(command, body, () => {
         const rows = body.minutes.map((m) => [
           m.minute.slice(11, 16),
@@ -202,11 +256,12 @@ export function buildProgram(): Command {
           String(m.eventsPublished),
           `${m.deliveriesSucceeded}/${m.deliveriesFailed}`,
           m.lagMs.p95 === undefined ? '-' : `${Math.round(m.lagMs.p95 / 1000)} s`,
+          String(m.historyFound),
         ]);
         return `quota ${body.quota.limit} requests per ${body.quota.windowSeconds} s\n${table([
-          ['minute', 'requests', '429', 'events', 'delivered/failed', 'lag p95'],
+          ['minute', 'requests', '429', 'events', 'delivered/failed', 'lag p95', 'history'],
           ...rows,
-        ])}`;
+        ])}\nminutes of detection; lag: from when a change occurred to when it was detected; history: what a first poll found already there (an alert active since last year), not a lag`;
       });
     });
 
@@ -214,8 +269,8 @@ export function buildProgram(): Command {
     .command('receiver')
     .description('a local webhook endpoint that verifies signatures and prints what it gets')
     .requiredOption('--secret <secret>', 'the subscription secret (whsec_…)')
-    .option('--port <port>', 'port (default 9000)', '9000')
-    .option('--path <path>', 'path (default /webhooks)', '/webhooks')
+    .option('--port <port>', 'port', '9000')
+    .option('--path <path>', 'path', '/webhooks')
     .action(async (o: { secret: string; port: string; path: string }) => {
       const { startReceiver } = await import('../../functions/local/receiver');
       if (!/^\d+$/.test(o.port) || Number(o.port) > 65535)

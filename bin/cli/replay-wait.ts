@@ -3,19 +3,22 @@
  * The API answers 202 at once and delivers asynchronously, so the CLI polls the subscription's attempt
  * log (`GET /subscriptions/{id}/deliveries`, newest first) and matches the replay's own deliveries.
  */
+import * as z from 'zod';
 import { extraDeliveryId } from '../../functions/core/subscriptions/logic';
+import { attemptSchema } from '../../functions/http/contract';
 
-/** The fields of one attempt-log line this follower reads (the API's `AttemptRecord`). */
-export interface AttemptLine {
-  readonly deliveryId: string;
-  readonly eventId: string;
-  readonly attemptNumber: number;
-  readonly startedAt: string;
-  readonly outcome: string;
-  readonly decision: string;
-  readonly statusCode?: number;
-  readonly error?: string;
-}
+/** The fields of one attempt-log line this follower reads (the contract's `Attempt`). */
+const attemptLineSchema = attemptSchema.pick({
+  deliveryId: true,
+  eventId: true,
+  attemptNumber: true,
+  startedAt: true,
+  outcome: true,
+  decision: true,
+  statusCode: true,
+  error: true,
+});
+export type AttemptLine = z.output<typeof attemptLineSchema>;
 
 export interface AttemptPage {
   readonly items: readonly AttemptLine[];
@@ -173,32 +176,20 @@ export async function waitForReplay(options: WaitOptions): Promise<ReplayOutcome
 }
 
 /** The attempt-log lines of an API answer (a parsing boundary: lines without the fields are skipped). */
+/** A page of the attempt log as the contract describes it; a line that does not match it is skipped. */
+const pageSchema = z.object({
+  items: z.array(z.unknown()).catch([]),
+  cursor: z.string().optional().catch(undefined),
+});
+
 export function attemptLines(body: unknown): { items: AttemptLine[]; cursor?: string } {
-  const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  const raw = Array.isArray(b.items) ? (b.items as unknown[]) : [];
+  const page = pageSchema.safeParse(body);
+  if (!page.success) return { items: [] };
   const items: AttemptLine[] = [];
-  for (const r of raw) {
-    if (typeof r !== 'object' || r === null) continue;
-    const a = r as Record<string, unknown>;
-    if (
-      typeof a.deliveryId !== 'string' ||
-      typeof a.eventId !== 'string' ||
-      typeof a.startedAt !== 'string' ||
-      typeof a.outcome !== 'string' ||
-      typeof a.decision !== 'string' ||
-      typeof a.attemptNumber !== 'number'
-    )
-      continue;
-    items.push({
-      deliveryId: a.deliveryId,
-      eventId: a.eventId,
-      attemptNumber: a.attemptNumber,
-      startedAt: a.startedAt,
-      outcome: a.outcome,
-      decision: a.decision,
-      ...(typeof a.statusCode === 'number' ? { statusCode: a.statusCode } : {}),
-      ...(typeof a.error === 'string' ? { error: a.error } : {}),
-    });
+  for (const raw of page.data.items) {
+    const line = attemptLineSchema.safeParse(raw);
+    if (line.success) items.push(line.data);
   }
-  return { items, ...(typeof b.cursor === 'string' && b.cursor !== '' ? { cursor: b.cursor } : {}) };
+  const cursor = page.data.cursor;
+  return { items, ...(cursor !== undefined && cursor !== '' ? { cursor } : {}) };
 }

@@ -4,12 +4,22 @@
  * replay).
  */
 import type { Command } from 'commander';
+import type {
+  CreateSubscriptionBody,
+  ReplayResult,
+  SampleBody,
+  SecretRotated,
+  SubscriptionCreated,
+  SubscriptionPage,
+  TestDelivery,
+} from '../../functions/http/contract';
 import { parseDuration } from '../../functions/local/duration';
 import { CliError } from './client';
-import { allPages, call, globals, type Json, list, REPLAY_POLL_MS, show, str, table } from './common';
+import { allPages, call, globals, list, REPLAY_POLL_MS, show, str, table } from './common';
 import { subscriptionCommands } from './manage';
 import { progressBar } from './progress';
 import { attemptLines, waitForReplay } from './replay-wait';
+import { healthCell } from './views';
 
 export function addSubscriptionCommands(program: Command): void {
   const subs = program.command('subscriptions').description('webhook subscriptions');
@@ -34,15 +44,15 @@ export function addSubscriptionCommands(program: Command): void {
           vehicleIds: list(o.vehicles || undefined),
           enrollmentIds: list(o.enrollments || undefined),
           description: o.description || undefined,
-        };
+        } satisfies CreateSubscriptionBody;
         // --url here is the endpoint; the API address is the root's --url or CARHOOK_URL.
-        const r = await call(command, 'POST', '/subscriptions', { body });
-        const b = r.body as Json;
+        const r = await call<SubscriptionCreated>(command, 'POST', '/subscriptions', { body });
+        const b = r.body;
         show(
           command,
           b,
           () =>
-            `subscription ${str(b.id)} → ${str(b.url)}\nsecret ${str(b.secret)}   (shown once: keep it to verify signatures)`,
+            `subscription ${b.id} → ${b.url}\nsecret ${b.secret}   (shown once: keep it to verify signatures)`,
         );
       },
     );
@@ -50,15 +60,16 @@ export function addSubscriptionCommands(program: Command): void {
     .command('list')
     .description('list subscriptions')
     .action(async (_o: unknown, command: Command) => {
-      const items = await allPages(command, '/subscriptions', 'items');
+      const items = await allPages(command, '/subscriptions', (p: SubscriptionPage) => p.items);
       show(command, { items }, () =>
         table([
-          ['ID', 'STATUS', 'URL', 'TYPES'],
+          ['ID', 'STATUS', 'HEALTH', 'URL', 'TYPES'],
           ...items.map((s) => [
-            str(s.id),
-            str(s.status),
-            str(s.url),
-            s.eventTypes ? (s.eventTypes as string[]).join(',') : '*',
+            s.id,
+            s.status,
+            healthCell(s.health),
+            s.url,
+            s.eventTypes ? s.eventTypes.join(',') : '*',
           ]),
         ]),
       );
@@ -76,13 +87,32 @@ export function addSubscriptionCommands(program: Command): void {
     .description('send a signed webhook.test event now and show the attempt')
     .argument('<id>', 'subscription id')
     .action(async (id: string, _o: unknown, command: Command) => {
-      const r = await call(command, 'POST', `/subscriptions/${encodeURIComponent(id)}/test`);
-      const attempt = ((r.body as Json).attempt ?? {}) as Json;
+      const r = await call<TestDelivery>(command, 'POST', `/subscriptions/${encodeURIComponent(id)}/test`);
+      const attempt = r.body.attempt;
       show(
         command,
         r.body,
         () =>
-          `test delivery: ${str(attempt.outcome)}${attempt.statusCode !== undefined ? ` (HTTP ${str(attempt.statusCode)})` : ''}${attempt.error ? ` ${str(attempt.error)}` : ''}`,
+          `test delivery: ${attempt.outcome}${attempt.statusCode !== undefined ? ` (HTTP ${attempt.statusCode})` : ''}${attempt.error ? ` ${attempt.error}` : ''} in ${Math.round(attempt.durationMs)} ms`,
+      );
+    });
+  subs
+    .command('sample')
+    .description(
+      'send a sample of an event type now (marked sample: true), signed like any delivery, and show the attempt',
+    )
+    .argument('<id>', 'subscription id')
+    .requiredOption('--type <type>', 'the event type (carhook events types)')
+    .action(async (id: string, o: { type: string }, command: Command) => {
+      const r = await call<TestDelivery>(command, 'POST', `/subscriptions/${encodeURIComponent(id)}/sample`, {
+        body: { type: o.type } satisfies SampleBody,
+      });
+      const a = r.body.attempt;
+      show(
+        command,
+        r.body,
+        () =>
+          `sample ${o.type} ${r.body.eventId}: ${a.outcome}${a.statusCode !== undefined ? ` (HTTP ${a.statusCode})` : ''}${a.error ? ` ${a.error}` : ''} in ${Math.round(a.durationMs)} ms`,
       );
     });
   subs
@@ -90,12 +120,16 @@ export function addSubscriptionCommands(program: Command): void {
     .description('rotate the signing secret (the previous one stays valid for 24 h)')
     .argument('<id>', 'subscription id')
     .action(async (id: string, _o: unknown, command: Command) => {
-      const r = await call(command, 'POST', `/subscriptions/${encodeURIComponent(id)}/rotate-secret`);
-      const b = r.body as Json;
+      const r = await call<SecretRotated>(
+        command,
+        'POST',
+        `/subscriptions/${encodeURIComponent(id)}/rotate-secret`,
+      );
+      const b = r.body;
       show(
         command,
         b,
-        () => `new secret ${str(b.secret)}   (previous one valid until ${str(b.previousSecretExpiresAt)})`,
+        () => `new secret ${b.secret}   (previous one valid until ${b.previousSecretExpiresAt})`,
       );
     });
   subs
@@ -104,24 +138,36 @@ export function addSubscriptionCommands(program: Command): void {
       'deliver past events again to a subscription (same event ids), and follow the deliveries until each has an outcome',
     )
     .argument('<id>', 'subscription id')
-    .requiredOption('--since <time>', 'ISO 8601 start, or a duration ago such as 1h')
+    .option('--since <time>', 'ISO 8601 start, or a duration ago such as 1h (needed unless --events)')
     .option('--until <time>', 'ISO 8601 end (exclusive)')
     .option('--types <list>', 'only these event types')
-    .option('--events <ids>', 'only these event ids, comma-separated (searched between --since and --until)')
+    .option('--events <ids>', 'these event ids, comma-separated (read from the log by id: no --since needed)')
     .option('--no-wait', 'return once the replay is queued (deliveries go on in the background)')
     .option('--timeout <duration>', 'stop waiting after this long, e.g. 30s, 10m (default 10m)', '10m')
     .action(
       async (
         id: string,
-        o: { since: string; until?: string; types?: string; events?: string; wait: boolean; timeout: string },
+        o: {
+          since?: string;
+          until?: string;
+          types?: string;
+          events?: string;
+          wait: boolean;
+          timeout: string;
+        },
         command: Command,
       ) => {
-        const ago = parseDuration('--since', o.since, { minMs: 1, maxMs: 400 * 86_400_000 });
-        const since = ago.ok ? new Date(Date.now() - ago.value).toISOString() : o.since;
+        if (o.since === undefined && !o.events)
+          throw new CliError('Usage', '--since is required (or --events with the event ids to replay)');
+        const ago =
+          o.since === undefined
+            ? undefined
+            : parseDuration('--since', o.since, { minMs: 1, maxMs: 400 * 86_400_000 });
+        const since = ago?.ok ? new Date(Date.now() - ago.value).toISOString() : o.since;
         const timeout = parseDuration('--timeout', o.timeout, { minMs: 1, maxMs: 7 * 86_400_000 });
         if (!timeout.ok) throw new CliError('Usage', timeout.message);
         const path = `/subscriptions/${encodeURIComponent(id)}`;
-        const r = await call(command, 'POST', `${path}/replay`, {
+        const r = await call<ReplayResult>(command, 'POST', `${path}/replay`, {
           body: {
             since,
             until: o.until || undefined,
@@ -129,19 +175,28 @@ export function addSubscriptionCommands(program: Command): void {
             eventIds: list(o.events || undefined),
           },
         });
-        const b = r.body as Json;
-        const replayId = str(b.replayId);
-        if (!o.wait) {
-          show(
-            command,
-            b,
-            () => `replay ${replayId}: ${str(b.events)} event(s) queued for delivery (same event ids)`,
+        const b = r.body;
+        const replayId = b.replayId;
+        const skipped = b.skipped;
+        const skippedLines = skipped.map((x) => `  ${x.eventId} not sent: ${x.reason}`);
+        const nothing =
+          b.events === 0 && skipped.length === 0
+            ? [
+                `  nothing matched: ${str(b.scanned)} event(s) detected in the range, none of them matching the subscription's filters${o.types ? ' and --types' : ''}`,
+              ]
+            : [];
+        if (!o.wait || b.events === 0) {
+          show(command, b, () =>
+            [
+              `replay ${replayId}: ${str(b.events)} event(s) queued for delivery (same event ids)`,
+              ...skippedLines,
+              ...nothing,
+            ].join('\n'),
           );
+          if (b.events === 0) process.exitCode = 1;
           return;
         }
-        const eventIds = Array.isArray(b.eventIds)
-          ? (b.eventIds as unknown[]).filter((e): e is string => typeof e === 'string')
-          : [];
+        const eventIds = b.eventIds;
         const json = globals(command).json === true;
         // --json: stdout carries only the summary, stderr stays quiet too (scripts read both).
         const bar = progressBar(eventIds.length, 'delivering', json ? { write: () => true } : process.stderr);
@@ -168,8 +223,9 @@ export function addSubscriptionCommands(program: Command): void {
           },
         });
         bar.done();
-        show(command, { replayId, events: eventIds.length, eventIds, ...result }, () =>
+        show(command, { replayId, events: eventIds.length, eventIds, skipped, ...result }, () =>
           [
+            ...skippedLines,
             `replay ${replayId}: delivered ${result.delivered.length}, failed ${result.failed.length}` +
               (result.pending.length > 0
                 ? `, still pending ${result.pending.length} after ${o.timeout} (they keep being retried in the background)`

@@ -1,7 +1,14 @@
 /**
  * The console's one way to the management API: same origin, the admin token as a bearer. The token
  * lives in sessionStorage (gone when the tab closes) and never in a URL.
+ *
+ * Answers are typed by the API's contract (functions/http/contract.ts: the schemas the OpenAPI
+ * document is generated from), so a page that reads a field the API does not return does not compile.
  */
+export type * from '../../functions/http/capacity-contract';
+export type * from '../../functions/http/contract';
+export type * from '../../functions/http/state-contract';
+
 const TOKEN_KEY = 'carhook.adminToken';
 
 export const session = {
@@ -22,27 +29,27 @@ export class ApiError extends Error {
   }
 }
 
-export type Json = Record<string, unknown>;
-
 /**
  * Where the management routes are, as the serving page says (`<meta name="carhook-api-base">`):
- * `''` locally, `/console-api` on AWS (the copy of the routes API Gateway guards with the admin
- * token, since a browser cannot sign requests for IAM).
+ * `''` locally, `/console-api` on AWS (the copy of the routes API Gateway guards with the admin token,
+ * since a browser cannot sign requests for IAM).
  */
 export const apiBase = (): string =>
   document.querySelector('meta[name="carhook-api-base"]')?.getAttribute('content') ?? '';
 
-/** The server's OpenAPI document (public, at the origin's root). */
-export async function fetchDocument(): Promise<Json> {
+/** The server's OpenAPI document (public, at the origin's root): JSON the reference page reads. */
+export async function fetchDocument(): Promise<unknown> {
   const res = await fetch('/openapi.json', { headers: { accept: 'application/json' } });
   if (!res.ok) throw new ApiError(res.status, `HTTP ${res.status}`, 'the OpenAPI document could not be read');
-  return (await res.json()) as Json;
+  return res.json();
 }
 
-export async function api<T = Json>(
-  path: string,
-  init: { method?: string; body?: unknown } = {},
-): Promise<T> {
+interface ErrorAnswer {
+  readonly error?: { readonly code?: string; readonly message?: string; readonly field?: string };
+}
+
+/** Calls a management route; `T` is the contract's type of its answer. */
+export async function api<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   const token = session.token();
   if (token) headers.authorization = `Bearer ${token}`;
@@ -53,9 +60,10 @@ export async function api<T = Json>(
     ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
   });
   const text = await res.text();
-  const body = text ? (JSON.parse(text) as Json) : {};
+  // Parsing boundary: the answer is the route's documented schema (or the error shape).
+  const body: unknown = text ? JSON.parse(text) : undefined;
   if (!res.ok) {
-    const error = (body.error ?? {}) as { code?: string; message?: string; field?: string };
+    const error = (body as ErrorAnswer | undefined)?.error ?? {};
     throw new ApiError(
       res.status,
       error.code ?? `HTTP ${res.status}`,
@@ -64,10 +72,4 @@ export async function api<T = Json>(
     );
   }
   return body as T;
-}
-
-/** A list answer: the API names the array after the resource (`enrollments`, `events`) or `items`. */
-export function itemsOf<T>(body: Json, key: string): T[] {
-  const list = body[key] ?? body.items;
-  return Array.isArray(list) ? (list as T[]) : [];
 }

@@ -6,8 +6,10 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, session } from './api';
+import { CataloguePage } from './pages/catalogue';
 import { DeliveriesPage } from './pages/deliveries';
 import { EnrollmentsPage } from './pages/enrollments';
+import { EventPage } from './pages/event';
 import { EventsPage } from './pages/events';
 import { QuotaPage } from './pages/quota';
 import { ReferencePage } from './pages/reference';
@@ -71,9 +73,52 @@ const NAV = [
   ['#/enrollments', 'Vehicles'],
   ['#/subscriptions', 'Subscriptions'],
   ['#/events', 'Events'],
+  ['#/catalogue', 'Catalogue'],
   ['#/quota', 'Quota & lag'],
   ['#/reference', 'API'],
 ] as const;
+
+/** The page of a hash route (`#/vehicles/<id>`, `#/deliveries/<id>?eventId=…`); an unknown one says so. */
+function pageFor(parts: readonly string[], params: URLSearchParams) {
+  const [first, second] = parts;
+  const id = second === undefined ? undefined : decodeURIComponent(second);
+  if (first === undefined || (first === 'enrollments' && id === undefined)) {
+    const enrolled = params.get('enrolled') ?? undefined;
+    return <EnrollmentsPage {...(enrolled ? { highlight: enrolled } : {})} />;
+  }
+  if (first === 'vehicles' && id !== undefined) return <VehiclePage vehicleId={id} />;
+  if (first === 'subscriptions' && id === undefined) return <SubscriptionsPage />;
+  if (first === 'deliveries' && id !== undefined) {
+    const initial = Object.fromEntries(
+      ['status', 'eventType', 'eventId', 'since', 'until'].flatMap((k) => {
+        const v = params.get(k);
+        return v === null ? [] : [[k, v]];
+      }),
+    );
+    return <DeliveriesPage subscriptionId={id} initial={initial} />;
+  }
+  if (first === 'events' && id === undefined) return <EventsPage />;
+  if (first === 'events' && id !== undefined) return <EventPage eventId={id} />;
+  if (first === 'catalogue' && id === undefined) {
+    const type = params.get('type') ?? undefined;
+    return <CataloguePage {...(type ? { focus: type } : {})} />;
+  }
+  if (first === 'quota' && id === undefined) return <QuotaPage />;
+  if (first === 'reference' && id === undefined) return <ReferencePage />;
+  return <NotFound path={`#/${parts.join('/')}`} />;
+}
+
+function NotFound({ path }: { path: string }) {
+  return (
+    <section>
+      <h2>Not found</h2>
+      <p role="alert">
+        The console has no page <code>{path}</code>. <a href="#/enrollments">Vehicles</a> ·{' '}
+        <a href="#/subscriptions">Subscriptions</a> · <a href="#/events">Events</a>
+      </p>
+    </section>
+  );
+}
 
 function App() {
   const [signedIn, setSignedIn] = useState(session.token() !== null);
@@ -81,20 +126,9 @@ function App() {
   if (!signedIn) return <SignIn onSignedIn={() => setSignedIn(true)} />;
   const [path = '', query = ''] = hash.replace(/^#/, '').split('?');
   const parts = path.split('/').filter((p) => p.length > 0);
-  let page = <EnrollmentsPage />;
-  if (parts[0] === 'subscriptions') page = <SubscriptionsPage />;
-  else if (parts[0] === 'events') page = <EventsPage />;
-  else if (parts[0] === 'quota') page = <QuotaPage />;
-  else if (parts[0] === 'reference') page = <ReferencePage />;
-  else if (parts[0] === 'vehicles' && parts[1])
-    page = <VehiclePage vehicleId={decodeURIComponent(parts[1])} />;
-  else if (parts[0] === 'deliveries' && parts[1])
-    page = <DeliveriesPage subscriptionId={decodeURIComponent(parts[1])} />;
-  else {
-    const enrolled = new URLSearchParams(query).get('enrolled') ?? undefined;
-    page = <EnrollmentsPage {...(enrolled ? { highlight: enrolled } : {})} />;
-  }
-  const current = `#/${parts[0] ?? 'enrollments'}`;
+  const params = new URLSearchParams(query);
+  const page = pageFor(parts, params);
+  const current = `#/${parts[0] === 'vehicles' ? 'enrollments' : parts[0] === 'deliveries' ? 'subscriptions' : (parts[0] ?? 'enrollments')}`;
   return (
     <>
       <header>

@@ -68,3 +68,36 @@ export function Section({ title, children }: { title: string; children: Componen
     </section>
   );
 }
+
+export interface ConfirmChoice {
+  readonly label: string;
+  readonly run: () => void;
+}
+
+/**
+ * An inline confirmation: what will happen, then the choices and Cancel. A region with a name (not a
+ * modal), so the page stays readable and the test finds it by role.
+ */
+export function Confirm(props: {
+  title: string;
+  children: ComponentChildren;
+  choices: readonly ConfirmChoice[];
+  onCancel: () => void;
+}) {
+  return (
+    <div class="confirm" role="dialog" aria-label={props.title}>
+      <strong>{props.title}</strong>
+      <div>{props.children}</div>
+      <div class="confirm-actions">
+        {props.choices.map((c) => (
+          <button key={c.label} type="button" class="primary" onClick={c.run}>
+            {c.label}
+          </button>
+        ))}
+        <button type="button" onClick={props.onCancel}>
+          Cancel
+        </button>
+      </div>
+    </div>
+  );
+}

@@ -2,14 +2,11 @@
  * SQS deliveries queue → one webhook delivery attempt per message (retries, replays, resumed
  * deliveries); a retry-later outcome re-times the message, a failure is reported alone.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createSqsBatchHandler } from '../adapters/sqs/lambda';
 import { type DeliveryJob, deliveryJobHandler, parseDeliveryJob } from '../core/delivery/engine';
 import { type AwsRuntime, createAwsRuntime, lazy } from '../runtime/aws';
+import { ALL_SERVICES } from '../runtime/aws-services';
 import { required } from '../runtime/config';
 import { withPowertools } from '../runtime/lambda';
 import { logger } from '../runtime/observability';
@@ -35,12 +32,7 @@ export const handler = createDeliveryHandler(
     createAwsRuntime({
       needs: ['keyRing', 'bus', 'deliveryQueue'],
       webhooks: createWebhooks,
-      services: {
-        dynamodb: (c) => new DynamoDBClient(c),
-        eventBridge: (c) => new EventBridgeClient(c),
-        sqs: (c) => new SQSClient(c),
-        secretsManager: (c) => new SecretsManagerClient(c),
-      },
+      services: ALL_SERVICES,
     }),
   ),
 );

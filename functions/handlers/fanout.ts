@@ -3,14 +3,11 @@
  * partial batch failures). One event → one delivery per matching active subscription, first
  * attempt direct; the invocation ends when those attempts are recorded.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import type { EventBridgeEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createSqsBatchHandler } from '../adapters/sqs/lambda';
 import { type EventEnvelope, envelopeSchema } from '../core/events/envelope';
 import { type AwsRuntime, createAwsRuntime, lazy } from '../runtime/aws';
+import { ALL_SERVICES } from '../runtime/aws-services';
 import { required } from '../runtime/config';
 import { withPowertools } from '../runtime/lambda';
 import { logger } from '../runtime/observability';
@@ -84,12 +81,7 @@ export const handler = createFanOutHandler(
     createAwsRuntime({
       needs: ['keyRing', 'bus', 'deliveryQueue'],
       webhooks: createWebhooks,
-      services: {
-        dynamodb: (c) => new DynamoDBClient(c),
-        eventBridge: (c) => new EventBridgeClient(c),
-        sqs: (c) => new SQSClient(c),
-        secretsManager: (c) => new SecretsManagerClient(c),
-      },
+      services: ALL_SERVICES,
     }),
   ),
 );

@@ -4,16 +4,13 @@
  * routes (`/console-api/…`, authorized by the admin-token Lambda authorizer) reach the same routes
  * with the prefix taken off.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import type { Context as HonoContext } from 'hono';
 import { type APIGatewayProxyResult, handle, type LambdaEvent } from 'hono/aws-lambda';
 import { createHttpApp } from '../http/app';
 import { CONSOLE_API_PREFIX } from '../http/console-authorizer';
 import { type AwsRuntime, createAwsRuntime, lazy } from '../runtime/aws';
+import { ALL_SERVICES } from '../runtime/aws-services';
 import { withPowertools } from '../runtime/lambda';
 import { logger } from '../runtime/observability';
 import { createWebhooks } from '../runtime/webhooks';
@@ -80,12 +77,7 @@ export const handler = createHttpApiHandler(
     createAwsRuntime({
       needs: ['secrets', 'bus', 'deliveryQueue'],
       webhooks: createWebhooks,
-      services: {
-        dynamodb: (c) => new DynamoDBClient(c),
-        eventBridge: (c) => new EventBridgeClient(c),
-        sqs: (c) => new SQSClient(c),
-        secretsManager: (c) => new SecretsManagerClient(c),
-      },
+      services: ALL_SERVICES,
     }),
   ),
 );

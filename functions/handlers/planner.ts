@@ -3,11 +3,14 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { type PlannerRun, runPlanner } from '../core/polling/planner';
-import { type AwsRuntime, createAwsRuntime, lazy } from '../runtime/aws';
+import { createAwsPlanner } from '../runtime/aws-planner';
+import { lazy } from '../runtime/aws-ports';
 import { withPowertools } from '../runtime/lambda';
 import { logger } from '../runtime/observability';
+import type { Runtime } from '../runtime/runtime';
 
-export function createPlannerHandler(get: () => AwsRuntime) {
+/** Anything that can plan: the planner's own composition, or the whole AWS runtime in tests. */
+export function createPlannerHandler(get: () => { readonly runtime: Pick<Runtime, 'plannerDeps'> }) {
   return withPowertools<unknown, PlannerRun>(async () => {
     const { runtime } = get();
     const run = await runPlanner(await runtime.plannerDeps());
@@ -18,7 +21,7 @@ export function createPlannerHandler(get: () => AwsRuntime) {
 
 export const handler = createPlannerHandler(
   lazy(() =>
-    createAwsRuntime({
+    createAwsPlanner({
       needs: ['pollQueue'],
       // It reads the table, sends poll jobs and reads the map API secret (whether to plan map jobs).
       services: {

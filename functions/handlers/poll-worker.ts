@@ -2,14 +2,11 @@
  * SQS poll-jobs queue → `runPollJob` per message, partial batch failures (a malformed or failing
  * job is reported alone and goes to the DLQ after maxReceiveCount; the others are deleted).
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createSqsBatchHandler } from '../adapters/sqs/lambda';
 import { runPollJob } from '../core/polling/worker';
 import { type AwsRuntime, createAwsRuntime, lazy } from '../runtime/aws';
+import { ALL_SERVICES } from '../runtime/aws-services';
 import { withPowertools } from '../runtime/lambda';
 import { describeJobResult, logger, recordJobResult } from '../runtime/observability';
 
@@ -44,12 +41,7 @@ export const handler = createPollWorkerHandler(
   lazy(() =>
     createAwsRuntime({
       needs: ['secrets', 'bus'],
-      services: {
-        dynamodb: (c) => new DynamoDBClient(c),
-        eventBridge: (c) => new EventBridgeClient(c),
-        sqs: (c) => new SQSClient(c),
-        secretsManager: (c) => new SecretsManagerClient(c),
-      },
+      services: ALL_SERVICES,
     }),
   ),
 );

@@ -3,9 +3,10 @@
  * management routes, functions/handlers/http-api.ts) and the local server (bearer admin token).
  *
  * Public: `GET /health`, `GET /openapi.json`, `GET /oauth/:brand/authorize`, `GET /oauth/callback`,
- * the console (`GET /`, its assets). Management: `/enrollments…`, `/events`, `/metrics/recent`,
- * `/vehicles/{id}/state` (management-routes.ts), `/capacity` (capacity-routes.ts), `/subscriptions…`
- * (subscriptions.ts). Every route is declared once
+ * the console (`GET /`, its assets). Management: `/enrollments…`, `/events`, `/metrics/recent`
+ * (management-routes.ts), `/vehicles/{id}…` (vehicle-routes.ts), `/event-types`
+ * (catalogue-routes.ts), `/capacity` (capacity-routes.ts), `/subscriptions…` (subscriptions.ts).
+ * Every route is declared once
  * through a RouteBook (openapi.ts): validated by its zod schemas and documented from them.
  * Every bad input is a 4xx `{ error: { code, message, field? } }` naming the field; a 500 only for
  * what is really broken (and it is logged).
@@ -14,7 +15,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 // The smallest router preset (same API): the HttpApi bundle stays under its size target.
 import { Hono } from 'hono/tiny';
-import * as z from 'zod';
 import { SecretError } from '../adapters/secrets/types';
 import { StoreError } from '../core/store/errors';
 import type { SubscriptionService } from '../core/subscriptions/service';
@@ -23,13 +23,16 @@ import type { Runtime } from '../runtime/runtime';
 import { bearerAuth, HttpAppConfigError } from './auth';
 import { bodyPolicy } from './body';
 import { addCapacityRoutes } from './capacity-routes';
+import { addCatalogueRoutes } from './catalogue-routes';
 import { addConsoleRoutes } from './console';
+import { openApiDocumentSchema, serviceHealthSchema } from './contract';
 import { type CursorCodec, createCursorCodec, cursorKeyFrom } from './cursor';
 import { sendError } from './errors';
 import { addManagementRoutes } from './management-routes';
 import { addOAuthRoutes } from './oauth-routes';
 import { RouteBook } from './openapi';
 import { createSubscriptionRoutes } from './subscriptions';
+import { addVehicleRoutes } from './vehicle-routes';
 
 export { bearerAuth, HttpAppConfigError, MIN_ADMIN_TOKEN_LENGTH } from './auth';
 export { publicEnrollment, publicVehicle } from './views';
@@ -39,7 +42,7 @@ export type HttpAuth = { readonly kind: 'admin-token'; readonly token: string } 
 export interface HttpAppDeps {
   readonly runtime: Pick<
     Runtime,
-    'ports' | 'now' | 'settings' | 'oauthDeps' | 'rateBudgetConfig' | 'pollingConfig'
+    'ports' | 'now' | 'settings' | 'oauthDeps' | 'pollingConfig' | 'rateBudgetConfig' | 'plannerMemory'
   >;
   /** The webhook subscription service; its routes are mounted when given. */
   readonly subscriptions?: SubscriptionService;
@@ -143,11 +146,13 @@ export function createHttpApp(deps: HttpAppDeps, options: HttpAppOptions): Hono 
     '/enrollments/*',
     '/events',
     '/events/*',
+    '/event-types',
+    '/vehicles',
+    '/vehicles/*',
     '/subscriptions',
     '/subscriptions/*',
     '/metrics',
     '/metrics/*',
-    '/vehicles/*',
     '/capacity',
   ]) {
     app.use(path, guard);
@@ -168,15 +173,8 @@ export function createHttpApp(deps: HttpAppDeps, options: HttpAppOptions): Hono 
       tag: 'service',
       access: 'public',
       responses: {
-        200: {
-          description: 'Up (possibly degraded).',
-          schema: z.object({
-            status: z.enum(['ok', 'degraded', 'unavailable']),
-            version: z.string(),
-            checks: z.record(z.string(), z.string()),
-          }),
-        },
-        503: { description: 'The store does not answer.' },
+        200: { description: 'Up (possibly degraded).', schema: serviceHealthSchema },
+        503: { description: 'The store does not answer.', schema: serviceHealthSchema },
       },
     },
     async (c) => {
@@ -214,7 +212,7 @@ export function createHttpApp(deps: HttpAppDeps, options: HttpAppOptions): Hono 
       summary: 'This document: OpenAPI 3.1, generated from the schemas the routes validate with',
       tag: 'service',
       access: 'public',
-      responses: { 200: { description: 'The OpenAPI document.', schema: z.looseObject({}) } },
+      responses: { 200: { description: 'The OpenAPI document.', schema: openApiDocumentSchema } },
     },
     (c) => {
       // Every route is registered before the first request, so the document is built once.
@@ -227,6 +225,8 @@ export function createHttpApp(deps: HttpAppDeps, options: HttpAppOptions): Hono 
 
   // ---- management ------------------------------------------------------------------------------
 
+  addCatalogueRoutes(app, book);
+  addVehicleRoutes(app, book, runtime);
   addManagementRoutes(app, book, {
     runtime,
     cursors,

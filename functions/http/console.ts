@@ -17,6 +17,12 @@ const version = (text: string) => createHash('sha256').update(text).digest('base
 const JS_VERSION = version(CONSOLE_JS);
 const CSS_VERSION = version(CONSOLE_CSS);
 
+/** The console's icon: a car on the header's colour (SVG; browsers take it at /favicon.ico). */
+const FAVICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1d2330"/>' +
+  '<path d="M7 19l2-6h14l2 6v5h-3v-2H10v2H7z" fill="#7fb0ff"/><circle cx="11" cy="19" r="1.6" fill="#1d2330"/>' +
+  '<circle cx="21" cy="19" r="1.6" fill="#1d2330"/></svg>';
+
 const escapeAttr = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
 /** The page; `apiBase` tells the script where the management routes are for a browser. */
@@ -27,6 +33,7 @@ const html = (apiBase: string) => `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="carhook-api-base" content="${escapeAttr(apiBase)}">
 <title>Carhook console</title>
+<link rel="icon" href="/favicon.ico" type="image/svg+xml">
 <link rel="stylesheet" href="/console/app.css?v=${CSS_VERSION}">
 <script type="module" src="/console/app.js?v=${JS_VERSION}"></script>
 </head>
@@ -72,6 +79,21 @@ export function addConsoleRoutes(app: Hono, book: RouteBook, options: ConsoleOpt
       responses: { 200: { description: 'JavaScript.', mediaType: 'text/javascript' } },
     },
     () => asset(CONSOLE_JS, 'text/javascript; charset=utf-8'),
+  );
+  book.add(
+    app,
+    {
+      ...common,
+      method: 'get',
+      path: '/favicon.ico',
+      operationId: 'getFavicon',
+      summary: "The console's icon (browsers ask for it)",
+      responses: { 200: { description: 'SVG.', mediaType: 'image/svg+xml' } },
+    },
+    () =>
+      new Response(FAVICON, {
+        headers: { ...secure, 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=86400' },
+      }),
   );
   book.add(
     app,

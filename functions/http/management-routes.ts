@@ -4,33 +4,36 @@
  * validated by the schemas each route declares (functions/http/openapi.ts).
  */
 import type { Context, Hono } from 'hono';
-import * as z from 'zod';
-import { latestView } from '../core/detection/latest';
-import { parseState } from '../core/detection/state';
 import { fleetContractSchema } from '../core/enrollment';
 import { enrollCheckedFleetContract, unenrollAndAnnounce } from '../core/enrollment/membership';
 import { createMeteredClient } from '../core/polling/metered-client';
 import type { StoredEvent } from '../core/store/records';
 import type { RecentMetrics } from '../runtime/metrics-window';
 import type { Runtime } from '../runtime/runtime';
+import {
+  type EnrollmentDetail,
+  enrollmentDetailSchema,
+  enrollmentPageSchema,
+  eventPageSchema,
+  fleetEnrolledSchema,
+  recentMetricsSchema,
+  unenrolledSchema,
+} from './contract';
 import type { CursorCodec } from './cursor';
 import { sendError } from './errors';
 import { errorResponse, type RouteBook } from './openapi';
 import {
   enrollmentListQuery,
-  enrollmentSchema,
   eventListQuery,
-  eventSchema,
   idParams,
-  page,
   publicEnrollment,
   publicEvent,
   publicVehicle,
-  vehicleSchema,
-  vehicleStateSchema,
 } from './views';
 
 const DAY_MS = 86_400_000;
+/** Pages of 1,000 events a VIN filter reads per request. */
+const VIN_SCAN_PAGES = 10;
 
 export interface ManagementRoutesDeps {
   readonly runtime: Pick<Runtime, 'ports' | 'now' | 'oauthDeps' | 'settings'>;
@@ -55,7 +58,7 @@ export function addManagementRoutes(app: Hono, book: RouteBook, deps: Management
       tag: 'metrics',
       access: 'management',
       responses: {
-        200: { description: 'Per-minute figures.', schema: z.looseObject({}) },
+        200: { description: 'Per-minute figures.', schema: recentMetricsSchema },
         404: errorResponse('This runtime keeps no in-process metrics (on AWS: CloudWatch).'),
       },
     },
@@ -82,11 +85,9 @@ export function addManagementRoutes(app: Hono, book: RouteBook, deps: Management
       tag: 'enrollments',
       access: 'management',
       body: fleetContractSchema,
+      bodyName: 'FleetContract',
       responses: {
-        201: {
-          description: 'Enrolled.',
-          schema: z.object({ enrollmentId: z.string(), vehicleId: z.string() }),
-        },
+        201: { description: 'Enrolled.', schema: fleetEnrolledSchema },
         400: badRequest,
         404: errorResponse('The API does not know the VIN (field `vin`); nothing stored.'),
         409: errorResponse('The VIN is already enrolled.'),
@@ -131,7 +132,7 @@ export function addManagementRoutes(app: Hono, book: RouteBook, deps: Management
       access: 'management',
       query: enrollmentListQuery,
       responses: {
-        200: { description: 'A page.', schema: page('enrollments', enrollmentSchema) },
+        200: { description: 'A page.', schema: enrollmentPageSchema },
         400: badRequest,
       },
     },
@@ -165,10 +166,7 @@ export function addManagementRoutes(app: Hono, book: RouteBook, deps: Management
       access: 'management',
       params: idParams,
       responses: {
-        200: {
-          description: 'The enrollment.',
-          schema: enrollmentSchema.extend({ vehicles: z.array(vehicleSchema) }),
-        },
+        200: { description: 'The enrollment.', schema: enrollmentDetailSchema },
         400: badRequest,
         404: notFound,
       },
@@ -178,7 +176,10 @@ export function addManagementRoutes(app: Hono, book: RouteBook, deps: Management
       if (!enrollment)
         return sendError(c, 404, 'NotFound', `no enrollment ${params.id.slice(0, 80)}`, { field: 'id' });
       const vehicles = await stores.vehicles.listByEnrollment(enrollment.id);
-      return c.json({ ...publicEnrollment(enrollment), vehicles: vehicles.map(publicVehicle) });
+      return c.json({
+        ...publicEnrollment(enrollment),
+        vehicles: vehicles.map(publicVehicle),
+      } satisfies EnrollmentDetail);
     },
   );
 
@@ -193,15 +194,7 @@ export function addManagementRoutes(app: Hono, book: RouteBook, deps: Management
       access: 'management',
       params: idParams,
       responses: {
-        200: {
-          description: 'Unenrolled (again, if it already was).',
-          schema: z.object({
-            enrollmentId: z.string(),
-            status: z.literal('unenrolled'),
-            transitioned: z.boolean(),
-            vehiclesPaused: z.number(),
-          }),
-        },
+        200: { description: 'Unenrolled (again, if it already was).', schema: unenrolledSchema },
         400: badRequest,
         404: notFound,
       },
@@ -231,7 +224,7 @@ export function addManagementRoutes(app: Hono, book: RouteBook, deps: Management
       query: eventListQuery,
       repeated: ['type'],
       responses: {
-        200: { description: 'A page, oldest first.', schema: page('events', eventSchema) },
+        200: { description: 'A page, oldest first.', schema: eventPageSchema },
         400: badRequest,
       },
     },
@@ -257,58 +250,30 @@ export function addManagementRoutes(app: Hono, book: RouteBook, deps: Management
       let result: { items: readonly StoredEvent[]; cursor?: string };
       if (query.vehicleId !== undefined) {
         result = await stores.events.listByVehicle({ ...common, vehicleId: query.vehicleId, since, until });
+      } else if (query.vin !== undefined) {
+        // A VIN's events, whatever enrollment reached it: the range read page by page and filtered,
+        // at most VIN_SCAN_PAGES pages per request (the cursor continues from where it stopped).
+        const vin = query.vin;
+        const items: StoredEvent[] = [];
+        let next = common.cursor;
+        for (let pages = 0; pages < VIN_SCAN_PAGES; pages++) {
+          const pageOf = await stores.events.listByTime({
+            ...common,
+            limit: 1000,
+            ...(next ? { cursor: next } : {}),
+            since,
+            until,
+          });
+          items.push(...pageOf.items.filter((e) => e.envelope.vehicle?.vin?.toUpperCase() === vin));
+          next = pageOf.cursor;
+          if (!next || items.length >= query.limit) break;
+        }
+        result = { items, ...(next ? { cursor: next } : {}) };
       } else {
         result = await stores.events.listByTime({ ...common, since, until });
       }
       const next = codec.seal(list, result.cursor);
       return c.json({ events: result.items.map(publicEvent), ...(next ? { cursor: next } : {}) });
-    },
-  );
-
-  book.add(
-    app,
-    {
-      method: 'get',
-      path: '/vehicles/:id/state',
-      operationId: 'getVehicleState',
-      summary:
-        'The latest known state of a vehicle (alerts, maintenance, last trip, collision, position, fuel), from what Carhook stores: no request to the API',
-      tag: 'vehicles',
-      access: 'management',
-      params: idParams,
-      responses: {
-        200: {
-          description: 'What is known, each part with the time it was read.',
-          schema: vehicleStateSchema,
-        },
-        400: badRequest,
-        404: errorResponse('No vehicle with this id.'),
-        500: errorResponse('The stored state is malformed (the field is named).'),
-      },
-    },
-    async (c, { params }) => {
-      const { vehicle, state } = await stores.states.getVehicleWithState(params.id);
-      if (!vehicle)
-        return sendError(c, 404, 'NotFound', `no vehicle ${params.id.slice(0, 80)}`, { field: 'id' });
-      const parsed = state ? parseState(state.state) : undefined;
-      if (parsed && !parsed.ok) {
-        return sendError(
-          c,
-          500,
-          'Malformed',
-          `the stored state of vehicle ${params.id.slice(0, 80)} is malformed at ${parsed.error.field || '(root)'}: ${parsed.error.reason}`,
-        );
-      }
-      const known = parsed?.state;
-      if (!known || known.unpolled === true) {
-        return c.json({
-          vehicle: publicVehicle(vehicle),
-          polled: false,
-          sequence: known?.sequence ?? 0,
-          activeAlerts: [],
-        });
-      }
-      return c.json({ vehicle: publicVehicle(vehicle), polled: true, ...latestView(known) });
     },
   );
 }

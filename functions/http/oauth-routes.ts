@@ -15,9 +15,10 @@ import {
 } from '../core/enrollment';
 import type { Stores } from '../core/store/ports';
 import type { Runtime } from '../runtime/runtime';
+import { oauthEnrolledSchema } from './contract';
 import { errorBody, sendError } from './errors';
 import { errorResponse, type RouteBook } from './openapi';
-import { publicVehicle, vehicleSchema } from './views';
+import { publicVehicle } from './views';
 
 export interface OAuthRoutesDeps {
   readonly runtime: Pick<Runtime, 'oauthDeps'>;
@@ -46,14 +47,6 @@ export const consoleEnrollmentPath = (enrollmentId: string): string =>
 function apiErrorText(error: ApiError): string {
   return `${error.kind}${'message' in error && typeof error.message === 'string' ? `: ${error.message.slice(0, 200)}` : ''}`;
 }
-
-const enrolledSchema = z.object({
-  enrollmentId: z.string(),
-  created: z.boolean(),
-  reactivated: z.boolean(),
-  vehicles: z.array(vehicleSchema),
-  warning: z.string().optional(),
-});
 
 export function addOAuthRoutes(app: Hono, book: RouteBook, deps: OAuthRoutesDeps): void {
   const { runtime, stores, signalOf, redirectOrigins } = deps;
@@ -126,7 +119,7 @@ export function addOAuthRoutes(app: Hono, book: RouteBook, deps: OAuthRoutesDeps
         error: z.string().optional().meta({ description: 'Set by the provider when consent was refused.' }),
       }),
       responses: {
-        200: { description: 'Enrolled (JSON callers).', schema: enrolledSchema },
+        200: { description: 'Enrolled (JSON callers).', schema: oauthEnrolledSchema },
         303: { description: "Enrolled: a browser is sent to the console's enrollment page." },
         400: errorResponse('Refused consent, a bad or replayed state, or a refused code.'),
         502: errorResponse('The provider did not identify the user.'),

@@ -13,7 +13,21 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import * as z from 'zod';
 import { issuesOf, jsonBody } from './body';
+import { apiSchemas, errorSchema } from './contract';
 import { errorBody } from './errors';
+import { WEBHOOK_TAG, webhookSchemas, webhooksSection } from './webhooks-document';
+
+const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  service: 'The service itself: liveness and this document.',
+  console: 'The web console: its page and assets.',
+  enrollment: 'Enrolling users through the brand’s sign-in (OAuth).',
+  enrollments: 'Enrollments (users, fleet contracts) and their vehicles.',
+  vehicles: 'Vehicles: connection state, planned reads, recent events; pause and resume.',
+  events: 'The event log and the event catalogue.',
+  metrics: 'Quota use and detection lag.',
+  subscriptions: 'Webhook subscriptions, their deliveries, replay and recovery.',
+  [WEBHOOK_TAG]: 'What a subscription receives: one signed request per event.',
+};
 
 type Method = 'get' | 'post' | 'patch' | 'delete';
 type AnyObject = z.ZodObject<z.ZodRawShape>;
@@ -41,6 +55,8 @@ export interface RouteSpec<P extends AnyObject | undefined, Q extends AnyObject 
   /** Query parameters that may repeat (`?type=a&type=b`): the schema receives every value. */
   readonly repeated?: readonly string[];
   readonly body?: B;
+  /** The body's name in `components.schemas` (every body has one). */
+  readonly bodyName?: string;
   /** Error code of a body that fails its schema (default `InvalidInput`). */
   readonly bodyErrorCode?: string;
   readonly responses: Readonly<Record<number, ResponseSpec>>;
@@ -121,8 +137,54 @@ export class RouteBook {
     return this.#routes.map(({ method, path }) => ({ method, path }));
   }
 
-  /** The OpenAPI 3.1 document of every route recorded. */
+  /**
+   * The OpenAPI 3.1 document of every route recorded: every body and JSON answer is a named schema
+   * of `components.schemas` (functions/http/contract.ts names the answers, each route its body), and
+   * `webhooks` describes what a subscriber receives, one entry per event type.
+   */
   document(info: { readonly title: string; readonly version: string }): Record<string, unknown> {
+    // Two sets of named schemas: what clients send (bodies, read as input: before defaults and
+    // transforms) and what the API sends (answers and webhooks, read as output: a field not in the
+    // schema is `additionalProperties: false`, so an answer carrying an undocumented field fails).
+    const sent = z.registry<{ id: string }>();
+    const received = z.registry<{ id: string }>();
+    const names = new Map<string, z.ZodType>();
+    const register = (registry: typeof sent, id: string, schema: z.ZodType, where: string) => {
+      const known = names.get(id);
+      if (known === schema) return;
+      if (known) throw new Error(`OpenAPI: two different schemas are named ${id} (${where})`);
+      names.set(id, schema);
+      registry.add(schema, { id });
+    };
+    for (const [id, schema] of apiSchemas._idmap) register(sent, id, schema as z.ZodType, 'contract');
+    for (const [id, schema] of webhookSchemas()) register(sent, id, schema, 'webhooks');
+    for (const spec of this.#routes) {
+      if (!spec.body) continue;
+      if (!spec.bodyName) throw new Error(`OpenAPI: the body of ${spec.operationId} has no name (bodyName)`);
+      register(received, spec.bodyName, spec.body, spec.operationId);
+    }
+    const ref = (schema: z.ZodType, where: string) => {
+      const id = sent.get(schema)?.id ?? received.get(schema)?.id;
+      if (!id)
+        throw new Error(`OpenAPI: ${where} answers JSON without a named schema (functions/http/contract.ts)`);
+      return { $ref: `#/components/schemas/${id}` };
+    };
+    const components: Record<string, unknown> = {};
+    for (const [registry, io] of [
+      [sent, 'output'],
+      [received, 'input'],
+    ] as const) {
+      const { schemas } = z.toJSONSchema(registry, {
+        uri: (id) => `#/components/schemas/${id}`,
+        io,
+        unrepresentable: 'any',
+      }) as { schemas: Record<string, Record<string, unknown>> };
+      for (const [id, schema] of Object.entries(schemas)) {
+        const { $id: _id, $schema: _dialect, ...rest } = schema;
+        components[id] = rest;
+      }
+    }
+
     const paths: Record<string, Record<string, unknown>> = {};
     for (const spec of this.#routes) {
       const parameters: Record<string, unknown>[] = [];
@@ -145,11 +207,22 @@ export class RouteBook {
       const responses: Record<string, unknown> = {};
       for (const [status, response] of Object.entries(spec.responses)) {
         const content = response.schema
-          ? { content: { 'application/json': { schema: toSchema(response.schema) } } }
+          ? {
+              content: {
+                'application/json': { schema: ref(response.schema, `${spec.operationId} ${status}`) },
+              },
+            }
           : response.mediaType
             ? { content: { [response.mediaType]: { schema: { type: 'string' } } } }
             : {};
         responses[status] = { description: response.description, ...content };
+      }
+      // Every management route refuses a caller without the admin token (or, on AWS, IAM's own 403).
+      if (spec.access === 'management' && responses['401'] === undefined) {
+        responses['401'] = {
+          description: 'No admin token, or a wrong one (on AWS, IAM answers 403 before the route).',
+          content: { 'application/json': { schema: ref(errorSchema, `${spec.operationId} 401`) } },
+        };
       }
       const operation = {
         operationId: spec.operationId,
@@ -162,7 +235,7 @@ export class RouteBook {
           ? {
               requestBody: {
                 required: !spec.body.safeParse(undefined).success,
-                content: { 'application/json': { schema: toSchema(spec.body) } },
+                content: { 'application/json': { schema: ref(spec.body, `${spec.operationId} body`) } },
               },
             }
           : {}),
@@ -170,16 +243,24 @@ export class RouteBook {
       };
       paths[openApiPath(spec.path)] = { ...paths[openApiPath(spec.path)], [spec.method]: operation };
     }
+    const tags = [...new Set(this.#routes.map((r) => r.tag)), WEBHOOK_TAG];
     return {
       openapi: '3.1.0',
       info: {
         ...info,
         description:
-          'Carhook management and enrollment API. Management routes take SigV4 (IAM) on AWS, or the admin token as a bearer locally and from the console.',
+          'Carhook management and enrollment API. Management routes take SigV4 (IAM) on AWS, or the admin token as a bearer locally and from the console. `webhooks` describes what a subscription receives: one request per event, signed as Standard Webhooks say.',
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
+      // Relative: the routes are where this document is served from.
+      servers: [{ url: '/', description: 'This Carhook API (the document is served at its root)' }],
+      tags: tags.map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
       // Management routes by default; public routes clear it (`security: []`).
       security: [{ adminToken: [] }, { sigv4: [] }],
+      paths,
+      webhooks: webhooksSection(),
       components: {
+        schemas: components,
         securitySchemes: {
           adminToken: {
             type: 'http',
@@ -194,23 +275,8 @@ export class RouteBook {
           },
         },
       },
-      paths,
     };
   }
 }
-
-/** The API's error shape, for the document. */
-export const errorSchema = z
-  .object({
-    error: z
-      .object({
-        code: z.string(),
-        message: z.string(),
-        field: z.string().optional(),
-        issues: z.array(z.object({ field: z.string(), reason: z.string() })).optional(),
-      })
-      .loose(),
-  })
-  .meta({ description: 'Every error: a code, a message and the offending field when there is one.' });
 
 export const errorResponse = (description: string): ResponseSpec => ({ description, schema: errorSchema });

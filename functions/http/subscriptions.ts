@@ -1,14 +1,24 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { MiddlewareHandler } from 'hono';
 // The smallest router preset (same API): the HttpApi bundle stays under its size target.
 import { Hono } from 'hono/tiny';
 import * as z from 'zod';
-import type { ServiceError, SubscriptionService } from '../core/subscriptions/service';
-import type { Result } from '../core/webhooks/result';
+import type { SubscriptionService } from '../core/subscriptions/service';
 import { bodyPolicy } from './body';
+import {
+  backlogSchema,
+  enableResultSchema,
+  secretRotatedSchema,
+  subscriptionCreatedSchema,
+  subscriptionPageSchema,
+  subscriptionSchema,
+  testDeliverySchema,
+} from './contract';
 import { type CursorCodec, createCursorCodec } from './cursor';
+import { addDeliveryRoutes } from './delivery-routes';
 import { errorResponse, RouteBook } from './openapi';
-import { cursorSchema, page, subscriptionSchema } from './views';
+import { errorBody, listedRoute, reply, statusOf } from './service-replies';
+import { cursorSchema } from './views';
 
 /**
  * The management routes of webhook subscriptions, as a Hono sub-app the local server and
@@ -29,33 +39,6 @@ export interface SubscriptionRoutesDeps {
   readonly book?: RouteBook;
 }
 
-type Json = Record<string, unknown>;
-
-/**
- * The HTTP API's one error shape (functions/http/errors.ts): `{ error: { code, message, field?,
- * issues? } }`, `field` naming the first offending field.
- */
-function errorBody(error: ServiceError | { kind: string; message: string }): Json {
-  const { kind, ...rest } = error;
-  const issues = 'issues' in error ? (error.issues as readonly { field?: string }[] | undefined) : undefined;
-  const field = issues?.[0]?.field;
-  return { error: { code: kind, ...(field !== undefined ? { field } : {}), ...rest } };
-}
-
-function statusOf(error: ServiceError): 400 | 404 | 409 {
-  return error.kind === 'NotFound' ? 404 : error.kind === 'Conflict' ? 409 : 400;
-}
-
-function reply<T>(
-  c: Context,
-  result: Result<T, ServiceError>,
-  status: 200 | 201 | 202 = 200,
-  shape?: (v: T) => unknown,
-) {
-  if (!result.ok) return c.json(errorBody(result.error), statusOf(result.error));
-  return c.json((shape ? shape(result.value) : result.value) as Json, status);
-}
-
 export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
   const { service } = deps;
   const app = new Hono();
@@ -71,42 +54,7 @@ export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
   const fallback = createCursorCodec(randomBytes(32));
   const cursors = deps.cursors ?? (async () => fallback);
 
-  /**
-   * A list route: the client's cursor is opened (authenticated) before the service sees it, and
-   * the next page's cursor is sealed on the way out.
-   */
-  function listed<T>(
-    list: (c: Context) => string,
-    run: (
-      c: Context,
-      page: { limit?: string; cursor?: string },
-    ) => Promise<Result<{ items: readonly T[]; cursor?: string }, ServiceError>>,
-  ) {
-    return async (c: Context) => {
-      const codec = await cursors();
-      const name = list(c);
-      const opened = codec.open(name, c.req.query('cursor'));
-      if (!opened.ok) {
-        return c.json(
-          errorBody({
-            kind: 'Malformed',
-            message: opened.message,
-            issues: [{ field: 'cursor', reason: opened.message.replace(/^cursor: /, '') }],
-          }),
-          400,
-        );
-      }
-      const limit = c.req.query('limit');
-      const result = await run(c, {
-        ...(limit !== undefined ? { limit } : {}),
-        ...(opened.value !== undefined ? { cursor: opened.value } : {}),
-      });
-      if (!result.ok) return c.json(errorBody(result.error), statusOf(result.error));
-      const next = codec.seal(name, result.value.cursor);
-      const { cursor: _store, ...rest } = result.value;
-      return c.json({ ...rest, ...(next ? { cursor: next } : {}) } as Json, 200);
-    };
-  }
+  const listed = listedRoute(cursors);
 
   // Standalone (tests, other hosts) the same body rules hold as under the main app.
   app.use('*', bodyPolicy());
@@ -131,8 +79,9 @@ export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
       operationId: 'createSubscription',
       summary: 'Create a webhook subscription; the answer holds its signing secret, shown this once',
       body: service.schemas.create,
+      bodyName: 'CreateSubscription',
       responses: {
-        201: { description: 'Created.', schema: subscriptionSchema.extend({ secret: z.string() }) },
+        201: { description: 'Created.', schema: subscriptionCreatedSchema },
         400: badRequest,
       },
     },
@@ -148,7 +97,7 @@ export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
       summary: 'List subscriptions, a page at a time',
       query: pageQuery,
       responses: {
-        200: { description: 'A page.', schema: page('items', subscriptionSchema) },
+        200: { description: 'A page.', schema: subscriptionPageSchema },
         400: badRequest,
       },
     },
@@ -180,6 +129,7 @@ export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
       summary: 'Change the URL, filters or description (null clears a filter)',
       params: byId,
       body: service.schemas.patch,
+      bodyName: 'UpdateSubscription',
       responses: { 200: one('Updated.'), 400: badRequest, 404: notFound },
     },
     async (c, { params, body }) => reply(c, await service.patch(params.id, body)),
@@ -211,7 +161,7 @@ export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
       summary: 'A new signing secret, shown this once; the old one still signs for a grace period',
       params: byId,
       responses: {
-        200: { description: 'The new secret.', schema: z.looseObject({ secret: z.string() }) },
+        200: { description: 'The new secret.', schema: secretRotatedSchema },
         404: notFound,
       },
     },
@@ -226,7 +176,11 @@ export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
       operationId: 'sendTestEvent',
       summary: 'Send a webhook.test event to this subscription now',
       params: byId,
-      responses: { 200: { description: 'The test delivery.', schema: z.looseObject({}) }, 404: notFound },
+      responses: {
+        200: { description: 'The test delivery and its attempt.', schema: testDeliverySchema },
+        404: notFound,
+        409: errorResponse('The subscription is disabled.'),
+      },
     },
     async (c, { params }) => reply(c, await service.test(params.id), 200),
   );
@@ -235,13 +189,59 @@ export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
     {
       ...common,
       method: 'post',
+      path: '/subscriptions/:id/sample',
+      operationId: 'sendSampleEvent',
+      summary: 'Send a sample of an event type to this subscription now, signed like any delivery',
+      description:
+        'The catalogue’s sample of the type (GET /event-types), under a new id, stamped now, with `sample: true` and `sequence` 0 in its envelope.',
+      params: byId,
+      body: service.schemas.sample,
+      bodyName: 'SendSample',
+      responses: {
+        200: { description: 'The sample delivery and its attempt.', schema: testDeliverySchema },
+        400: badRequest,
+        404: notFound,
+        409: errorResponse('The subscription is disabled.'),
+      },
+    },
+    async (c, { params, body }) => reply(c, await service.sample(params.id, body)),
+  );
+  book.add(
+    app,
+    {
+      ...common,
+      method: 'get',
+      path: '/subscriptions/:id/backlog',
+      operationId: 'getSubscriptionBacklog',
+      summary: 'What enabling would deliver: the events it missed while disabled, still in the event log',
+      description:
+        'The window since the subscription was disabled, how far back the event log still keeps events (its retention), the matching events in it and the parked deliveries. Nothing is changed.',
+      params: byId,
+      responses: { 200: { description: 'The backlog.', schema: backlogSchema }, 404: notFound },
+    },
+    async (c, { params }) => reply(c, await service.backlog(params.id)),
+  );
+  book.add(
+    app,
+    {
+      ...common,
+      method: 'post',
       path: '/subscriptions/:id/enable',
       operationId: 'enableSubscription',
-      summary: 'Enable: deliveries resume, the failure streak is cleared',
+      summary:
+        'Enable: the events it missed while disabled are delivered (or discarded), parked deliveries resume',
+      description:
+        'The events detected while it was disabled that its filters match are read back from the event log and delivered in detection order with their own ids (`backlog: "discard"` delivers none of them). Events older than the log’s retention cannot be recovered: `backlog.truncated` says so. The failure streak is cleared.',
       params: byId,
-      responses: { 200: one('Enabled.'), 404: notFound },
+      body: service.schemas.enable,
+      bodyName: 'EnableSubscription',
+      responses: {
+        200: { description: 'Enabled.', schema: enableResultSchema },
+        400: badRequest,
+        404: notFound,
+      },
     },
-    async (c, { params }) => reply(c, await service.enable(params.id)),
+    async (c, { params, body }) => reply(c, await service.enable(params.id, body)),
   );
   book.add(
     app,
@@ -250,72 +250,15 @@ export function createSubscriptionRoutes(deps: SubscriptionRoutesDeps): Hono {
       method: 'post',
       path: '/subscriptions/:id/disable',
       operationId: 'disableSubscription',
-      summary: 'Disable: nothing is delivered until it is enabled again',
+      summary: 'Disable: nothing is delivered until it is enabled again; what it misses is delivered then',
+      description:
+        'Pending deliveries are parked and new events are not fanned out to it. Nothing is lost: the event log keeps every event for its retention, and `enable` delivers the matching ones (see `GET …/backlog`).',
       params: byId,
       responses: { 200: one('Disabled.'), 404: notFound },
     },
     async (c, { params }) => reply(c, await service.disable(params.id)),
   );
-  book.add(
-    app,
-    {
-      ...common,
-      method: 'get',
-      path: '/subscriptions/:id/deliveries',
-      operationId: 'listDeliveries',
-      summary: "This subscription's deliveries: status, attempts, response code and time, next retry",
-      params: byId,
-      query: pageQuery,
-      responses: {
-        200: { description: 'A page.', schema: page('items', z.looseObject({})) },
-        400: badRequest,
-        404: notFound,
-      },
-    },
-    listed(
-      (c) => `deliveries ${c.req.param('id')}`,
-      (c, page) => service.deliveries(c.req.param('id') ?? '', page),
-    ),
-  );
-  book.add(
-    app,
-    {
-      ...common,
-      method: 'get',
-      path: '/subscriptions/:id/dead-letters',
-      operationId: 'listDeadLetters',
-      summary: 'Deliveries that gave up after every retry',
-      params: byId,
-      query: pageQuery,
-      responses: {
-        200: { description: 'A page.', schema: page('items', z.looseObject({})) },
-        400: badRequest,
-        404: notFound,
-      },
-    },
-    listed(
-      (c) => `dead-letters ${c.req.param('id')}`,
-      (c, page) => service.deadLetters(c.req.param('id') ?? '', page),
-    ),
-  );
-  book.add(
-    app,
-    {
-      ...common,
-      method: 'post',
-      path: '/subscriptions/:id/replay',
-      operationId: 'replayEvents',
-      summary: 'Deliver again: some events by id, or every matching event of a time range',
-      params: byId,
-      body: service.schemas.replay,
-      responses: {
-        202: { description: 'Queued.', schema: z.looseObject({}) },
-        400: badRequest,
-        404: notFound,
-      },
-    },
-    async (c, { params, body }) => reply(c, await service.replay(params.id, body), 202),
-  );
+  addDeliveryRoutes(app, book, { service, listed, byId, pageQuery, common, badRequest, notFound });
   return app;
 }
 

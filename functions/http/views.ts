@@ -3,19 +3,19 @@
  * and path schemas its routes validate with, and the response shapes its OpenAPI document states.
  */
 import * as z from 'zod';
-import { envelopeSchema } from '../core/events/envelope';
 import {
   type Enrollment,
   enrollmentStatuses,
   type StoredEvent,
   type VehicleRecord,
 } from '../core/store/records';
+import type { Enrollment as EnrollmentView, StoredEventView, Vehicle } from './contract';
 
 export const MAX_ID_LENGTH = 256;
 export const MAX_PAGE = 100;
 
 /** What the API shows of an enrollment: never the token ciphertext. */
-export function publicEnrollment(e: Enrollment): Record<string, unknown> {
+export function publicEnrollment(e: Enrollment): EnrollmentView {
   if (e.kind === 'fleet-contract') {
     const { id, kind, brand, status, vin, contract, createdAt, updatedAt } = e;
     return { id, kind, brand, status, vin, contract, createdAt, updatedAt };
@@ -33,7 +33,7 @@ export function publicEnrollment(e: Enrollment): Record<string, unknown> {
   };
 }
 
-export function publicVehicle(v: VehicleRecord): Record<string, unknown> {
+export function publicVehicle(v: VehicleRecord): Vehicle {
   return {
     id: v.id,
     vin: v.vin,
@@ -41,13 +41,12 @@ export function publicVehicle(v: VehicleRecord): Record<string, unknown> {
     ...(v.apiVehicleId !== undefined ? { apiVehicleId: v.apiVehicleId } : {}),
     paused: v.paused,
     ...(v.pauseReason !== undefined ? { pauseReason: v.pauseReason } : {}),
-    ...(v.lastPolledAt !== undefined ? { lastPolledAt: v.lastPolledAt } : {}),
     ...(v.lastChangeAt !== undefined ? { lastChangeAt: v.lastChangeAt } : {}),
     createdAt: v.createdAt,
   };
 }
 
-export const publicEvent = (e: StoredEvent): Record<string, unknown> => ({
+export const publicEvent = (e: StoredEvent): StoredEventView => ({
   ...e.envelope,
   published: e.published,
   ...(e.publishedAt ? { publishedAt: e.publishedAt } : {}),
@@ -119,109 +118,26 @@ export const eventListQuery = z.object({
     })
     .meta({ description: 'Event types, repeated or comma-separated (`vehicle.alert.raised`).' }),
   vehicleId: idSchema.optional().meta({ description: "Only this vehicle's events." }),
-});
-
-// ---- response schemas (documentation of what the handlers return) ---------------------------------
-
-const iso = z.string().meta({ format: 'date-time' });
-
-export const enrollmentSchema = z
-  .object({
-    id: z.string(),
-    kind: z.enum(['oauth-user', 'fleet-contract']),
-    brand: z.string(),
-    status: z.enum(enrollmentStatuses),
-    vin: z.string().optional(),
-    contract: z.string().optional(),
-    userId: z.string().optional(),
-    tokenExpiresAt: iso.optional(),
-    createdAt: iso,
-    updatedAt: iso,
-  })
-  .meta({ description: 'An enrollment (never its token).' });
-
-export const vehicleSchema = z
-  .object({
-    id: z.string(),
-    vin: z.string(),
-    brand: z.string().optional(),
-    apiVehicleId: z.string().optional(),
-    paused: z.boolean(),
-    pauseReason: z.string().optional(),
-    lastPolledAt: iso.optional(),
-    lastChangeAt: iso.optional(),
-    createdAt: iso,
-  })
-  .meta({ description: 'A vehicle Carhook polls.' });
-
-export const eventSchema = envelopeSchema
-  .extend({ published: z.boolean(), publishedAt: iso.optional() })
-  .loose()
-  .meta({ description: 'The event envelope as published, and whether it reached the bus.' });
-
-export const subscriptionSchema = z
-  .object({
-    id: z.string(),
-    url: z.string(),
-    eventTypes: z.array(z.string()).optional(),
-    vehicleIds: z.array(z.string()).optional(),
-    enrollmentIds: z.array(z.string()).optional(),
-    description: z.string().optional(),
-    status: z.string(),
-    disabledReason: z.string().optional(),
-    disabledAt: iso.optional(),
-    health: z.looseObject({}),
-    createdAt: iso,
-    updatedAt: iso,
-  })
-  .meta({ description: 'A webhook subscription (never its secret).' });
-
-export const page = <T extends z.ZodType>(key: string, item: T) =>
-  z.object({ [key]: z.array(item), cursor: z.string().optional() });
-
-const readRecord = z.object({
-  eventId: z.string(),
-  occurredAt: iso,
-  readAt: iso,
-  data: z.looseObject({}).meta({ description: 'the `data` of the event that told it' }),
-});
-
-/** `GET /vehicles/{id}/state`: what Carhook stores of a vehicle, without a request to the API. */
-export const vehicleStateSchema = z
-  .object({
-    vehicle: vehicleSchema,
-    polled: z.boolean().meta({ description: 'false until the first poll: nothing known yet' }),
-    sequence: z.number().int().nonnegative().meta({
-      description: "the last sequence of this vehicle's events: every event up to it is reflected here",
+  vin: z
+    .string()
+    .regex(/^[A-HJ-NPR-Z0-9]{17}$/i, 'must be a VIN: 17 letters and digits')
+    .transform((v) => v.toUpperCase())
+    .optional()
+    .meta({
+      description:
+        'Only the events of this physical vehicle, whatever its enrollment: the range is read and filtered (a page holds the matches among the events read, fewer or more than `limit`; follow `cursor`).',
     }),
-    activeAlerts: z.array(
-      z.object({
-        key: z.string(),
-        message: z.string(),
-        severity: z.string().optional(),
-        category: z.string().optional(),
-        startedAt: iso.optional(),
-        readAt: iso,
-      }),
-    ),
-    maintenance: z
-      .object({ days: z.number(), mileageKm: z.number(), updatedAt: iso.optional(), readAt: iso })
-      .optional(),
-    lastTrip: readRecord.optional(),
-    lastCollision: readRecord.optional(),
-    position: z
-      .object({
-        lat: z.number(),
-        lon: z.number(),
-        alt: z.number().optional(),
-        heading: z.number().optional(),
-        at: iso.optional(),
-        readAt: iso,
-        from: z.string(),
-      })
-      .optional(),
-    fuel: z.object({ level: z.number(), at: iso.optional(), readAt: iso, from: z.string() }).optional(),
-    lastActivityAt: iso.optional(),
-    lastReadAt: iso.optional(),
-  })
-  .meta({ description: 'The latest known state of a vehicle, each part with the time it was read.' });
+});
+
+// ---- response schemas: the contract (functions/http/contract.ts) ----------------------------------
+
+export {
+  backlogSchema,
+  enableResultSchema,
+  enrollmentSchema,
+  errorSchema,
+  eventSchema,
+  replayResultSchema,
+  subscriptionSchema,
+  vehicleSchema,
+} from './contract';

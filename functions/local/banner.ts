@@ -7,7 +7,8 @@ export function banner(rt: LocalRuntime, options: { generatedToken: boolean; rec
   const lines = [
     '',
     'Carhook is running locally',
-    `  HTTP API        ${rt.apiUrl}   (GET /health, /oauth/<brand>/authorize, /subscriptions, /events)`,
+    `  console         ${rt.apiUrl}/   (sign in with the admin token below)`,
+    `  HTTP API        ${rt.apiUrl}   OpenAPI 3.1 at ${rt.apiUrl}/openapi.json`,
     rt.sim
       ? `  simulator       ${rt.sim.url}   control API ${rt.sim.url}/_sim   (${rt.sim.world.vehicleCount} vehicles, ${rt.sim.world.users().length} users)`
       : `  API             ${rt.runtime.settings.api.baseUrl}   auth ${rt.runtime.settings.api.authUrl}`,

@@ -8,7 +8,9 @@ export type LocalRuntimeErrorKind =
   | 'JavaMissing'
   | 'StartFailed'
   | 'Config'
-  | 'DataDirInUse';
+  | 'DataDirInUse'
+  /** Ctrl-C (its signal) during start-up: what was started has been stopped. */
+  | 'Interrupted';
 
 export class LocalRuntimeError extends Error {
   override readonly name = 'LocalRuntimeError';

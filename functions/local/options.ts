@@ -45,6 +45,11 @@ export interface RealApiOptions {
 }
 
 export interface LocalRuntimeOptions {
+  /**
+   * Aborted (Ctrl-C) while starting: the start stops at its next step, or at once while DynamoDB
+   * Local boots, unwinds what it started, and rejects with LocalRuntimeError `Interrupted`.
+   */
+  readonly signal?: AbortSignal;
   /** HTTP API port (default 8080; 0 = any free port). */
   readonly port?: number;
   readonly host?: string;
@@ -134,4 +139,4 @@ export interface LocalRuntime {
   close(): Promise<void>;
 }
 
-export type Writer = { write(chunk: string): unknown };
+export type { Writer } from './simulator';

@@ -14,6 +14,7 @@ import { createDynamoStores, createDynamoSubscriptionStores, createTable } from 
 import { LocalBus } from '../adapters/local/bus';
 import {
   type DynamoDbLocal,
+  DynamoDbLocalAborted,
   dynamoDbLocalClient,
   JavaMissingError,
   startDynamoDbLocal,
@@ -101,6 +102,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   const unwind = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
   };
+  const interrupted = () =>
+    new LocalRuntimeError('Interrupted', 'interrupted during start-up: everything it had started is stopped');
+  /** Between two steps of the start: stop here when interrupted (the catch below unwinds). */
+  const checkpoint = () => {
+    if (options.signal?.aborted) throw interrupted();
+  };
 
   await ensurePortFree(port, host, '--port');
   if (!options.api) await ensurePortFree(simPort, host, '--sim-port');
@@ -111,6 +118,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     : { seed: options.seed ?? LOCAL_DEFAULTS.seed, vehicles: options.vehicles ?? LOCAL_DEFAULTS.vehicles };
   // One runtime per data directory (two DynamoDB Local JVMs on one file would corrupt it); taken
   // before anything in it is read or written, released last.
+  if (options.signal?.aborted) throw interrupted();
   const lock = options.dataDir ? await lockDataDir(options.dataDir) : undefined;
   if (lock) cleanups.push(() => lock.release());
   const { state } = await loadOrCreateState(options.dataDir, Date.now(), simWorld).catch(
@@ -140,19 +148,23 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     dynamo = await startDynamoDbLocal({
       port: options.dynamoPort,
       dataDir: options.dataDir ? join(options.dataDir, 'dynamodb') : undefined,
+      ...(options.signal ? { signal: options.signal } : {}),
     });
   } catch (error) {
     await unwind();
+    if (error instanceof DynamoDbLocalAborted) throw interrupted();
     if (error instanceof JavaMissingError) throw new LocalRuntimeError('JavaMissing', error.message);
     throw new LocalRuntimeError('StartFailed', `DynamoDB Local did not start: ${(error as Error).message}`);
   }
   cleanups.push(() => dynamo.stop());
 
   try {
+    checkpoint();
     const client = dynamoDbLocalClient(dynamo.endpoint);
     cleanups.push(async () => client.destroy());
     await ensureTable(() => createTable(client, TABLE_NAME));
     await ensureTable(() => createQueueTable(client, QUEUE_TABLE_NAME));
+    checkpoint();
 
     const rateBudgetConfig = {
       limit: quota,
@@ -189,6 +201,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       sim = started;
       cleanups.push(() => started.close());
       if (simulated) clockNow = simulatorClock(started).now;
+      checkpoint();
     }
 
     const secrets = localSecrets(
@@ -278,8 +291,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     apiPort = server.port;
     const apiUrl = `http://${host}:${server.port}`;
 
+    checkpoint();
     // Enrolled before any worker runs: a job left from a previous run then uses the fresh tokens.
     const enrolled = sim ? await enrollSimulatorUsers(apiUrl, sim, err) : [];
+    checkpoint();
 
     const workerOptions = { runtime, webhooks, pollQueue, deliveryQueue, pollConcurrency, err, now };
     const plan = async () => {

@@ -5,9 +5,11 @@
  */
 import { BRANDS, type RunningSimulator, SimulatorStartError, startSimulator } from '../../sim';
 import { LocalRuntimeError } from './errors';
-import type { Writer } from './options';
 
 export type { RunningSimulator };
+
+/** Where a component writes its lines (process.stdout, a test's buffer). */
+export type Writer = { write(chunk: string): unknown };
 
 export interface LocalSimulatorOptions {
   readonly port: number;

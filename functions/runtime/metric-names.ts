@@ -14,8 +14,13 @@ export const CARHOOK_METRIC_NAMES = {
   apiRateLimited: 'ApiRateLimited',
   /** Count (gauge): `X-RateLimit-Remaining` (the requests left in the window) as last seen. */
   quotaRemaining: 'QuotaRemaining',
-  /** Milliseconds: from `occurredAt` of a change to its `detectedAt`. */
+  /**
+   * Milliseconds: from `occurredAt` of a change to its `detectedAt`. Not for what a first poll found
+   * already there (`data.initial`: an alert raised last year is history, not a lag): HistoryFound.
+   */
   detectionLagMs: 'DetectionLagMs',
+  /** Count: events telling what was already there at enrollment (`data.initial: true`). */
+  historyFound: 'HistoryFound',
   /** Count, dimension `type`: events published to the bus. */
   eventsPublished: 'EventsPublished',
   /** Count: webhook deliveries answered 2xx. */

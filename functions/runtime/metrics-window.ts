@@ -15,6 +15,8 @@ export interface MinuteFigures {
   readonly eventsPublished: number;
   readonly deliveriesSucceeded: number;
   readonly deliveriesFailed: number;
+  /** Events of that minute telling what was already there at enrollment (not in the lag). */
+  readonly historyFound: number;
   /** Detection lag of the changes detected in that minute (from `occurredAt` to `detectedAt`). */
   readonly lagMs: {
     readonly count: number;
@@ -37,6 +39,7 @@ const COUNTED = {
   [CARHOOK_METRIC_NAMES.eventsPublished]: 'eventsPublished',
   [CARHOOK_METRIC_NAMES.deliveriesSucceeded]: 'deliveriesSucceeded',
   [CARHOOK_METRIC_NAMES.deliveriesFailed]: 'deliveriesFailed',
+  [CARHOOK_METRIC_NAMES.historyFound]: 'historyFound',
 } as const satisfies Partial<Record<CarhookMetric, string>>;
 
 type Counter = (typeof COUNTED)[keyof typeof COUNTED];
@@ -57,6 +60,7 @@ const emptyCounts = (): Record<Counter, number> => ({
   eventsPublished: 0,
   deliveriesSucceeded: 0,
   deliveriesFailed: 0,
+  historyFound: 0,
 });
 
 /** Nearest-rank percentile of sorted values. */

@@ -71,7 +71,8 @@ export function observingFetch(
 
 /**
  * An `EventBus` that records what it published: `EventsPublished` per `type`, and for events
- * published by the poll that detected them (`firstPublish`) the `DetectionLagMs` and, for
+ * published by the poll that detected them (`firstPublish`) the `DetectionLagMs` (or `HistoryFound`
+ * for what the first poll found already there) and, for
  * `enrollment.reauthorization_required`, `ReauthorizationRequired` (the sweeper's re-publishing
  * would count them twice).
  */
@@ -91,9 +92,15 @@ export function meteredBus(
         if (!event) continue;
         perType.set(event.type, (perType.get(event.type) ?? 0) + 1);
         if (!options.firstPublish) continue;
-        const lag = Date.parse(event.detectedAt) - Date.parse(event.occurredAt);
-        if (Number.isFinite(lag) && lag >= 0)
-          sink.record(CARHOOK_METRIC_NAMES.detectionLagMs, 'Milliseconds', lag);
+        // What a first poll found already there (an alert active since last year) is history, not
+        // a detection lag: counted apart.
+        if ((event.data as { initial?: unknown } | undefined)?.initial === true) {
+          sink.record(CARHOOK_METRIC_NAMES.historyFound, 'Count', 1);
+        } else {
+          const lag = Date.parse(event.detectedAt) - Date.parse(event.occurredAt);
+          if (Number.isFinite(lag) && lag >= 0)
+            sink.record(CARHOOK_METRIC_NAMES.detectionLagMs, 'Milliseconds', lag);
+        }
         if (event.type === 'enrollment.reauthorization_required') {
           sink.record(CARHOOK_METRIC_NAMES.reauthorizationRequired, 'Count', 1);
         }

@@ -7,13 +7,11 @@
  * Per-invocation deps (`pollDeps({ signal })`, `oauthDeps({ signal })`) are cheap objects over
  * long-lived ports: they carry the invocation's AbortSignal into every outgoing fetch.
  */
-
 import { createHmac } from 'node:crypto';
 import type { ApiClientCredentials, CarhookSecrets, MapApiCredentials } from '../adapters/secrets/types';
 // The token endpoint alone: importing the API module's index would keep the whole client and its
 // wire schemas (module-level zod calls esbuild cannot drop) in functions that never call the API.
 import { createTokenEndpoint, type TokenEndpoint } from '../core/api/oauth';
-import type { FreshnessTargets } from '../core/capacity/report';
 import {
   createTokenCipher,
   type KeyRing,
@@ -22,57 +20,25 @@ import {
 } from '../core/crypto/token-cipher';
 import type { OAuthEnrollmentDeps } from '../core/enrollment';
 import type { PublishTuning, RepublishDeps } from '../core/polling/commit';
-import { DEFAULT_POLLING_CONFIG, type PollingConfig, type PollStrategy } from '../core/polling/config';
+import type { PollingConfig } from '../core/polling/config';
 import type { PollJob } from '../core/polling/jobs';
 import type { ApiAccess } from '../core/polling/metered-client';
-import { createPlannerMemory, type PlannerDeps } from '../core/polling/planner';
+import type { PlannerDeps, PlannerMemory } from '../core/polling/planner';
 import type { PollDeps } from '../core/polling/poll-vehicle';
 import type { EventBus } from '../core/publishing/ports';
-import type { JobQueue, OutgoingMessage } from '../core/queue/ports';
+import type { JobQueue } from '../core/queue/ports';
 import { announcingBudget } from '../core/ratelimit/announce';
 import type { RateBudgetConfig } from '../core/ratelimit/bucket';
 import type { RateBudget } from '../core/ratelimit/budget';
-import { plannedRate } from '../core/ratelimit/budget';
 import type { Stores } from '../core/store/ports';
 import { createTokenManager, type TokenManager } from '../core/tokens';
+import { RuntimeSetupError } from './errors';
 import { logger, type MetricSink, meteredBus, noMetrics, observingFetch } from './observability';
+import { createPlannerRuntime, pollingConfigOf, rateBudgetConfigOf } from './planner-runtime';
 
-export interface RuntimeSettings {
-  readonly api: { readonly baseUrl: string; readonly authUrl: string; readonly brands: readonly string[] };
-  /**
-   * The client's quota (the API's default: 120 requests per 60 s); `maxRequests` the highest
-   * `X-RateLimit-Limit` followed (absent or 0: never past `requests`).
-   */
-  readonly quota: {
-    readonly requests: number;
-    readonly windowSeconds: number;
-    readonly maxRequests?: number;
-  };
-  /** The planner's cadence (one cycle). */
-  readonly pollIntervalSeconds: number;
-  readonly pollStrategy?: PollStrategy;
-  /** Further polling overrides (local runtime, tests). */
-  readonly polling?: Partial<PollingConfig>;
-  /** Fraction of the quota never granted (default 0.1). */
-  readonly safetyMargin?: number;
-  /** Reported by GET /health. */
-  readonly version?: string;
-  /** The p95 lag each kind of change should stay within (ms): `GET /capacity` and `carhook.freshness.*`. */
-  readonly freshnessTargets?: FreshnessTargets;
-  /**
-   * HMAC key of the OAuth `state` (≥ 32 bytes). Default: derived from the token key ring's current
-   * key, so no further secret is needed (a key rotation only invalidates authorizations in flight).
-   */
-  readonly stateKey?: string | Uint8Array;
-  readonly stateTtlMs?: number;
-  /** API request timeout (ms); the client's default otherwise. */
-  readonly apiTimeoutMs?: number;
-  /**
-   * Where users reach Carhook's HTTP API (`CARHOOK_PUBLIC_URL`): `enrollment.reauthorization_required`
-   * then carries `<publicUrl>/oauth/<brand>/authorize`. Absent: the event has no link.
-   */
-  readonly publicUrl?: string;
-}
+import type { RuntimeSettings } from './runtime-settings';
+
+export type { RuntimeSettings };
 
 /** Carhook's authorize route for a brand, under the public URL of its HTTP API. */
 export const authorizeUrlFor =
@@ -111,6 +77,11 @@ export interface Runtime {
   readonly metrics: MetricSink;
   readonly rateBudgetConfig: RateBudgetConfig;
   readonly pollingConfig: PollingConfig;
+  /**
+   * When the planner last booked each vehicle's reads: filled where the planner runs in this
+   * process (the local runtime); empty in a function that does not plan.
+   */
+  readonly plannerMemory: PlannerMemory;
   plannerDeps(): Promise<PlannerDeps>;
   pollDeps(options?: InvocationOptions): Promise<PollDeps>;
   oauthDeps(options?: InvocationOptions): Promise<OAuthEnrollmentDeps>;
@@ -124,16 +95,7 @@ export interface Runtime {
   cipher(options?: { readonly fresh?: boolean }): Promise<TokenCipher>;
 }
 
-export class RuntimeSetupError extends Error {
-  override readonly name = 'RuntimeSetupError';
-  readonly kind = 'RuntimeSetup';
-  constructor(
-    readonly field: string,
-    message: string,
-  ) {
-    super(`${field}: ${message}`);
-  }
-}
+export { RuntimeSetupError } from './errors';
 
 /** The OAuth state key derived from the key ring's current key (HMAC-SHA256, a fixed label). */
 export function stateKeyFromKeyRing(ring: KeyRing): Buffer {
@@ -147,18 +109,8 @@ export function createRuntime(settings: RuntimeSettings, ports: RuntimePorts): R
     throw new RuntimeSetupError('api.brands', 'at least one brand is required');
   const now = ports.now ?? Date.now;
   const sink = ports.metrics ?? noMetrics;
-  const rateBudgetConfig: RateBudgetConfig = {
-    limit: settings.quota.requests,
-    windowMs: settings.quota.windowSeconds * 1000,
-    safetyMargin: settings.safetyMargin ?? 0.1,
-    ...((settings.quota.maxRequests ?? 0) > 0 ? { maxLimit: settings.quota.maxRequests } : {}),
-  };
-  const pollingConfig: PollingConfig = {
-    ...DEFAULT_POLLING_CONFIG,
-    cycleMs: settings.pollIntervalSeconds * 1000,
-    ...(settings.pollStrategy ? { strategy: settings.pollStrategy } : {}),
-    ...settings.polling,
-  };
+  const rateBudgetConfig = rateBudgetConfigOf(settings);
+  const pollingConfig = pollingConfigOf(settings);
 
   // The cipher follows the key ring the secrets adapter returns (same object while cached). A
   // ciphertext that names a key this ring lacks was sealed by a process that read the ring after a
@@ -242,8 +194,14 @@ export function createRuntime(settings: RuntimeSettings, ports: RuntimePorts): R
       }),
   });
 
-  // When the planner last booked each read: kept as long as this runtime (a warm function) lives.
-  const plannerMemory = createPlannerMemory();
+  // The planner's memory of booked reads lives as long as this runtime (a warm function).
+  const planner = createPlannerRuntime(settings, {
+    stores: ports.stores,
+    rateBudget: ports.rateBudget,
+    pollQueue: ports.pollQueue,
+    mapEnabled,
+    now,
+  });
   return {
     settings,
     ports,
@@ -251,33 +209,11 @@ export function createRuntime(settings: RuntimeSettings, ports: RuntimePorts): R
     metrics: sink,
     rateBudgetConfig,
     pollingConfig,
+    plannerMemory: planner.memory,
     cipher,
     mapEnabled,
 
-    async plannerDeps() {
-      const queue = ports.pollQueue;
-      if (!queue) throw new RuntimeSetupError('pollQueue', 'the planner needs the poll jobs queue');
-      // Without map credentials the map jobs are dropped here rather than sent and skipped.
-      const sendMap = await mapEnabled();
-      const filtered: JobQueue<PollJob> = sendMap
-        ? queue
-        : {
-            send: async (messages: readonly OutgoingMessage<PollJob>[]) => {
-              const kept = messages.filter((m) => m.body.kind !== 'poll-map');
-              if (kept.length > 0) await queue.send(kept);
-            },
-          };
-      return {
-        vehicles: ports.stores.vehicles,
-        enrollments: ports.stores.enrollments,
-        queue: filtered,
-        now,
-        config: pollingConfig,
-        rateBudget: rateBudgetConfig,
-        quota: async () => plannedRate(await ports.rateBudget.followed(), rateBudgetConfig),
-        memory: plannerMemory,
-      };
-    },
+    plannerDeps: planner.plannerDeps,
 
     async pollDeps(options) {
       const { access, endpointFor, cipher: c } = await invocation(options);

@@ -17,6 +17,7 @@ import { createSubscriptionService, type SubscriptionService } from '../core/sub
 import type { Sender } from '../core/webhooks/sender';
 import { compileAllowList, parseAllowEntries } from '../core/webhooks/ssrf';
 import { ConfigError, RUNTIME_ENV } from './config';
+import { sampleOf } from './event-samples';
 import { CARHOOK_METRIC_NAMES, type MetricSink, meteredBus } from './observability';
 import type { Runtime } from './runtime';
 
@@ -37,6 +38,8 @@ export interface WebhookPorts {
   readonly onProblem?: (problem: { kind: string; message: string }) => void;
   /** Webhook retry schedule (default `standard`). */
   readonly retrySchedule?: RetrySchedule;
+  /** How long the event log keeps events (default 30 days): how far back `enable` recovers. */
+  readonly eventRetentionMs?: number;
 }
 
 export interface Webhooks {
@@ -113,6 +116,9 @@ export async function createWebhooks(
     engine,
     secrets,
     now,
+    ...(ports.retrySchedule ? { retrySchedule: ports.retrySchedule } : {}),
+    sampleOf,
+    ...(ports.eventRetentionMs !== undefined ? { eventRetentionMs: ports.eventRetentionMs } : {}),
     urlPolicy: {
       allowInsecureLoopback,
       allowList,

@@ -62,7 +62,8 @@ describe('carhook management commands against the local runtime', () => {
       '--contract',
       String(car?.contract),
       '--brand',
-      String(car?.brand),
+      // The brand by its name, as in `enroll link --brand cielo` (the v1 code is accepted too).
+      car?.brand === 'C' ? 'cielo' : 'pavo',
       '--json',
     ]);
     expect(ok.code, ok.stderr).toBe(0);
@@ -252,6 +253,11 @@ describe('carhook management commands against the local runtime', () => {
     const bad = await cli(['enroll', 'link', '--brand', 'Cielo!']);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('--brand');
+    // A brand the API does not serve is refused before any link is printed, naming those it does.
+    const unknown = await cli(['enroll', 'link', '--brand', 'mystery']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr.trim()).toBe('carhook: --brand: brand: must be one of cielo, pavo');
   });
 
   it('has a command for every operation of the HTTP API a person or a script calls', {
@@ -266,6 +272,7 @@ describe('carhook management commands against the local runtime', () => {
       'getConsole',
       'getConsoleScript',
       'getConsoleStylesheet',
+      'getFavicon',
       'completeEnrollment',
       'getOpenApiDocument',
       'getHealth',
@@ -286,12 +293,20 @@ describe('carhook management commands against the local runtime', () => {
       updateSubscription: ['subscriptions', 'edit'],
       deleteSubscription: ['subscriptions', 'remove'],
       enableSubscription: ['subscriptions', 'enable'],
+      getSubscriptionBacklog: ['subscriptions', 'backlog'],
       disableSubscription: ['subscriptions', 'disable'],
       rotateSubscriptionSecret: ['subscriptions', 'rotate'],
       sendTestEvent: ['subscriptions', 'test'],
       listDeliveries: ['subscriptions', 'deliveries'],
       listDeadLetters: ['subscriptions', 'dead-letters'],
       replayEvents: ['subscriptions', 'replay'],
+      recoverFailedDeliveries: ['subscriptions', 'recover'],
+      getEvent: ['events', 'get'],
+      listEventTypes: ['events', 'types'],
+      sendSampleEvent: ['subscriptions', 'sample'],
+      getVehicle: ['vehicles', 'get'],
+      pauseVehicle: ['vehicles', 'pause'],
+      resumeVehicle: ['vehicles', 'resume'],
     };
     expect(operations.filter((o) => !browserOnly.includes(o)).sort()).toEqual(Object.keys(commandOf).sort());
     // Each is a command of the CLI's own program (the one `carhook` runs).

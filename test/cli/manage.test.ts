@@ -55,7 +55,7 @@ describe('carhook management commands, one per route', () => {
     expect(JSON.parse(cleared.stdout).description).toBe('ops');
     const none = await cli(['subscriptions', 'edit', id]);
     expect(none.code).toBe(2);
-    expect(none.stderr).toContain('edit: give at least one of --endpoint');
+    expect(none.stderr).toContain('edit: give at least one of --url');
     const badUrl = await cli(['subscriptions', 'edit', id, '--endpoint', 'ftp://example.com/x']);
     expect(badUrl.code).toBe(1);
     expect(badUrl.stderr).toMatch(/PATCH \/subscriptions\/\S+ → 400: url/);
@@ -68,7 +68,9 @@ describe('carhook management commands, one per route', () => {
     const refused = await cli(['subscriptions', 'test', id]);
     expect(refused.code).toBe(1);
     const enabled = await cli(['subscriptions', 'enable', id]);
-    expect(enabled.stdout.trim()).toBe(`enabled ${id}: 0 parked delivery(ies) resumed`);
+    expect(enabled.code, enabled.stderr).toBe(0);
+    expect(enabled.stdout).toMatch(new RegExp(`^subscription ${id} is disabled since `));
+    expect(enabled.stdout).toContain(`\nenabled ${id}: 0 parked delivery(ies) resumed\n`);
 
     // Only the test event from here on: the first polls' events do not match this filter.
     expect((await cli(['subscriptions', 'edit', id, '--types', 'vehicle.collision.detected'])).code).toBe(0);
@@ -97,8 +99,14 @@ describe('carhook management commands, one per route', () => {
       '--no-wait',
       '--json',
     ]);
-    expect(replay.code, replay.stderr).toBe(0);
-    expect(JSON.parse(replay.stdout)).toMatchObject({ events: 0, eventIds: [] });
+    expect(replay.code, replay.stderr).toBe(1); // nothing was sent
+    expect(JSON.parse(replay.stdout)).toMatchObject({
+      events: 0,
+      eventIds: [],
+      skipped: [
+        { eventId: 'evt_none', reason: 'not in the event log: unknown, or older than its retention' },
+      ],
+    });
   });
 
   it('enrollments get shows the vehicles; remove unenrolls', { timeout: 30_000 }, async () => {

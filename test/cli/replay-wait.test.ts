@@ -13,7 +13,12 @@ const SUB = 'sub_000000000000aa';
 const RPL = 'rpl_test';
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 
-function line(eventId: string, decision: string, at: number, extra: Partial<AttemptLine> = {}): AttemptLine {
+function line(
+  eventId: string,
+  decision: AttemptLine['decision'],
+  at: number,
+  extra: Partial<AttemptLine> = {},
+): AttemptLine {
   return {
     deliveryId: extraDeliveryId('replay', eventId, SUB, RPL),
     eventId,

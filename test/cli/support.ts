@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RetrySchedule } from '../../functions/core/delivery/retry-schedule';
 import { type RunningReceiver, startReceiver } from '../../functions/local/receiver';
 import { type LocalRuntime, startLocalRuntime } from '../../functions/local/runtime';
 
@@ -16,7 +17,11 @@ export interface CliWorld {
   close(): Promise<void>;
 }
 
-export async function startCliWorld(adminToken: string, prefix: string): Promise<CliWorld> {
+export async function startCliWorld(
+  adminToken: string,
+  prefix: string,
+  options: { readonly clock?: 'wall' | 'simulated'; readonly retrySchedule?: RetrySchedule } = {},
+): Promise<CliWorld> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
   const rt = await startLocalRuntime({
     port: 0,
@@ -27,6 +32,8 @@ export async function startCliWorld(adminToken: string, prefix: string): Promise
     jsonlPath: join(dir, 'events.jsonl'),
     out: null,
     err: null,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.retrySchedule ? { retrySchedule: options.retrySchedule } : {}),
   });
   const receiver = await startReceiver({ port: 0, out: null });
   return {

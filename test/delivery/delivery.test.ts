@@ -184,7 +184,7 @@ describe('retries, dead letters and disabling', () => {
     expect((await h.stores.subscriptions.get(sub.id))?.status).toBe('active');
   });
 
-  it('410 disables the subscription, publishes webhook.endpoint.disabled once, parks the rest; enable resumes them', async () => {
+  it('410 disables the subscription, publishes webhook.endpoint.disabled once, parks the rest; enable resumes them and delivers what it missed', async () => {
     const h = setup();
     let gone = true;
     const rx = await receiver((_req, res) => res.writeHead(gone ? 410 : 204).end());
@@ -221,8 +221,9 @@ describe('retries, dead letters and disabling', () => {
     expect(rx.requests).toHaveLength(1); // the waiting one was parked, not sent
     expect((await h.stores.deliveries.get(deliveryId(waiting.id, sub.id)))?.status).toBe('parked');
     expect((await h.stores.deliveries.get(deliveryId(first.id, sub.id)))?.status).toBe('parked');
-    // Events while disabled are not fanned out to it.
-    const [skipped] = await h.publish(event());
+    // Events while disabled are not fanned out to it; enable delivers them from the log.
+    const missed = event();
+    const [skipped] = await h.publish(missed);
     expect(skipped?.deliveryIds).toEqual([]);
 
     gone = false;
@@ -230,6 +231,8 @@ describe('retries, dead letters and disabling', () => {
     expect(enabled.ok && enabled.value).toMatchObject({
       resumed: 2,
       subscription: { status: 'active', health: {} },
+      // `first` was detected as it was disabled: its parked delivery resumes, it is not recovered twice.
+      backlog: { action: 'recover', matched: 2, recovered: 1 },
     });
     await h.drain();
     expect(
@@ -237,7 +240,7 @@ describe('retries, dead letters and disabling', () => {
         .slice(1)
         .map((r) => r.headers['webhook-id'])
         .sort(),
-    ).toEqual([first.id, waiting.id].sort());
+    ).toEqual([first.id, waiting.id, missed.id].sort());
     expect((await h.stores.deliveries.get(deliveryId(first.id, sub.id)))?.status).toBe('succeeded');
   });
 
@@ -319,7 +322,7 @@ describe('retries, dead letters and disabling', () => {
     }
   });
 
-  it('reads at most 1 KB of a huge response', async () => {
+  it('keeps the first 4 KB of a huge response', async () => {
     const h = setup();
     const rx = await receiver((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' });
@@ -329,7 +332,7 @@ describe('retries, dead letters and disabling', () => {
     await h.publish(event());
     const log = await h.stores.deliveries.listAttempts({ subscriptionId: sub.id });
     expect(log.items[0]?.outcome).toBe('success');
-    expect(log.items[0]?.responseExcerpt?.length).toBeLessThanOrEqual(1024);
+    expect(log.items[0]?.responseExcerpt?.length).toBe(4096);
     expect(log.items[0]?.responseTruncated).toBe(true);
   });
 });

@@ -72,4 +72,26 @@ describe('delivery on DynamoDB Local', () => {
     expect((await h.stores.deliveries.get(deliveryId(e.id, sub.id)))?.status).toBe('succeeded');
     expect(rx.requests).toHaveLength(2);
   });
+
+  it('disable, three matching events, enable: each delivered once, in order, with its own id', async () => {
+    const h = await dynamoHarness();
+    const rx = await startReceiver((_req, res) => res.writeHead(204).end());
+    cleanups.push(rx.close);
+    const sub = await h.subscribe({ url: rx.url(), eventTypes: ['vehicle.alert.fixed'] });
+    await h.service.disable(sub.id);
+    h.clock.advance(1000);
+    const missed = [1, 2, 3].map((i) => event({ type: 'vehicle.alert.fixed' }, h.clock.ms() + i));
+    await h.publish(...missed, event({ type: 'vehicle.alert.raised' }, h.clock.ms() + 4));
+    h.clock.advance(1000);
+    expect(rx.requests).toEqual([]);
+    const preview = await h.service.backlog(sub.id);
+    expect(preview.ok && preview.value.events).toBe(3);
+    const enabled = await h.service.enable(sub.id);
+    expect(enabled.ok && enabled.value.backlog).toMatchObject({ matched: 3, recovered: 3 });
+    expect((await h.service.enable(sub.id)).ok).toBe(true);
+    await h.drain();
+    expect(rx.requests.map((r) => r.headers['webhook-id'])).toEqual(missed.map((e) => e.id));
+    for (const e of missed)
+      expect((await h.stores.deliveries.get(deliveryId(e.id, sub.id)))?.origin).toBe('recovery');
+  });
 });

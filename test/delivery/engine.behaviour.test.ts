@@ -108,7 +108,11 @@ describe('fan-out: a first attempt before any write, its outcome recorded after'
       },
     ]);
     expect(ctx.queue.sent).toStrictEqual([{ body: { deliveryId: id }, delaySeconds: 5 }]);
-    expect((await ctx.stores.subscriptions.get(sub.id))?.health).toStrictEqual({ firstFailureAt: at(T0) });
+    expect((await ctx.stores.subscriptions.get(sub.id))?.health).toStrictEqual({
+      firstFailureAt: at(T0),
+      consecutiveFailures: 1,
+      lastFailure: { at: at(T0), outcome: 'failure', statusCode: 503, error: 'HTTP 503' },
+    });
   });
 
   it('a truncated response and a Retry-After are kept on the attempt line; the retry waits for Retry-After', async () => {
@@ -498,7 +502,11 @@ describe('the queue worker', () => {
   it('failing for five days: the subscription is disabled (failing-for-5-days) instead of another retry', async () => {
     const ctx = setup({ script: () => ({ outcome: 'failure', statusCode: 500 }) });
     const sub = await ctx.subscribe({ health: { firstFailureAt: at(T0 - 5 * 86_400_000) } });
-    await ctx.stores.subscriptions.recordFailure(sub.id, at(T0 - 5 * 86_400_000), T0);
+    await ctx.stores.subscriptions.recordFailure(
+      sub.id,
+      { at: at(T0 - 5 * 86_400_000), outcome: 'failure', statusCode: 500 },
+      T0,
+    );
     const d = await pendingDelivery(ctx, sub, event(), 2);
     await ctx.engine.handleJob({ deliveryId: d.id });
     expect((await ctx.stores.deliveries.get(d.id))?.status).toBe('parked');
@@ -583,14 +591,19 @@ describe('the subscription health the policy decides on', () => {
     expect(await healthNow()).toStrictEqual({});
     ctx.clock.advance(1000);
     await (await ctx.engine.fanOut(event())).settled;
-    expect(await healthNow()).toStrictEqual({ firstFailureAt: at(T0 + 1000) });
+    const failed = { at: at(T0 + 1000), outcome: 'failure', statusCode: 500 };
+    expect(await healthNow()).toStrictEqual({
+      firstFailureAt: at(T0 + 1000),
+      consecutiveFailures: 1,
+      lastFailure: failed,
+    });
     // The cached subscription still shows no failure: this process remembers it failed.
     ctx.clock.advance(1000);
     await (await ctx.engine.fanOut(event())).settled;
-    expect(await healthNow()).toStrictEqual({ lastSuccessAt: at(T0 + 2000) });
+    expect(await healthNow()).toStrictEqual({ lastSuccessAt: at(T0 + 2000), lastFailure: failed });
     ctx.clock.advance(1000);
     await (await ctx.engine.fanOut(event())).settled;
-    expect(await healthNow()).toStrictEqual({ lastSuccessAt: at(T0 + 2000) });
+    expect(await healthNow()).toStrictEqual({ lastSuccessAt: at(T0 + 2000), lastFailure: failed });
   });
 
   it('the health write failing on a success: reported, the delivery still succeeds', async () => {

@@ -13,7 +13,10 @@ import type { EventEnvelope } from '../../functions/core/events/envelope';
 import type { EventBus } from '../../functions/core/publishing/ports';
 import type { JobQueue, OutgoingMessage } from '../../functions/core/queue/ports';
 import type { DeliveryStore, SubscriptionStore } from '../../functions/core/subscriptions/ports';
-import { createSubscriptionService } from '../../functions/core/subscriptions/service';
+import {
+  createSubscriptionService,
+  type SubscriptionServiceDeps,
+} from '../../functions/core/subscriptions/service';
 import type { AllowList, Resolver } from '../../functions/core/webhooks/ssrf';
 import { loopbackAllowList } from '../webhooks/receiver';
 
@@ -83,6 +86,7 @@ export interface HarnessOptions {
   readonly allowInsecureLoopback?: boolean;
   readonly engine?: Partial<DeliveryEngineDeps>;
   readonly stores?: { subscriptions: SubscriptionStore; deliveries: DeliveryStore };
+  readonly service?: Partial<SubscriptionServiceDeps>;
 }
 
 export function harness(options: HarnessOptions = {}) {
@@ -126,6 +130,7 @@ export function harness(options: HarnessOptions = {}) {
     secrets,
     urlPolicy: policy,
     now: clock.now,
+    ...options.service,
   });
 
   /** Runs queued jobs, advancing the clock to the next one, until the queue is empty. */

@@ -80,7 +80,12 @@ describe('carhook dev end to end', () => {
 
     // The banner says what runs where.
     const banner = running.output();
-    expect(banner).toContain(`HTTP API        http://127.0.0.1:${port}`);
+    expect(banner).toContain(
+      `console         http://127.0.0.1:${port}/   (sign in with the admin token below)\n`,
+    );
+    expect(banner).toContain(
+      `HTTP API        http://127.0.0.1:${port}   OpenAPI 3.1 at http://127.0.0.1:${port}/openapi.json\n`,
+    );
     expect(banner).toContain(`control API http://127.0.0.1:${simPort}/_sim`);
     expect(banner).toMatch(
       new RegExp(`DynamoDB Local  http://127\\.0\\.0\\.1:\\d+   persisted in ${dataDir}`),

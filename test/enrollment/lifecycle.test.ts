@@ -22,6 +22,16 @@ describe('fleet contracts (v1)', () => {
     expect(validateFleetInput({ vin: 'VC2BS85NADMNYAMM', contract: 'K1', brand: 'C' })).toMatchObject({
       field: 'vin',
     });
+    // One spelling of a brand: its name, as in /oauth/cielo/authorize; the v1 code is taken too.
+    expect(validateFleetInput({ vin: 'VC2BS85NADMNYAMM1', contract: 'K1', brand: 'cielo' })).toEqual({
+      ok: true,
+      value: { vin: 'VC2BS85NADMNYAMM1', contract: 'K1', brand: 'C' },
+    });
+    expect(validateFleetInput({ vin: 'VC2BS85NADMNYAMM1', contract: 'K1', brand: 'Cielo' })).toEqual({
+      ok: false,
+      field: 'brand',
+      message: "brand: must be cielo or pavo (the v1 API's codes C and P are accepted too)",
+    });
     expect(validateFleetInput({ vin: 'VC2BS85NADMNYAMM1', contract: 'K 1', brand: 'C' })).toMatchObject({
       field: 'contract',
     });

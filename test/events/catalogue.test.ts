@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import * as z from 'zod';
 import {
   buildEvent,
   EVENT_TYPES,
@@ -6,6 +7,7 @@ import {
   eventDefinition,
   isEventType,
 } from '../../functions/core/events/catalogue';
+import { defineEvent } from '../../functions/core/events/common';
 import { eventId } from '../../functions/core/events/ids';
 import { describeValidationError, validateEvent } from '../../functions/core/events/validate';
 
@@ -16,6 +18,26 @@ const envelopeParts = {
   sequence: 0,
   source: { api: 'carhook' as const, operation: 'POST /subscriptions/{id}/test' },
 };
+
+describe('defineEvent', () => {
+  it('builds the data schema at the first read of `data`, once, not when the type is defined', () => {
+    const build = vi.fn(() => z.object({ n: z.number() }));
+    const def = defineEvent({
+      type: 'x.y',
+      version: 2,
+      producer: 'test',
+      audience: 'opt-in',
+      description: 'a type',
+      data: build,
+    });
+    expect(build).not.toHaveBeenCalled();
+    expect(def).toMatchObject({ type: 'x.y', version: 2, producer: 'test', audience: 'opt-in' });
+    const first = def.data;
+    expect(def.data).toBe(first);
+    expect(build).toHaveBeenCalledTimes(1);
+    expect(first.safeParse({ n: 1 }).success).toBe(true);
+  });
+});
 
 describe('event catalogue', () => {
   it('defines every type of the design once, each with a version', () => {

@@ -155,4 +155,20 @@ describe('Lambda bundles (esbuild as CarhookFunction bundles)', () => {
     expect(inputs.filter((i) => i.includes('client-eventbridge/dist-es/EventBridgeClient'))).toEqual([]);
     expect(inputs.some((i) => i.includes('client-sqs/dist-es/SQSClient'))).toBe(true);
   });
+
+  it('planner.ts carries no token manager, OAuth client, event catalogue or schema checks: it only plans', async () => {
+    const { inputs } = await bundle('planner.ts');
+    const pollSide = inputs.filter(
+      (i) =>
+        i.startsWith('functions/core/tokens/') ||
+        i.startsWith('functions/core/events/types/') ||
+        ['functions/core/events/catalogue.ts', 'functions/core/events/validate.ts'].includes(i) ||
+        packageOf(i) === 'oauth4webapi',
+    );
+    expect(pollSide).toEqual([]);
+    // The poll worker, built the same way, does carry them: the filter above finds what it looks for.
+    const worker = (await bundle('poll-worker.ts')).inputs;
+    expect(worker).toContain('functions/core/events/catalogue.ts');
+    expect(worker.some((i) => packageOf(i) === 'oauth4webapi')).toBe(true);
+  });
 });

@@ -9,7 +9,8 @@ import { createHttpApiHandler } from '../../functions/handlers/http-api';
 import { createPlannerHandler } from '../../functions/handlers/planner';
 import { createPollWorkerHandler } from '../../functions/handlers/poll-worker';
 import { createSweeperHandler, SweeperError } from '../../functions/handlers/sweeper';
-import { type AwsRuntime, createAwsRuntime, lazy } from '../../functions/runtime/aws';
+import { type AwsRuntime, lazy } from '../../functions/runtime/aws';
+import { createAwsPlanner } from '../../functions/runtime/aws-planner';
 import { logger } from '../../functions/runtime/observability';
 import { BRANDS } from '../../sim';
 import { startReceiver } from '../webhooks/receiver';
@@ -88,7 +89,7 @@ describe('Lambda handlers on DynamoDB Local, the simulator and fake AWS clients'
 
     it('enrolls over HTTP, plans, polls with a partial batch failure, and sweeps what was not published', async () => {
       const http = createHttpApiHandler(lazy(() => w.runtime(['secrets', 'bus'])));
-      const planner = createPlannerHandler(lazy(() => w.runtime(['pollQueue'])));
+      const planner = createPlannerHandler(lazy(() => w.planner()));
       const worker = createPollWorkerHandler(lazy(() => w.runtime(['secrets', 'bus'])));
       const sweeper = createSweeperHandler(lazy(() => w.runtime(WEBHOOK_NEEDS, WEBHOOK_UNBOUND)));
 
@@ -359,7 +360,7 @@ describe('Lambda handlers on DynamoDB Local, the simulator and fake AWS clients'
         const vehicleId = w.sim.world.users().find((u) => u.vehicleIds.length > 0)?.vehicleIds[0];
         await control(`/vehicles/${vehicleId}/alerts`, { severity: 'high' });
         const worker = createPollWorkerHandler(lazy(() => w.runtime(['secrets', 'bus'])));
-        const planner = createPlannerHandler(lazy(() => w.runtime(['pollQueue'])));
+        const planner = createPlannerHandler(lazy(() => w.planner()));
         await control('/clock/advance', { seconds: 60 });
         await planner(schedulerEvent(), lambdaContext('planner'));
         await worker(w.sqs.drainAsEvent(), lambdaContext('poll-worker'));
@@ -438,7 +439,7 @@ describe('Lambda handlers on DynamoDB Local, the simulator and fake AWS clients'
     });
 
     it('reports a configuration error naming every missing variable', async () => {
-      const planner = createPlannerHandler(lazy(() => createAwsRuntime({ env: {}, needs: ['pollQueue'] })));
+      const planner = createPlannerHandler(lazy(() => createAwsPlanner({ env: {}, needs: ['pollQueue'] })));
       await expect(planner(schedulerEvent(), lambdaContext('planner'))).rejects.toThrow(
         /CARHOOK_TABLE_NAME: is required.*CARHOOK_POLL_QUEUE_URL: is required/,
       );

@@ -15,6 +15,7 @@ import type { APIGatewayProxyEventV2, Context, SQSEvent, SQSRecord } from 'aws-l
 import type { SqsClientLike, SqsCommand } from '../../functions/adapters/sqs/queue';
 import { generateKey } from '../../functions/core/crypto/token-cipher';
 import { type AwsRuntime, createAwsRuntime } from '../../functions/runtime/aws';
+import { type AwsPlanner, createAwsPlanner } from '../../functions/runtime/aws-planner';
 import type { ConfigNeed } from '../../functions/runtime/config';
 import { createWebhooks } from '../../functions/runtime/webhooks';
 import { type RunningSimulator, startSimulator } from '../../sim';
@@ -185,6 +186,8 @@ export interface HandlerWorld {
    * The runtime of one function; `unbound` drops variables its CDK function does not get, `overrides`
    * replaces some (a secret that does not exist, say).
    */
+  /** The planner function's own composition (no token manager, OAuth client or catalogue). */
+  planner(): AwsPlanner;
   runtime(
     needs: readonly ConfigNeed[],
     unbound?: readonly string[],
@@ -242,6 +245,13 @@ export async function startHandlerWorld(options: { apiClientSecret?: string } = 
         now: () => sim.world.now(),
         webhooks: createWebhooks,
         webhookSender: { allowInsecureLoopback: true, allowList: loopbackAllowList() },
+      }),
+    planner: () =>
+      createAwsPlanner({
+        env,
+        needs: ['pollQueue'],
+        clients: { dynamodb, sqs, secretsManager: () => secretsManager.client },
+        now: () => sim.world.now(),
       }),
     close: async () => {
       await sim.close();

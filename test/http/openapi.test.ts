@@ -2,16 +2,12 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import Ajv2020 from 'ajv/dist/2020';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { createMemorySubscriptionStores } from '../../functions/adapters/memory/subscriptions';
-import type { DeliveryJob } from '../../functions/core/delivery/engine';
-import { createHttpApp } from '../../functions/http/app';
-import { createWebhooks } from '../../functions/runtime/webhooks';
+import type { createHttpApp } from '../../functions/http/app';
+import type { createWebhooks } from '../../functions/runtime/webhooks';
 import { CARHOOK_HTTP_ROUTES } from '../../lib/constructs/carhook-http-api';
-import { MemoryQueue } from '../polling/support';
-import { type SimRuntime, startSimRuntime } from '../runtime/support';
-import { loopbackAllowList } from '../webhooks/receiver';
+import type { SimRuntime } from '../runtime/support';
+import { documentedApp, DOCUMENT_TOKEN as TOKEN } from './document-support';
 
-const TOKEN = 'admin-token-0123456789abcdef';
 const auth = { authorization: `Bearer ${TOKEN}` };
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is JSON, read freely by the test.
@@ -19,28 +15,29 @@ type Json = any;
 
 const sorted = (xs: readonly string[]) => [...xs].sort();
 
+/** Ajv over the document's components: `schemaOf(schema)` validates against a schema that may `$ref` them. */
+function componentsAjv(doc: Json) {
+  const ajv = new Ajv2020({ strict: false, validateFormats: false });
+  ajv.addSchema({ $id: 'carhook-openapi', components: doc.components });
+  return (schema: Json) => {
+    const rebased = JSON.parse(
+      JSON.stringify(schema).replaceAll('"#/components/', '"carhook-openapi#/components/'),
+    ) as Json;
+    return ajv.compile(rebased);
+  };
+}
+
 describe('GET /openapi.json', () => {
   let s: SimRuntime;
   let app: ReturnType<typeof createHttpApp>;
   let doc: Json;
   let webhooks: Awaited<ReturnType<typeof createWebhooks>>;
+  let close: () => Promise<void>;
 
   beforeEach(async () => {
-    s = await startSimRuntime();
-    webhooks = await createWebhooks(s.runtime, {
-      ...createMemorySubscriptionStores(),
-      deliveryQueue: new MemoryQueue<DeliveryJob>(),
-      senderOptions: { allowInsecureLoopback: true, allowList: loopbackAllowList() },
-    });
-    app = createHttpApp(
-      { runtime: s.runtime, subscriptions: webhooks.service },
-      { auth: { kind: 'admin-token', token: TOKEN } },
-    );
-    const res = await app.request('/openapi.json');
-    expect(res.status).toBe(200);
-    doc = await res.json();
+    ({ s, app, doc, webhooks, close } = await documentedApp());
   });
-  afterEach(() => s.close());
+  afterEach(() => close());
 
   /** Every route the app serves, `GET /events` with `{id}` for `:id` (middleware excluded). */
   const served = () => [
@@ -62,17 +59,18 @@ describe('GET /openapi.json', () => {
     expect(result.valid).toBe(true);
   });
 
-  it('states every schema as valid JSON Schema 2020-12 (the OpenAPI 3.1 dialect)', () => {
-    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+  it('states every schema as valid JSON Schema 2020-12 (the OpenAPI 3.1 dialect), each named schema too', () => {
+    const compile = componentsAjv(doc);
     let count = 0;
     JSON.stringify(doc, (key, value) => {
       if (key === 'schema') {
-        ajv.compile(value); // throws on a schema that is not valid 2020-12
+        compile(value); // throws on a schema that is not valid 2020-12, or a $ref to nothing
         count += 1;
       }
       return value;
     });
     expect(count).toBeGreaterThan(30);
+    for (const name of Object.keys(doc.components.schemas)) compile({ $ref: `#/components/schemas/${name}` });
   });
 
   it('documents exactly the routes the app serves, and the routes API Gateway declares', () => {
@@ -92,7 +90,10 @@ describe('GET /openapi.json', () => {
   });
 
   it('states the request schemas the routes validate with', async () => {
-    const create = doc.paths['/subscriptions'].post.requestBody.content['application/json'].schema;
+    expect(doc.paths['/subscriptions'].post.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/CreateSubscription',
+    });
+    const create = doc.components.schemas.CreateSubscription;
     const { $schema: _d, ...expected } = z.toJSONSchema(webhooks.service.schemas.create, {
       io: 'input',
       unrepresentable: 'any',
@@ -102,7 +103,15 @@ describe('GET /openapi.json', () => {
     expect(create.required).toEqual(['url']);
 
     const events = doc.paths['/events'].get.parameters as Json[];
-    expect(events.map((p) => p.name)).toEqual(['limit', 'cursor', 'since', 'until', 'type', 'vehicleId']);
+    expect(events.map((p) => p.name)).toEqual([
+      'limit',
+      'cursor',
+      'since',
+      'until',
+      'type',
+      'vehicleId',
+      'vin',
+    ]);
     expect(events.every((p) => p.in === 'query' && p.required === false)).toBe(true);
     // What the document says is refused, the route refuses, naming the same field.
     const bad = await app.request('/events?limit=101', { headers: auth });
@@ -113,7 +122,7 @@ describe('GET /openapi.json', () => {
   });
 
   it('describes what the routes answer (responses checked against the documented schemas)', async () => {
-    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    const compile = componentsAjv(doc);
     const check = async (method: string, path: string, docPath: string, status: number, body?: unknown) => {
       const res = await app.request(path, {
         method,
@@ -124,7 +133,7 @@ describe('GET /openapi.json', () => {
       const json = await res.json();
       const schema =
         doc.paths[docPath][method.toLowerCase()].responses[String(status)].content['application/json'].schema;
-      const validate = ajv.compile(schema);
+      const validate = compile(schema);
       expect(validate(json) ? [] : validate.errors, `${method} ${path}`).toEqual([]);
       return json as Json;
     };

@@ -208,6 +208,133 @@ describe('management routes', () => {
     expect(bad.json?.error.field).toBe('eventIds[0]');
   });
 
+  it('shows the backlog before enable, and enables with it delivered or discarded', async () => {
+    const { call, h } = setup();
+    const rx = await receiver((_req, res) => res.writeHead(204).end());
+    const { id } = await create(call, rx.url());
+    expect((await call('GET', `/subscriptions/${id}/backlog`)).json).toEqual({
+      subscriptionId: id,
+      status: 'active',
+      events: 0,
+      more: false,
+      limit: 10_000,
+      parked: 0,
+    });
+    await call('POST', `/subscriptions/${id}/disable`);
+    h.clock.advance(1000);
+    const missed = event({}, h.clock.ms());
+    await h.publish(missed);
+    const backlog = await call('GET', `/subscriptions/${id}/backlog`);
+    expect(backlog.status).toBe(200);
+    expect(backlog.json).toMatchObject({ status: 'disabled', events: 1, window: { truncated: false } });
+    const bad = await call('POST', `/subscriptions/${id}/enable`, { backlog: 'later' });
+    expect(bad.status).toBe(400);
+    expect(bad.json?.error).toMatchObject({ code: 'Malformed', field: 'backlog' });
+    const unknown = await call('POST', `/subscriptions/${id}/enable`, { recover: true });
+    expect(unknown.json?.error.field).toBe('recover');
+    const enabled = await call('POST', `/subscriptions/${id}/enable`, { backlog: 'discard' });
+    expect(enabled.status).toBe(200);
+    expect(enabled.json?.backlog).toMatchObject({
+      action: 'discard',
+      matched: 1,
+      discarded: 1,
+      recovered: 0,
+    });
+    await h.drain();
+    expect(rx.requests).toEqual([]);
+  });
+
+  it('filters the attempt log by status, event type and event id; each line has its request and answer', async () => {
+    const { call, h } = setup();
+    let status = 500;
+    const rx = await receiver((_req, res) => res.writeHead(status, { 'x-receiver': 'rx' }).end('nope'));
+    const { id } = await create(call, rx.url());
+    const [a, b] = [event({}, T0), event({ type: 'vehicle.trip.completed' }, T0)];
+    await h.publish(a);
+    status = 200;
+    h.clock.advance(1000);
+    await h.publish(b);
+    const all = await call('GET', `/subscriptions/${id}/deliveries`);
+    expect(all.json?.items.map((x: { eventId: string }) => x.eventId)).toEqual([b.id, a.id]);
+    const failed = await call('GET', `/subscriptions/${id}/deliveries?status=failed`);
+    expect(failed.json?.items).toHaveLength(1);
+    expect(failed.json?.items[0]).toMatchObject({
+      eventId: a.id,
+      statusCode: 500,
+      errorClass: 'http',
+      responseExcerpt: 'nope',
+      responseHeaders: { 'x-receiver': 'rx' },
+      requestHeaders: { 'webhook-id': a.id, 'content-type': 'application/json' },
+    });
+    expect(
+      (await call('GET', `/subscriptions/${id}/deliveries?eventType=vehicle.trip.completed`)).json?.items,
+    ).toMatchObject([{ eventId: b.id, outcome: 'success' }]);
+    expect((await call('GET', `/subscriptions/${id}/deliveries?eventId=${a.id}`)).json?.items).toHaveLength(
+      1,
+    );
+    const since = new Date(T0 + 500).toISOString();
+    expect((await call('GET', `/subscriptions/${id}/deliveries?since=${since}`)).json?.items).toMatchObject([
+      { eventId: b.id },
+    ]);
+    const bad = await call('GET', `/subscriptions/${id}/deliveries?status=sometimes`);
+    expect(bad.status).toBe(400);
+    expect(bad.json?.error.field).toBe('status');
+  });
+
+  it('recovers the dead letters since a time, as new deliveries of the same events', async () => {
+    const { call, h } = setup();
+    const rx = await receiver((_req, res) => res.writeHead(204).end());
+    const { id } = await create(call, rx.url());
+    const dead = (e: ReturnType<typeof event>, at: number) =>
+      h.stores.deliveries.create({
+        id: `dlv_dead_${e.id}`,
+        subscriptionId: id,
+        eventId: e.id,
+        eventType: e.type,
+        envelope: e,
+        origin: 'event',
+        status: 'dead',
+        attempts: 8,
+        nextAttemptAt: new Date(at).toISOString(),
+        createdAt: new Date(T0).toISOString(),
+        updatedAt: new Date(at).toISOString(),
+        lastAttemptAt: new Date(at).toISOString(),
+      });
+    const [old, recent] = [event({}, T0), event({}, T0)];
+    await dead(old, T0 - 86_400_000);
+    await dead(recent, T0 - 60_000);
+    const recovered = await call('POST', `/subscriptions/${id}/recover`, {
+      since: new Date(T0 - 3_600_000).toISOString(),
+    });
+    expect(recovered.status).toBe(202);
+    expect(recovered.json).toMatchObject({ deliveries: 1, eventIds: [recent.id] });
+    await h.drain();
+    expect(rx.requests.map((r) => r.headers['webhook-id'])).toEqual([recent.id]);
+    expect((await call('POST', `/subscriptions/${id}/recover`, {})).json?.error.field).toBe('since');
+  });
+
+  it('shows an event with its delivery to each subscription; 404 for an unknown one', async () => {
+    const { call, h } = setup();
+    const rx = await receiver((_req, res) => res.writeHead(204).end());
+    const one = await create(call, rx.url());
+    const other = await create(call, rx.url(), { eventTypes: ['vehicle.trip.completed'] });
+    const e = event();
+    await h.publish(e);
+    const got = await call('GET', `/events/${e.id}`);
+    expect(got.status).toBe(200);
+    expect(got.json?.event).toMatchObject({ id: e.id, type: e.type, published: false });
+    expect(got.json?.deliveries).toEqual([
+      expect.objectContaining({
+        subscriptionId: one.id,
+        url: rx.url(),
+        delivery: expect.objectContaining({ status: 'succeeded', attempts: 1, eventId: e.id }),
+      }),
+    ]);
+    expect(got.json?.deliveries[0].delivery.envelope).toBeUndefined();
+    expect(other.id).not.toBe(one.id);
+    expect((await call('GET', '/events/evt_missing')).status).toBe(404);
+  });
+
   it('404s unknown ids on every route', async () => {
     const { call } = setup();
     const id = 'sub_0000000000aaaaaaaaaaaaaaaaaaaa';
@@ -217,10 +344,12 @@ describe('management routes', () => {
       ['DELETE', `/subscriptions/${id}`],
       ['POST', `/subscriptions/${id}/rotate-secret`],
       ['POST', `/subscriptions/${id}/test`],
+      ['GET', `/subscriptions/${id}/backlog`],
       ['POST', `/subscriptions/${id}/enable`],
       ['POST', `/subscriptions/${id}/disable`],
       ['GET', `/subscriptions/${id}/deliveries`],
       ['POST', `/subscriptions/${id}/replay`, { since: '2026-11-22T00:00:00Z' }],
+      ['POST', `/subscriptions/${id}/recover`, { since: '2026-11-22T00:00:00Z' }],
       ['GET', '/subscriptions/not-an-id'],
     ] as const) {
       const res = await call(method, path, body);

@@ -280,9 +280,9 @@ describe('cdk-nag AwsSolutionsChecks', () => {
       'AwsSolutions-SQS3',
     ]);
     for (const a of acknowledged) expect(a.reason.length, a.id).toBeGreaterThan(40);
-    // APIG4 (no authorization) only on the seven public routes: health, the OpenAPI document, OAuth,
-    // the console's page and assets.
-    expect(acknowledged.filter((a) => a.id === 'AwsSolutions-APIG4')).toHaveLength(7);
+    // APIG4 (no authorization) only on the eight public routes: health, the OpenAPI document, OAuth,
+    // the console's page, assets and icon.
+    expect(acknowledged.filter((a) => a.id === 'AwsSolutions-APIG4')).toHaveLength(8);
   });
 
   it('does run: an unacknowledged finding fails synthesis (control)', () => {

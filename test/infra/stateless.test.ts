@@ -652,13 +652,16 @@ describe('HTTP API', () => {
       'GET /',
       'GET /console/app.css',
       'GET /console/app.js',
+      'GET /favicon.ico',
       'GET /health',
       'GET /oauth/callback',
       'GET /oauth/{brand}/authorize',
       'GET /openapi.json',
     ]);
     for (const r of routes.filter((x) => x.auth !== 'NONE')) {
-      expect(r.key).toMatch(/^(GET|POST|PATCH|DELETE) \/(subscriptions|enrollments|events|metrics)(\/|$)/);
+      expect(r.key).toMatch(
+        /^(GET|POST|PATCH|DELETE) \/(subscriptions|enrollments|events|event-types|vehicles|metrics)(\/|$)/,
+      );
       expect(r.auth, r.key).toBe('AWS_IAM');
     }
     // No catch-all: an unknown path never reaches the function.

@@ -39,7 +39,9 @@ describe('local bus', () => {
       envelope('evt-3', { type: 'enrollment.vehicle.added' }),
     ]);
     expect(lines).toHaveLength(4);
-    expect(lines[0]).toMatch(/^2026-11-22T03:00:00\.000Z\s+webhook\.test\s+veh-1\s+evt-0$/);
+    expect(lines[0]).toMatch(
+      /^2026-11-22T03:00:05\.000Z\s+webhook\.test\s+veh-1\s+#1 {2}evt-0 {2}\(occurred 2026-11-22T03:00:00\.000Z\)$/,
+    );
   });
 
   it('is silent with out: null and writes no file without a path', async () => {
@@ -155,6 +157,26 @@ describe('local bus', () => {
 
   it('formats events without a vehicle with their enrollment id', () => {
     const { vehicle: _v, ...rest } = envelope('e', { type: 'enrollment.reauthorization_required' });
-    expect(formatEventLine(rest)).toMatch(/enrollment\.reauthorization_required\s+enr-1\s+e\n$/);
+    expect(formatEventLine(rest)).toMatch(
+      /enrollment\.reauthorization_required\s+enr-1\s+#\d+ {2}e {2}\(occurred /,
+    );
+  });
+
+  it('prints events in detection order, led by their detection time, with their sequence', async () => {
+    const lines: string[] = [];
+    const bus = new LocalBus({ out: { write: (t: string) => lines.push(...t.split('\n').filter(Boolean)) } });
+    const at = (s: number) => new Date(Date.UTC(2026, 10, 22, 10, 0, s)).toISOString();
+    const old = {
+      ...envelope('old'),
+      occurredAt: '2025-01-01T00:00:00.000Z',
+      detectedAt: at(5),
+      sequence: 2,
+    };
+    const first = { ...envelope('first'), occurredAt: at(4), detectedAt: at(5), sequence: 1 };
+    const earlier = { ...envelope('earlier'), occurredAt: at(1), detectedAt: at(2), sequence: 3 };
+    await bus.publish([old, first, earlier]);
+    expect(lines.map((l) => l.split(/\s+/)[0])).toEqual([at(2), at(5), at(5)]);
+    expect(lines.map((l) => /#(\d+)/.exec(l)?.[1])).toEqual(['3', '1', '2']);
+    expect(lines[2]).toContain('(occurred 2025-01-01T00:00:00.000Z)');
   });
 });

@@ -11,6 +11,14 @@ import { createAwsRuntime } from '../../functions/runtime/aws';
 import { awsClient, forgetAwsClients, onFirstSend } from '../../functions/runtime/aws-clients';
 import { processTracer } from '../../functions/runtime/tracing';
 
+/** What every function's runtime needs: the table and the API's addresses. */
+const MINIMAL_ENV = {
+  CARHOOK_TABLE_NAME: 'carhook-test',
+  CARHOOK_API_BASE_URL: 'https://api.example.net',
+  CARHOOK_AUTH_URL: 'https://id.example.net',
+  CARHOOK_BRANDS: 'cielo',
+};
+
 type Client = { send(command: string): Promise<string> };
 
 describe('onFirstSend (a client created at its first call)', () => {
@@ -111,12 +119,7 @@ describe('createAwsRuntime without injected clients', () => {
   it('says which client a function was built without, at its first use', async () => {
     forgetAwsClients();
     const runtime = createAwsRuntime({
-      env: {
-        CARHOOK_TABLE_NAME: 'carhook-test',
-        CARHOOK_API_BASE_URL: 'https://api.example.net',
-        CARHOOK_AUTH_URL: 'https://id.example.net',
-        CARHOOK_BRANDS: 'cielo',
-      },
+      env: MINIMAL_ENV,
       needs: [],
       services: { dynamodb: (c) => new DynamoDBClient({ ...c, region: 'eu-west-1' }) },
     });
@@ -142,12 +145,7 @@ describe('createAwsRuntime without injected clients', () => {
         AWS_SECRET_ACCESS_KEY: 'test',
       });
       const runtime = createAwsRuntime({
-        env: {
-          CARHOOK_TABLE_NAME: 'carhook-test',
-          CARHOOK_API_BASE_URL: 'https://api.example.net',
-          CARHOOK_AUTH_URL: 'https://id.example.net',
-          CARHOOK_BRANDS: 'cielo',
-        },
+        env: MINIMAL_ENV,
         needs: [],
         // As the handlers list them (functions/handlers/*.ts): each client from its own package.
         services: {

@@ -19,6 +19,7 @@ describe('metrics window', () => {
     w.sink.record(M.deliveriesSucceeded, 'Count', 1);
     w.sink.record(M.deliveriesFailed, 'Count', 1);
     w.sink.record(M.pollsCompleted, 'Count', 4);
+    w.sink.record(M.historyFound, 'Count', 2);
     w.sink.record(M.quotaRemaining, 'Count', 50); // a gauge: not summed
     w.sink.record(M.apiRequests, 'Count', Number.NaN);
     const snap = w.snapshot();
@@ -37,6 +38,7 @@ describe('metrics window', () => {
       eventsPublished: 0,
       deliveriesSucceeded: 0,
       deliveriesFailed: 0,
+      historyFound: 0,
       lagMs: { count: 10, p50: 500, p95: 1000, max: 1000 },
     });
     expect(snap.minutes[2]).toMatchObject({
@@ -45,6 +47,8 @@ describe('metrics window', () => {
       eventsPublished: 2,
       deliveriesSucceeded: 1,
       deliveriesFailed: 1,
+      historyFound: 2,
+      lagMs: { count: 0 },
     });
   });
 

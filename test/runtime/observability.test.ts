@@ -38,7 +38,7 @@ describe('metrics the runtime emits', () => {
     expect(seen.every((s) => s?.aborted)).toBe(true);
   });
 
-  it('counts published events per type, their detection lag, and re-authorizations once', async () => {
+  it('counts published events per type, their detection lag (history apart), and re-authorizations once', async () => {
     const inner: EventBus = {
       publish: async (events) => ({
         published: events.filter((e) => e.id !== 'failed').map((e) => e.id),
@@ -57,11 +57,17 @@ describe('metrics the runtime emits', () => {
         '2026-01-01T00:00:00.000Z',
       ),
       event('failed', 'vehicle.alert.fixed', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'),
+      // Found already active at enrollment: history (a year old), not a lag.
+      {
+        ...event('old', 'vehicle.alert.raised', '2025-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'),
+        data: { initial: true },
+      },
     ]);
+    expect(sink.total('HistoryFound')).toBe(1);
     const published = sink.recorded.filter((r) => r.name === 'EventsPublished');
     expect(published).toEqual(
       expect.arrayContaining([
-        { name: 'EventsPublished', unit: 'Count', value: 2, dimensions: { type: 'vehicle.alert.raised' } },
+        { name: 'EventsPublished', unit: 'Count', value: 3, dimensions: { type: 'vehicle.alert.raised' } },
         {
           name: 'EventsPublished',
           unit: 'Count',

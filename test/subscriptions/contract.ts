@@ -20,6 +20,7 @@ export type SubscriptionStoresFactory = () => Promise<{
 
 export const T0 = Date.parse('2026-11-22T10:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
+const failure = (ms: number) => ({ at: iso(ms), outcome: 'failure' as const, statusCode: 500 });
 
 export function subscription(id: string, overrides: Partial<SubscriptionRecord> = {}): SubscriptionRecord {
   return {
@@ -142,11 +143,15 @@ export function subscriptionStoreContract(name: string, make: SubscriptionStores
       expect(await subscriptions.update('sub_missing', { description: 'y' }, T0)).toBeUndefined();
     });
 
-    it('disables once, leaves the active list, and enable resets the health', async () => {
+    it('disables once, leaves the active list, and enable clears the failing streak but keeps the history', async () => {
       const { subscriptions } = await make();
       await subscriptions.create(subscription('sub_a'));
       await subscriptions.create(subscription('sub_b'));
-      expect(await subscriptions.recordFailure('sub_a', iso(T0), T0)).toEqual({ firstFailureAt: iso(T0) });
+      expect(await subscriptions.recordFailure('sub_a', failure(T0), T0)).toEqual({
+        firstFailureAt: iso(T0),
+        consecutiveFailures: 1,
+        lastFailure: { at: iso(T0), outcome: 'failure', statusCode: 500 },
+      });
       expect(await subscriptions.disable('sub_a', 'gone', T0 + 5)).toBe(true);
       expect(await subscriptions.disable('sub_a', 'gone', T0 + 6)).toBe(false);
       const disabled = await subscriptions.get('sub_a');
@@ -156,24 +161,38 @@ export function subscriptionStoreContract(name: string, make: SubscriptionStores
       expect(await subscriptions.enable('sub_a', T0 + 11)).toBe(false);
       const enabled = await subscriptions.get('sub_a');
       expect(enabled?.status).toBe('active');
-      expect(enabled?.health).toEqual({});
+      expect(enabled?.health).toEqual({ lastFailure: { at: iso(T0), outcome: 'failure', statusCode: 500 } });
       expect(enabled?.disabledReason).toBeUndefined();
       expect((await subscriptions.listActive()).map((s) => s.id)).toEqual(['sub_a', 'sub_b']);
     });
 
-    it('keeps the start of a failing streak until a success ends it', async () => {
+    it('counts a failing streak from its first failure, keeps the last failure, until a success ends it', async () => {
       const { subscriptions } = await make();
       await subscriptions.create(subscription('sub_a'));
-      expect(await subscriptions.recordFailure('sub_a', iso(T0), T0)).toEqual({ firstFailureAt: iso(T0) });
-      expect(await subscriptions.recordFailure('sub_a', iso(T0 + 9), T0 + 9)).toEqual({
+      expect(await subscriptions.recordFailure('sub_a', failure(T0), T0)).toEqual({
         firstFailureAt: iso(T0),
+        consecutiveFailures: 1,
+        lastFailure: { at: iso(T0), outcome: 'failure', statusCode: 500 },
       });
+      const timeout = { at: iso(T0 + 9), outcome: 'timeout' as const, error: 'x'.repeat(800) };
+      expect(await subscriptions.recordFailure('sub_a', timeout, T0 + 9)).toEqual({
+        firstFailureAt: iso(T0),
+        consecutiveFailures: 2,
+        // The status of the previous failure does not linger; a long error is cut to 500 characters.
+        lastFailure: { at: iso(T0 + 9), outcome: 'timeout', error: 'x'.repeat(500) },
+      });
+      expect(await subscriptions.get('sub_a')).toMatchObject({ health: { consecutiveFailures: 2 } });
       expect(await subscriptions.recordSuccess('sub_a', iso(T0 + 20), T0 + 20)).toBe(true);
-      expect((await subscriptions.get('sub_a'))?.health).toEqual({ lastSuccessAt: iso(T0 + 20) });
-      expect((await subscriptions.recordFailure('sub_a', iso(T0 + 30), T0 + 30))?.firstFailureAt).toBe(
-        iso(T0 + 30),
-      );
-      expect(await subscriptions.recordFailure('sub_missing', iso(T0), T0)).toBeUndefined();
+      expect((await subscriptions.get('sub_a'))?.health).toEqual({
+        lastSuccessAt: iso(T0 + 20),
+        lastFailure: { at: iso(T0 + 9), outcome: 'timeout', error: 'x'.repeat(500) },
+      });
+      expect(await subscriptions.recordFailure('sub_a', failure(T0 + 30), T0 + 30)).toMatchObject({
+        firstFailureAt: iso(T0 + 30),
+        consecutiveFailures: 1,
+        lastSuccessAt: iso(T0 + 20),
+      });
+      expect(await subscriptions.recordFailure('sub_missing', failure(T0), T0)).toBeUndefined();
       expect(await subscriptions.recordSuccess('sub_missing', iso(T0), T0)).toBe(false);
     });
 
@@ -303,6 +322,59 @@ export function subscriptionStoreContract(name: string, make: SubscriptionStores
       expect([...second.items, ...third.items].map((a) => a.attemptNumber)).toEqual([3, 2, 1]);
       expect(third.cursor).toBeUndefined();
       expect((await deliveries.listAttempts({ subscriptionId: 'sub_other' })).items).toEqual([]);
+    });
+
+    it('filters the attempt log by time, status, event type and event id, page by page; keeps headers and 4 KB', async () => {
+      const { deliveries } = await make();
+      const a = delivery('sub_a', 'evt_1');
+      const b = delivery('sub_a', 'evt_2', { eventType: 'vehicle.trip.completed' });
+      const lines = [
+        attempt(a, 1, T0 + 1000, 500),
+        attempt(b, 1, T0 + 2000, 200),
+        attempt(a, 2, T0 + 3000, 503),
+        attempt(a, 3, T0 + 4000, 200),
+        attempt(b, 2, T0 + 5000, 200),
+      ];
+      const detailed = {
+        ...attempt(a, 4, T0 + 6000, 502),
+        errorClass: 'http' as const,
+        requestHeaders: { 'webhook-id': 'evt_1', 'content-type': 'application/json' },
+        responseHeaders: { 'retry-after': '30', server: 'test' },
+        responseExcerpt: 'x'.repeat(4096),
+      };
+      await deliveries.recordAttempts(
+        [...lines, detailed].map((line) => ({ delivery: line.deliveryId === a.id ? a : b, attempt: line })),
+      );
+      const list = async (filter: Record<string, string>, limit?: number, cursor?: string) =>
+        deliveries.listAttempts({
+          subscriptionId: 'sub_a',
+          ...filter,
+          ...(limit ? { limit } : {}),
+          ...(cursor ? { cursor } : {}),
+        });
+      const started = async (filter: Record<string, string>) =>
+        (await list(filter)).items.map((x) => x.startedAt);
+      expect((await list({})).items[0]).toEqual(detailed);
+      expect(await started({ since: iso(T0 + 2000), until: iso(T0 + 5000) })).toEqual([
+        iso(T0 + 4000),
+        iso(T0 + 3000),
+        iso(T0 + 2000),
+      ]);
+      expect(await started({ status: 'failed' })).toEqual([iso(T0 + 6000), iso(T0 + 3000), iso(T0 + 1000)]);
+      expect(await started({ status: 'succeeded', eventId: 'evt_1' })).toEqual([iso(T0 + 4000)]);
+      expect(await started({ eventType: 'vehicle.trip.completed' })).toEqual([
+        iso(T0 + 5000),
+        iso(T0 + 2000),
+      ]);
+      const first = await list({ status: 'failed', until: iso(T0 + 6000) }, 1);
+      expect(first.items.map((x) => x.startedAt)).toEqual([iso(T0 + 3000)]);
+      const next = await list({ status: 'failed', until: iso(T0 + 6000) }, 1, first.cursor);
+      expect(next.items.map((x) => x.startedAt)).toEqual([iso(T0 + 1000)]);
+      expect(next.cursor).toBeUndefined();
+      const refused = await storeError(
+        deliveries.listAttempts({ subscriptionId: 'sub_a', since: 'yesterday' }),
+      );
+      expect(refused.message).toContain('since');
     });
 
     it('parks, resumes (due now) and cancels only from the right status', async () => {

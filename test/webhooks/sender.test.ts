@@ -164,7 +164,7 @@ describe('sender: outcomes', () => {
     expect(attempt.error).toBe('response body not complete within 200 ms');
   });
 
-  it('reads at most 1 KB of a 10 MB response and then cuts the connection', async () => {
+  it('reads at most 4 KB of a 10 MB response and then cuts the connection', async () => {
     const total = 10 * 1024 * 1024;
     let written = 0;
     let serverSawClose = false;
@@ -193,8 +193,8 @@ describe('sender: outcomes', () => {
     const attempt = await sender().send(delivery(r.url()));
     expect(attempt.outcome).toBe('success');
     expect(attempt.responseTruncated).toBe(true);
-    expect(Buffer.byteLength(attempt.responseExcerpt ?? '')).toBeLessThanOrEqual(1024);
-    expect(Buffer.byteLength(attempt.responseExcerpt ?? '')).toBeGreaterThan(1000);
+    expect(Buffer.byteLength(attempt.responseExcerpt ?? '')).toBeLessThanOrEqual(4096);
+    expect(Buffer.byteLength(attempt.responseExcerpt ?? '')).toBeGreaterThan(4090);
     expect(attempt.responseExcerpt).not.toContain('\uFFFD');
     await expect.poll(() => serverSawClose).toBe(true);
     // The client hung up after the excerpt: the server never got to send the 10 MB.
@@ -366,7 +366,78 @@ describe('sender: https', () => {
     const s = sender({ resolve: async () => [{ address: '127.0.0.1', family: 4 }] });
     const attempt = await s.send(delivery(`https://hooks.localhost:${r.port}/tls`));
     expect(attempt.outcome).toBe('network');
+    expect(attempt.errorClass).toBe('tls');
     expect(attempt.error).toMatch(/certificate/i);
     expect(r.bodies).toHaveLength(0);
+  });
+});
+
+describe('sender: what each attempt records, and why it failed in one word', () => {
+  it('keeps the request headers sent (the signature, never the secret) and the answer: status, headers, body', async () => {
+    const r = await receiver((_req, res) =>
+      res.writeHead(503, { 'retry-after': '30', 'x-trace': 'abc' }).end('{"error":"busy"}'),
+    );
+    const attempt = await sender().send(delivery(r.url()));
+    expect(attempt).toMatchObject({
+      outcome: 'failure',
+      errorClass: 'http',
+      statusCode: 503,
+      responseExcerpt: '{"error":"busy"}',
+      responseHeaders: { 'retry-after': '30', 'x-trace': 'abc' },
+    });
+    expect(Object.keys(attempt.requestHeaders ?? {}).sort()).toEqual([
+      'content-length',
+      'content-type',
+      'user-agent',
+      'webhook-id',
+      'webhook-signature',
+      'webhook-timestamp',
+    ]);
+    expect(attempt.requestHeaders?.['webhook-signature']).toBe(r.requests[0]?.headers['webhook-signature']);
+    expect(JSON.stringify(attempt)).not.toContain(secret.slice('whsec_'.length));
+  });
+
+  it('a success has no error class; a redirect is `redirect`', async () => {
+    const ok = await receiver((_req, res) => res.writeHead(204).end());
+    expect((await sender().send(delivery(ok.url()))).errorClass).toBeUndefined();
+    const moved = await receiver((_req, res) => res.writeHead(301, { location: 'https://x.example/' }).end());
+    expect(await sender().send(delivery(moved.url()))).toMatchObject({
+      errorClass: 'redirect',
+      statusCode: 301,
+    });
+  });
+
+  it('names dns, refused, timeout and ssrf', async () => {
+    const unresolvable = sender({
+      resolve: async () => {
+        throw Object.assign(new Error('getaddrinfo ENOTFOUND nowhere.example'), { code: 'ENOTFOUND' });
+      },
+    });
+    expect(await unresolvable.send(delivery('https://nowhere.example/hook'))).toMatchObject({
+      outcome: 'network',
+      errorClass: 'dns',
+    });
+    const closed = await receiver();
+    const url = closed.url();
+    await closed.close();
+    expect(await sender().send(delivery(url))).toMatchObject({ outcome: 'network', errorClass: 'refused' });
+    const hung = await receiver(() => {});
+    expect(await sender({ timeoutMs: 200 }).send(delivery(hung.url()))).toMatchObject({
+      outcome: 'timeout',
+      errorClass: 'timeout',
+    });
+    const strict = sender({ allowList: undefined, allowInsecureLoopback: false });
+    expect(await strict.send(delivery('https://127.0.0.1:9/hook'))).toMatchObject({
+      outcome: 'refused',
+      errorClass: 'ssrf',
+    });
+    const rebound = sender({
+      allowList: undefined,
+      resolve: async () => [{ address: '10.0.0.7', family: 4 }],
+    });
+    expect(await rebound.send(delivery('https://internal.example/hook'))).toMatchObject({
+      outcome: 'refused',
+      errorClass: 'ssrf',
+    });
   });
 });

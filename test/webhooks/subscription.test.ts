@@ -101,7 +101,7 @@ describe('patch and replay bodies', () => {
     });
   });
 
-  it('replay takes ISO dates with since ≤ until', () => {
+  it('replay takes ISO dates with since ≤ until, and needs since unless it names event ids', () => {
     expect(
       parseBody(schemas.replay, { since: '2026-11-20T00:00:00Z', until: '2026-11-21T00:00:00+01:00' }).ok,
     ).toBe(true);
@@ -112,7 +112,11 @@ describe('patch and replay bodies', () => {
       { field: 'until', reason: 'must not be before since' },
     ]);
     expect(issues('replay', { since: 'yesterday' })[0]?.field).toBe('since');
-    expect(issues('replay', {})[0]).toEqual({ field: 'since', reason: 'is required' });
+    expect(issues('replay', {})[0]).toEqual({
+      field: 'since',
+      reason: 'is required, unless eventIds names the events',
+    });
+    expect(parseBody(schemas.replay, { eventIds: ['evt_a1'] }).ok).toBe(true);
     expect(issues('replay', { since: '2026-11-20T00:00:00Z', eventTypes: ['x.*'] })[0]?.field).toBe(
       'eventTypes[0]',
     );

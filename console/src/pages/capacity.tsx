@@ -1,26 +1,5 @@
-import { api } from '../api';
+import { api, type Capacity } from '../api';
 import { ErrorLine, Section, useLoad } from '../ui';
-
-interface Target {
-  s: number;
-  met: boolean;
-  vehiclesThatFit: number | null;
-  moreVehicles: number | null;
-  quotaForTarget: number | null;
-}
-interface Kind {
-  kind: string;
-  guaranteeS: number | null;
-  meanS: number | null;
-  p95S: number | null;
-  target?: Target;
-}
-interface Capacity {
-  vehicles: number;
-  changesPerHour: number;
-  quota: { limit: number; windowSeconds: number; readsPerCycle: number; reservePerCycle: number };
-  kinds: Kind[];
-}
 
 const span = (s: number | null | undefined): string => {
   if (s === null || s === undefined) return 'never';

@@ -1,76 +1,151 @@
 import { useState } from 'preact/hooks';
-import { api, itemsOf, type Json } from '../api';
+import {
+  type Attempt,
+  type AttemptPage,
+  api,
+  type DeliveryPage,
+  type RecoverBody,
+  type RecoverResult,
+  type ReplayBody,
+  type ReplayResult,
+  type Subscription,
+} from '../api';
+import { TypePicker } from '../catalogue';
 import { Badge, describe, ErrorLine, Section, useLoad, When } from '../ui';
-import type { Subscription } from './subscriptions';
 
-interface Attempt extends Json {
-  deliveryId: string;
-  eventId: string;
-  eventType: string;
-  attemptNumber: number;
-  startedAt: string;
-  durationMs: number;
-  outcome: string;
-  statusCode?: number;
-  error?: string;
-  responseExcerpt?: string;
-  decision: string;
-  nextAttemptAt?: string;
+export interface DeliveryFilter {
+  readonly status?: string;
+  readonly eventType?: string;
+  readonly eventId?: string;
+  readonly since?: string;
+  readonly until?: string;
 }
 
-/** One subscription's delivery attempts (live), dead letters, and replay of one event or a time range. */
-export function DeliveriesPage({ subscriptionId }: { subscriptionId: string }) {
-  const path = `/subscriptions/${encodeURIComponent(subscriptionId)}`;
+const query = (f: DeliveryFilter) => {
+  const q = new URLSearchParams({ limit: '100' });
+  for (const [k, v] of Object.entries(f)) if (typeof v === 'string' && v.trim() !== '') q.set(k, v.trim());
+  return q.toString();
+};
+
+/**
+ * One subscription's attempt log (live), filtered by status, event type, event id and time; each
+ * attempt's request headers and answer (status, headers, the first 4 KB of the body) or its error
+ * class; replay of one event; recovering what was dead-lettered since a time; the dead letters.
+ */
+export function DeliveriesPage(props: { subscriptionId: string; initial?: DeliveryFilter }) {
+  const path = `/subscriptions/${encodeURIComponent(props.subscriptionId)}`;
   const sub = useLoad(() => api<Subscription>(path), [path]);
+  const [filter, setFilter] = useState<DeliveryFilter>(props.initial ?? {});
+  const q = query(filter);
   const attempts = useLoad(
-    async () => itemsOf<Attempt>(await api(`${path}/deliveries?limit=100`), 'items'),
-    [path],
+    async () => (await api<AttemptPage>(`${path}/deliveries?${q}`)).items,
+    [path, q],
     3000,
   );
   const dead = useLoad(
-    async () => itemsOf<Json>(await api(`${path}/dead-letters?limit=100`), 'items'),
+    async () => (await api<DeliveryPage>(`${path}/dead-letters?limit=100`)).items,
     [path],
     10000,
   );
   const [message, setMessage] = useState<string | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
-  const [since, setSince] = useState(new Date(Date.now() - 3600_000).toISOString());
-  const [until, setUntil] = useState('');
+  const [open, setOpen] = useState<string | undefined>(undefined);
+  const [recoverSince, setRecoverSince] = useState(new Date(Date.now() - 86_400_000).toISOString());
+  const set = (key: keyof DeliveryFilter) => (value: string) => setFilter({ ...filter, [key]: value });
 
-  const replay = async (body: Json) => {
+  const run = async (what: () => Promise<string>) => {
     setError(undefined);
     setMessage(undefined);
     try {
-      const r = await api<{ replayId: string; events: number }>(`${path}/replay`, { method: 'POST', body });
-      setMessage(`Replay ${r.replayId}: ${r.events} event(s) queued`);
+      setMessage(await what());
       attempts.reload();
+      dead.reload();
     } catch (e) {
       setError(describe(e));
     }
   };
+  const replay = (body: ReplayBody) =>
+    run(async () => {
+      const r = await api<ReplayResult>(`${path}/replay`, { method: 'POST', body });
+      const skipped = r.skipped.map((x) => ` ${x.eventId} not sent: ${x.reason}.`).join('');
+      return `Replay ${r.replayId}: ${r.events} event(s) queued.${skipped}`;
+    });
 
   return (
-    <Section title={`Deliveries of ${sub.data?.url ?? subscriptionId}`}>
+    <Section title={`Deliveries of ${sub.data?.url ?? props.subscriptionId}`}>
       <p>
         <a href="#/subscriptions">← Subscriptions</a> · state <Badge value={sub.data?.status} />
+        {sub.data ? (
+          <>
+            {' '}
+            · health <Badge value={sub.data.health.state} />
+          </>
+        ) : null}
       </p>
+      <form class="inline" aria-label="Filter deliveries" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Status
+          <select
+            name="status"
+            value={filter.status ?? ''}
+            onChange={(e) => set('status')(e.currentTarget.value)}
+          >
+            <option value="">all</option>
+            <option value="succeeded">succeeded</option>
+            <option value="failed">failed</option>
+          </select>
+        </label>
+        <TypePicker value={filter.eventType ?? ''} onChange={set('eventType')} />
+        <label>
+          Event id
+          <input
+            name="eventId"
+            value={filter.eventId ?? ''}
+            placeholder="evt_…"
+            onInput={(e) => set('eventId')(e.currentTarget.value)}
+          />
+        </label>
+        <label>
+          Since
+          <input
+            name="since"
+            value={filter.since ?? ''}
+            placeholder="2026-11-22T10:00:00Z"
+            onInput={(e) => set('since')(e.currentTarget.value)}
+          />
+        </label>
+        <label>
+          Until
+          <input
+            name="until"
+            value={filter.until ?? ''}
+            onInput={(e) => set('until')(e.currentTarget.value)}
+          />
+        </label>
+      </form>
       <form
         class="inline"
-        aria-label="Replay a time range"
+        aria-label="Recover failed deliveries"
         onSubmit={(e) => {
           e.preventDefault();
-          void replay({ since, ...(until ? { until } : {}) });
+          void run(async () => {
+            const r = await api<RecoverResult>(`${path}/recover`, {
+              method: 'POST',
+              body: { since: recoverSince } satisfies RecoverBody,
+            });
+            return `Recover ${r.recoverId}: ${r.deliveries} dead-lettered event(s) queued again`;
+          });
         }}
       >
         <label>
-          Replay events detected since
-          <input name="since" value={since} onInput={(e) => setSince(e.currentTarget.value)} />
+          Recover failed since
+          <input
+            name="recoverSince"
+            value={recoverSince}
+            onInput={(e) => setRecoverSince(e.currentTarget.value)}
+          />
         </label>
-        <label>
-          until (optional)
-          <input name="until" value={until} onInput={(e) => setUntil(e.currentTarget.value)} />
-        </label>
-        <button type="submit">Replay range</button>
+        <button type="submit">Recover failed</button>
       </form>
       {message ? (
         <p class="notice" role="status">
@@ -92,43 +167,128 @@ export function DeliveriesPage({ subscriptionId }: { subscriptionId: string }) {
           </tr>
         </thead>
         <tbody>
-          {(attempts.data ?? []).map((a) => (
-            <tr key={`${a.deliveryId}-${a.attemptNumber}`} data-event={a.eventId}>
-              <td>
-                <When iso={a.startedAt} />
-              </td>
-              <td>
-                {a.eventType} <small>{a.eventId}</small>
-              </td>
-              <td>{a.attemptNumber}</td>
-              <td>
-                <Badge value={a.outcome} /> <small>{a.decision}</small>
-              </td>
-              <td title={a.responseExcerpt ?? a.error ?? ''}>{a.statusCode ?? a.error ?? '—'}</td>
-              <td>{Math.round(a.durationMs)} ms</td>
-              <td>
-                <When iso={a.nextAttemptAt} />
-              </td>
-              <td>
-                {a.eventType === 'webhook.test' ? null : (
+          {(attempts.data ?? []).flatMap((a) => {
+            const key = `${a.deliveryId}-${a.attemptNumber}`;
+            return [
+              <tr key={key} data-event={a.eventId}>
+                <td data-label="Started">
+                  <When iso={a.startedAt} />
+                </td>
+                <td data-label="Event">
+                  {a.eventType}{' '}
+                  <a href={`#/events/${encodeURIComponent(a.eventId)}`}>
+                    <small>{a.eventId}</small>
+                  </a>
+                </td>
+                <td data-label="Attempt">{a.attemptNumber}</td>
+                <td data-label="Outcome">
+                  <Badge value={a.outcome} /> <small>{a.decision}</small>
+                </td>
+                <td data-label="Response">{a.statusCode ?? a.errorClass ?? a.error ?? '—'}</td>
+                <td data-label="Time">{Math.round(a.durationMs)} ms</td>
+                <td data-label="Next retry">
+                  <When iso={a.nextAttemptAt} />
+                </td>
+                <td data-label="Actions" class="actions">
                   <button
                     type="button"
-                    onClick={() => {
-                      // The event was detected before its first attempt: search the day before it.
-                      const since = new Date(Date.parse(a.startedAt) - 86_400_000).toISOString();
-                      void replay({ since, until: new Date().toISOString(), eventIds: [a.eventId] });
-                    }}
+                    aria-expanded={open === key}
+                    onClick={() => setOpen(open === key ? undefined : key)}
                   >
-                    Replay
+                    {open === key ? 'Hide' : 'Details'}
                   </button>
-                )}
-              </td>
-            </tr>
-          ))}
+                  {a.eventType === 'webhook.test' ? null : (
+                    <button type="button" onClick={() => void replay({ eventIds: [a.eventId] })}>
+                      Replay
+                    </button>
+                  )}
+                </td>
+              </tr>,
+              open === key ? (
+                <tr key={`${key}-detail`}>
+                  <td colSpan={8}>
+                    <AttemptDetail attempt={a} />
+                  </td>
+                </tr>
+              ) : null,
+            ];
+          })}
         </tbody>
       </table>
       <h3>Dead letters</h3>
       <p class="muted">{(dead.data ?? []).length} delivery(ies) gave up after every retry.</p>
+      {(dead.data ?? []).length > 0 ? (
+        <table>
+          <thead>
+            <tr>
+              <th>Event</th>
+              <th>Attempts</th>
+              <th>Last answer</th>
+              <th>Last attempt</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(dead.data ?? []).map((d) => (
+              <tr key={d.id} data-dead={d.eventId}>
+                <td data-label="Event">
+                  {d.eventType} <a href={`#/events/${encodeURIComponent(d.eventId)}`}>{d.eventId}</a>
+                </td>
+                <td data-label="Attempts">{d.attempts}</td>
+                <td data-label="Last answer">{d.lastStatusCode ?? d.lastError ?? '—'}</td>
+                <td data-label="Last attempt">
+                  <When iso={d.lastAttemptAt} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
     </Section>
+  );
+}
+
+function Headers({
+  title,
+  headers,
+}: {
+  title: string;
+  headers: Readonly<Record<string, string>> | undefined;
+}) {
+  if (!headers) return null;
+  return (
+    <>
+      <h4>{title}</h4>
+      <pre>
+        {Object.entries(headers)
+          .map(([k, v]) => `${k}: ${v}`)
+          .join('\n')}
+      </pre>
+    </>
+  );
+}
+
+/** What was sent and what came back (or why nothing did). */
+function AttemptDetail({ attempt: a }: { attempt: Attempt }) {
+  return (
+    <div class="attempt-detail" data-testid="attempt-detail">
+      <Headers title="Request headers" headers={a.requestHeaders} />
+      {a.statusCode !== undefined ? (
+        <>
+          <h4>Response {a.statusCode}</h4>
+          <Headers title="Response headers" headers={a.responseHeaders} />
+          {a.responseExcerpt ? (
+            <>
+              <h4>Response body{a.responseTruncated ? ' (first 4 KB)' : ''}</h4>
+              <pre>{a.responseExcerpt}</pre>
+            </>
+          ) : null}
+        </>
+      ) : null}
+      {a.errorClass && a.errorClass !== 'http' ? (
+        <p class="error">
+          Error ({a.errorClass}): {a.error}
+        </p>
+      ) : null}
+    </div>
   );
 }

@@ -1,32 +1,15 @@
-import { api, itemsOf, type Json } from '../api';
+import { api, type EnrollmentDetail, type EnrollmentPage } from '../api';
 import { Badge, ErrorLine, Section, useLoad, When } from '../ui';
 
-interface Enrollment extends Json {
-  id: string;
-  kind: string;
-  brand: string;
-  status: string;
-  userId?: string;
-  vin?: string;
-  contract?: string;
-}
-interface Vehicle extends Json {
-  id: string;
-  vin: string;
-  paused: boolean;
-  lastPolledAt?: string;
-  lastChangeAt?: string;
-}
-
-/** Enrollments and their vehicles: status, last poll, last change. `highlight`: just enrolled. */
+/** Enrollments and their vehicles: status, polling, last change. `highlight`: just enrolled. */
 export function EnrollmentsPage({ highlight }: { highlight?: string }) {
   const list = useLoad(
     async () => {
-      const enrollments = itemsOf<Enrollment>(await api('/enrollments?limit=100'), 'enrollments');
+      const { enrollments } = await api<EnrollmentPage>('/enrollments?limit=100');
       return Promise.all(
         enrollments.map(async (e) => ({
           enrollment: e,
-          vehicles: itemsOf<Vehicle>(await api(`/enrollments/${encodeURIComponent(e.id)}`), 'vehicles'),
+          vehicles: (await api<EnrollmentDetail>(`/enrollments/${encodeURIComponent(e.id)}`)).vehicles,
         })),
       );
     },
@@ -53,7 +36,6 @@ export function EnrollmentsPage({ highlight }: { highlight?: string }) {
             <th>Status</th>
             <th>Vehicle (VIN)</th>
             <th>Polling</th>
-            <th>Last poll</th>
             <th>Last change</th>
           </tr>
         </thead>
@@ -61,10 +43,10 @@ export function EnrollmentsPage({ highlight }: { highlight?: string }) {
           {(list.data ?? []).flatMap(({ enrollment: e, vehicles }) =>
             (vehicles.length > 0 ? vehicles : [undefined]).map((v, i) => (
               <tr key={`${e.id}-${v?.id ?? 'none'}`} class={e.id === highlight ? 'highlight' : undefined}>
-                <td>{i === 0 ? <code>{e.id}</code> : null}</td>
-                <td>{i === 0 ? `${e.kind} · ${e.brand}` : null}</td>
-                <td>{i === 0 ? <Badge value={e.status} /> : null}</td>
-                <td>
+                <td data-label="Enrollment">{i === 0 ? <code>{e.id}</code> : null}</td>
+                <td data-label="Kind">{i === 0 ? `${e.kind} · ${e.brand}` : null}</td>
+                <td data-label="Status">{i === 0 ? <Badge value={e.status} /> : null}</td>
+                <td data-label="Vehicle (VIN)">
                   {v ? (
                     <a href={`#/vehicles/${encodeURIComponent(v.id)}`} title={v.id}>
                       {v.vin}
@@ -73,11 +55,8 @@ export function EnrollmentsPage({ highlight }: { highlight?: string }) {
                     <span class="muted">no vehicle yet</span>
                   )}
                 </td>
-                <td>{v ? <Badge value={v.paused ? 'paused' : 'active'} /> : null}</td>
-                <td>
-                  <When iso={v?.lastPolledAt} />
-                </td>
-                <td>
+                <td data-label="Polling">{v ? <Badge value={v.paused ? 'paused' : 'active'} /> : null}</td>
+                <td data-label="Last change">
                   <When iso={v?.lastChangeAt} />
                 </td>
               </tr>

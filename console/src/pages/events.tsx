@@ -1,29 +1,22 @@
 import { useState } from 'preact/hooks';
-import { api, itemsOf, type Json } from '../api';
-import { ErrorLine, Section, useLoad, When } from '../ui';
-
-interface StoredEvent extends Json {
-  id: string;
-  type: string;
-  occurredAt: string;
-  detectedAt: string;
-  sequence: number;
-  vehicle?: { id: string; vin?: string };
-  published?: boolean;
-}
+import { api, type EventPage } from '../api';
+import { TypePicker } from '../catalogue';
+import { Badge, ErrorLine, Section, useLoad, When } from '../ui';
 
 /** The event log, newest first, filtered by vehicle, type and time; live; payloads pretty-printed. */
 export function EventsPage() {
   const [vehicleId, setVehicleId] = useState('');
+  const [vin, setVin] = useState('');
   const [type, setType] = useState('');
   const [since, setSince] = useState('');
   const [open, setOpen] = useState<string | undefined>(undefined);
   const query = new URLSearchParams({ limit: '100' });
   if (vehicleId.trim()) query.set('vehicleId', vehicleId.trim());
+  else if (vin.trim().length === 17) query.set('vin', vin.trim());
   if (type.trim()) query.set('type', type.trim());
   if (since.trim()) query.set('since', since.trim());
   const q = query.toString();
-  const events = useLoad(async () => itemsOf<StoredEvent>(await api(`/events?${q}`), 'events'), [q], 3000);
+  const events = useLoad(async () => (await api<EventPage>(`/events?${q}`)).events, [q], 3000);
   const rows = [...(events.data ?? [])].sort((a, b) => b.detectedAt.localeCompare(a.detectedAt));
   return (
     <Section title="Event log">
@@ -33,14 +26,15 @@ export function EventsPage() {
           <input name="vehicleId" value={vehicleId} onInput={(e) => setVehicleId(e.currentTarget.value)} />
         </label>
         <label>
-          Type
+          VIN
           <input
-            name="type"
-            value={type}
-            placeholder="vehicle.alert.raised"
-            onInput={(e) => setType(e.currentTarget.value)}
+            name="vin"
+            value={vin}
+            placeholder="17 characters"
+            onInput={(e) => setVin(e.currentTarget.value)}
           />
         </label>
+        <TypePicker value={type} onChange={setType} />
         <label>
           Since (ISO 8601, default: 24 h)
           <input name="since" value={since} onInput={(e) => setSince(e.currentTarget.value)} />
@@ -64,16 +58,27 @@ export function EventsPage() {
         <tbody>
           {rows.flatMap((e) => [
             <tr key={e.id} data-event={e.id} data-type={e.type}>
-              <td>
+              <td data-label="Detected">
                 <When iso={e.detectedAt} />
               </td>
-              <td>{e.type}</td>
-              <td title={e.vehicle?.id}>{e.vehicle?.vin ?? e.vehicle?.id ?? '—'}</td>
-              <td>{e.sequence}</td>
-              <td>
+              <td data-label="Type">
+                <a href={`#/events/${encodeURIComponent(e.id)}`}>{e.type}</a>
+                {e.sample ? <Badge value="sample" /> : null}
+              </td>
+              <td data-label="Vehicle" title={e.vehicle?.id}>
+                {e.vehicle ? (
+                  <a href={`#/vehicles/${encodeURIComponent(e.vehicle.id)}`}>
+                    {e.vehicle.vin ?? e.vehicle.id}
+                  </a>
+                ) : (
+                  '—'
+                )}
+              </td>
+              <td data-label="Seq">{e.sequence}</td>
+              <td data-label="Occurred">
                 <When iso={e.occurredAt} />
               </td>
-              <td>
+              <td data-label="Payload">
                 <button
                   type="button"
                   aria-expanded={open === e.id}

@@ -10,21 +10,31 @@ type Schema = Record<string, unknown>;
 // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is JSON, read freely.
 type Json = any;
 
-/** A schema as a compact, readable type: `{ url: string, eventTypes?: string[] }`. */
-export function typeOf(schema: unknown, depth = 0): string {
+/** The document's named schemas (`components.schemas`), which `$ref`s point to. */
+type Named = Record<string, unknown>;
+
+/**
+ * A schema as a compact, readable type: `{ url: string, eventTypes?: string[] }`; a named schema is
+ * shown by its name, expanded at the top level (`Subscription { id: string, … }`).
+ */
+export function typeOf(schema: unknown, depth = 0, named: Named = {}): string {
   if (typeof schema !== 'object' || schema === null) return 'any';
   const s = schema as Schema;
+  if (typeof s.$ref === 'string') {
+    const name = s.$ref.split('/').at(-1) ?? s.$ref;
+    return depth === 0 && named[name] ? `${name} ${typeOf(named[name], depth + 1, named)}` : name;
+  }
   if (Array.isArray(s.enum)) return s.enum.map((v) => JSON.stringify(v)).join(' | ');
   if ('const' in s) return JSON.stringify(s.const);
-  if (Array.isArray(s.anyOf)) return s.anyOf.map((x) => typeOf(x, depth)).join(' | ');
-  if (s.type === 'array') return `${typeOf(s.items, depth)}[]`;
+  if (Array.isArray(s.anyOf)) return s.anyOf.map((x) => typeOf(x, depth, named)).join(' | ');
+  if (s.type === 'array') return `${typeOf(s.items, depth, named)}[]`;
   if (s.type === 'object' || s.properties) {
     const props = (s.properties ?? {}) as Record<string, unknown>;
     const required = new Set((s.required as string[] | undefined) ?? []);
     const keys = Object.keys(props);
     if (keys.length === 0) return 'object';
     if (depth > 2) return '{ … }';
-    return `{ ${keys.map((k) => `${k}${required.has(k) ? '' : '?'}: ${typeOf(props[k], depth + 1)}`).join(', ')} }`;
+    return `{ ${keys.map((k) => `${k}${required.has(k) ? '' : '?'}: ${typeOf(props[k], depth + 1, named)}`).join(', ')} }`;
   }
   return typeof s.type === 'string' ? s.type : 'any';
 }
@@ -43,12 +53,12 @@ function operations(doc: Json): Operation[] {
   return out;
 }
 
-function OperationView({ method, path, op }: Operation) {
+function OperationView({ method, path, op, named, kind }: Operation & { named: Named; kind: string }) {
   const params = (op.parameters ?? []) as Json[];
   const body = (op.requestBody as Json | undefined)?.content?.['application/json']?.schema;
   const id = String(op.operationId ?? `${method}-${path}`);
   return (
-    <details class="operation" id={`op-${id}`}>
+    <details class={kind} id={`op-${id}`}>
       <summary>
         <span class={`method method-${method}`}>{method.toUpperCase()}</span> <code>{path}</code>{' '}
         <span>{String(op.summary ?? '')}</span>
@@ -75,7 +85,7 @@ function OperationView({ method, path, op }: Operation) {
                 </td>
                 <td>{String(p.in)}</td>
                 <td>
-                  <code>{typeOf(p.schema)}</code>
+                  <code>{typeOf(p.schema, 0, named)}</code>
                 </td>
                 <td>{String(p.description ?? (p.schema as Json)?.description ?? '')}</td>
               </tr>
@@ -85,7 +95,7 @@ function OperationView({ method, path, op }: Operation) {
       ) : null}
       {body ? (
         <p>
-          Body (JSON): <code>{typeOf(body)}</code>
+          Body (JSON): <code>{typeOf(body, 0, named)}</code>
         </p>
       ) : null}
       <ul class="responses">
@@ -97,7 +107,7 @@ function OperationView({ method, path, op }: Operation) {
               {schema ? (
                 <>
                   {' '}
-                  <code>{typeOf(schema)}</code>
+                  <code>{typeOf(schema, 0, named)}</code>
                 </>
               ) : null}
             </li>
@@ -111,6 +121,12 @@ function OperationView({ method, path, op }: Operation) {
 export function ReferencePage() {
   const doc = useLoad<Json>(() => fetchDocument(), []);
   const ops = doc.data ? operations(doc.data) : [];
+  const named = (doc.data?.components?.schemas ?? {}) as Named;
+  const webhooks = Object.entries((doc.data?.webhooks ?? {}) as Record<string, Json>).map(([type, item]) => ({
+    method: 'post',
+    path: type,
+    op: item.post as Json,
+  }));
   const tags = [...new Set(ops.map((o) => String((o.op.tags as string[] | undefined)?.[0] ?? 'other')))];
   return (
     <>
@@ -128,10 +144,22 @@ export function ReferencePage() {
           {ops
             .filter((o) => String((o.op.tags as string[] | undefined)?.[0] ?? 'other') === tag)
             .map((o) => (
-              <OperationView key={`${o.method} ${o.path}`} {...o} />
+              <OperationView key={`${o.method} ${o.path}`} {...o} named={named} kind="operation" />
             ))}
         </Section>
       ))}
+      {webhooks.length > 0 ? (
+        <Section title="webhooks: what a subscription receives">
+          <p class="muted">
+            One signed POST per event to the subscription's URL; the body is the Standard Webhooks payload
+            around the event's envelope. Generate a receiver's types from{' '}
+            <a href="/openapi.json">/openapi.json</a>.
+          </p>
+          {webhooks.map((w) => (
+            <OperationView key={w.path} {...w} named={named} kind="webhook" />
+          ))}
+        </Section>
+      ) : null}
     </>
   );
 }

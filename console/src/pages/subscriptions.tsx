@@ -1,17 +1,19 @@
 import { useState } from 'preact/hooks';
-import { api, itemsOf, type Json } from '../api';
-import { Badge, describe, ErrorLine, Section, useLoad, When } from '../ui';
-
-export interface Subscription extends Json {
-  id: string;
-  url: string;
-  eventTypes?: string[];
-  description?: string;
-  status: string;
-  disabledReason?: string;
-  health?: { consecutiveFailures?: number; lastSuccessAt?: string; lastFailureAt?: string };
-  createdAt: string;
-}
+import {
+  api,
+  type Backlog,
+  type CreateSubscriptionBody,
+  type EnableResult,
+  type SecretRotated,
+  type Subscription,
+  type SubscriptionCreated,
+  type SubscriptionHealthView,
+  type SubscriptionPage,
+  type TestDelivery,
+  type UpdateSubscriptionBody,
+} from '../api';
+import { useEventTypes } from '../catalogue';
+import { Badge, Confirm, describe, ErrorLine, Section, useLoad, When } from '../ui';
 
 const list = (text: string) =>
   text
@@ -21,21 +23,20 @@ const list = (text: string) =>
 
 /** Subscriptions: create, edit, enable/disable, rotate the secret, send a test event. */
 export function SubscriptionsPage() {
-  const subs = useLoad(
-    async () => itemsOf<Subscription>(await api('/subscriptions?limit=100'), 'items'),
-    [],
-    5000,
-  );
+  const subs = useLoad(async () => (await api<SubscriptionPage>('/subscriptions?limit=100')).items, [], 5000);
   const [secret, setSecret] = useState<{ id: string; secret: string } | undefined>(undefined);
   const [message, setMessage] = useState<string | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
+  const [asking, setAsking] = useState<Asking | undefined>(undefined);
 
+  /** Runs an action; its message is `what`, or what `run` returns. */
   const act = async (what: string, run: () => Promise<unknown>) => {
     setError(undefined);
     setMessage(undefined);
+    setAsking(undefined);
     try {
-      await run();
-      setMessage(what);
+      const said = await run();
+      setMessage(typeof said === 'string' ? said : what);
       subs.reload();
     } catch (e) {
       setError(describe(e));
@@ -46,7 +47,7 @@ export function SubscriptionsPage() {
     <Section title="Subscriptions">
       <CreateForm
         onCreated={(created) => {
-          setSecret({ id: created.id, secret: String(created.secret) });
+          setSecret({ id: created.id, secret: created.secret });
           setMessage(`Created ${created.id}`);
           subs.reload();
         }}
@@ -70,13 +71,21 @@ export function SubscriptionsPage() {
         </p>
       ) : null}
       <ErrorLine error={error ?? subs.error} />
+      {asking ? (
+        <Confirmation
+          asking={asking}
+          act={act}
+          onSecret={(id, value) => setSecret({ id, secret: value })}
+          onCancel={() => setAsking(undefined)}
+        />
+      ) : null}
       <table>
         <thead>
           <tr>
             <th>URL</th>
             <th>Types</th>
             <th>State</th>
-            <th>Failures</th>
+            <th>Health</th>
             <th>Created</th>
             <th>Actions</th>
           </tr>
@@ -87,7 +96,18 @@ export function SubscriptionsPage() {
               key={s.id}
               sub={s}
               act={act}
-              onSecret={(value) => setSecret({ id: s.id, secret: value })}
+              ask={(kind) => {
+                setMessage(undefined);
+                setError(undefined);
+                if (kind === 'disable' || kind === 'rotate') {
+                  setAsking(kind === 'disable' ? { kind, sub: s } : { kind, sub: s });
+                  return;
+                }
+                api<Backlog>(`/subscriptions/${encodeURIComponent(s.id)}/backlog`).then(
+                  (backlog) => setAsking({ kind, sub: s, backlog }),
+                  (e: unknown) => setError(describe(e)),
+                );
+              }}
             />
           ))}
         </tbody>
@@ -96,10 +116,16 @@ export function SubscriptionsPage() {
   );
 }
 
-function CreateForm({ onCreated }: { onCreated: (s: Json & { id: string }) => void }) {
+function CreateForm({ onCreated }: { onCreated: (s: SubscriptionCreated) => void }) {
   const [url, setUrl] = useState('');
   const [types, setTypes] = useState('');
+  const [description, setDescription] = useState('');
   const [error, setError] = useState<string | undefined>(undefined);
+  const known = useEventTypes();
+  // The catalogue's types and the prefixes they share (`vehicle.alert.*`), for the picker.
+  const catalogueTypes = [
+    ...new Set([...known, ...known.map((t) => `${t.split('.').slice(0, -1).join('.')}.*`), '*']),
+  ].sort();
   return (
     <form
       class="inline"
@@ -108,12 +134,17 @@ function CreateForm({ onCreated }: { onCreated: (s: Json & { id: string }) => vo
         e.preventDefault();
         setError(undefined);
         try {
-          const created = await api<Json & { id: string }>('/subscriptions', {
+          const created = await api<SubscriptionCreated>('/subscriptions', {
             method: 'POST',
-            body: { url, ...(types.trim() ? { eventTypes: list(types) } : {}) },
+            body: {
+              url,
+              ...(types.trim() ? { eventTypes: list(types) } : {}),
+              ...(description.trim() ? { description: description.trim() } : {}),
+            } satisfies CreateSubscriptionBody,
           });
           setUrl('');
           setTypes('');
+          setDescription('');
           onCreated(created);
         } catch (err) {
           setError(describe(err));
@@ -128,9 +159,23 @@ function CreateForm({ onCreated }: { onCreated: (s: Json & { id: string }) => vo
         Event types (comma-separated, empty = all)
         <input
           name="eventTypes"
+          list="catalogue-types"
           value={types}
           placeholder="vehicle.alert.*, vehicle.collision.detected"
           onInput={(e) => setTypes(e.currentTarget.value)}
+        />
+        <datalist id="catalogue-types">
+          {catalogueTypes.map((t) => (
+            <option key={t} value={t} />
+          ))}
+        </datalist>
+      </label>
+      <label>
+        Description (optional)
+        <input
+          name="description"
+          value={description}
+          onInput={(e) => setDescription(e.currentTarget.value)}
         />
       </label>
       <button type="submit">Create subscription</button>
@@ -142,47 +187,71 @@ function CreateForm({ onCreated }: { onCreated: (s: Json & { id: string }) => vo
 function SubscriptionRow(props: {
   sub: Subscription;
   act: (what: string, run: () => Promise<unknown>) => Promise<void>;
-  onSecret: (secret: string) => void;
+  ask: (kind: Asking['kind']) => void;
 }) {
   const { sub: s, act } = props;
   const [editing, setEditing] = useState(false);
   const [url, setUrl] = useState(s.url);
   const [types, setTypes] = useState((s.eventTypes ?? []).join(', '));
+  const [description, setDescription] = useState(s.description ?? '');
   const path = `/subscriptions/${encodeURIComponent(s.id)}`;
   return (
     <tr data-subscription={s.id}>
-      <td>
+      <td data-label="URL">
         {editing ? (
-          <input aria-label="URL" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
+          <>
+            <input aria-label="URL" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
+            <input
+              aria-label="Description"
+              value={description}
+              placeholder="description"
+              onInput={(e) => setDescription(e.currentTarget.value)}
+            />
+          </>
         ) : (
-          <span title={s.id}>{s.url}</span>
+          <>
+            <span title={s.id}>{s.url}</span>
+            {s.description ? (
+              <>
+                <br />
+                <small class="muted" data-testid="description">
+                  {s.description}
+                </small>
+              </>
+            ) : null}
+          </>
         )}
       </td>
-      <td>
+      <td data-label="Types">
         {editing ? (
           <input aria-label="Event types" value={types} onInput={(e) => setTypes(e.currentTarget.value)} />
         ) : (
           (s.eventTypes ?? ['all']).join(', ')
         )}
       </td>
-      <td>
+      <td data-label="State">
         <Badge value={s.status} />
         {s.disabledReason ? <small> {s.disabledReason}</small> : null}
       </td>
-      <td>{s.health?.consecutiveFailures ?? 0}</td>
-      <td>
+      <td data-label="Health">
+        <Health health={s.health} />
+      </td>
+      <td data-label="Created">
         <When iso={s.createdAt} />
       </td>
-      <td class="actions">
+      <td data-label="Actions" class="actions">
         {editing ? (
           <>
             <button
               type="button"
               onClick={() =>
                 act(`Saved ${s.id}`, async () => {
-                  await api(path, {
+                  await api<Subscription>(path, {
                     method: 'PATCH',
-                    body: { url, eventTypes: types.trim() ? list(types) : null },
+                    body: {
+                      url,
+                      eventTypes: types.trim() ? list(types) : null,
+                    } satisfies UpdateSubscriptionBody,
                   });
                   setEditing(false);
                 })
@@ -201,38 +270,172 @@ function SubscriptionRow(props: {
         )}
         <button
           type="button"
-          onClick={() => act(`Test event sent to ${s.id}`, () => api(`${path}/test`, { method: 'POST' }))}
+          onClick={() =>
+            act(`Test event sent to ${s.id}`, async () => {
+              const r = await api<TestDelivery>(`${path}/test`, { method: 'POST' });
+              return testOutcome(s.id, r);
+            })
+          }
         >
           Send test
         </button>
         {s.status === 'active' ? (
-          <button
-            type="button"
-            onClick={() => act(`Disabled ${s.id}`, () => api(`${path}/disable`, { method: 'POST' }))}
-          >
+          <button type="button" onClick={() => props.ask('disable')}>
             Disable
           </button>
         ) : (
-          <button
-            type="button"
-            onClick={() => act(`Enabled ${s.id}`, () => api(`${path}/enable`, { method: 'POST' }))}
-          >
+          <button type="button" onClick={() => props.ask('enable')}>
             Enable
           </button>
         )}
-        <button
-          type="button"
-          onClick={() =>
-            act(`Rotated the secret of ${s.id}; the previous one still signs for 24 h`, async () => {
-              const r = await api<{ secret?: string }>(`${path}/rotate-secret`, { method: 'POST' });
-              if (r.secret) props.onSecret(r.secret);
-            })
-          }
-        >
+        <button type="button" onClick={() => props.ask('rotate')}>
           Rotate secret
         </button>
         <a href={`#/deliveries/${encodeURIComponent(s.id)}`}>Deliveries</a>
       </td>
     </tr>
+  );
+}
+
+/** The health column: the state, the streak or the 24 h success rate, the last success. */
+function Health({ health: h }: { health: SubscriptionHealthView }) {
+  const rate = h.last24h.successRate;
+  return (
+    <div class="health">
+      <Badge value={h.state} />{' '}
+      {h.state === 'failing' ? (
+        <span>
+          {h.consecutiveFailures} failure(s) since <When iso={h.failingSince} />
+          {h.lastFailure ? (
+            <small>
+              {' '}
+              last:{' '}
+              {h.lastFailure.statusCode !== undefined
+                ? `HTTP ${h.lastFailure.statusCode}`
+                : h.lastFailure.outcome}
+            </small>
+          ) : null}
+        </span>
+      ) : null}
+      <br />
+      <small>
+        24 h: {rate === null ? 'no attempt' : `${Math.round(rate * 1000) / 10} % of ${h.last24h.attempts}`}
+        {h.retrying.deliveries > 0 ? ` · ${h.retrying.deliveries} retrying` : ''} · last success{' '}
+        <When iso={h.lastSuccessAt} />
+      </small>
+      {h.disablesAt ? (
+        <small class="error">
+          <br />
+          disabled by a failure after <When iso={h.disablesAt} />
+        </small>
+      ) : null}
+    </div>
+  );
+}
+
+type Asking =
+  | { kind: 'enable'; sub: Subscription; backlog: Backlog }
+  | { kind: 'disable'; sub: Subscription }
+  | { kind: 'rotate'; sub: Subscription };
+
+/** "Test event sent to …: success (HTTP 204) in 12 ms": what the endpoint answered. */
+function testOutcome(id: string, r: TestDelivery): string {
+  const a = r.attempt;
+  const answer = a.statusCode !== undefined ? ` (HTTP ${a.statusCode})` : a.error ? ` (${a.error})` : '';
+  return `Test event sent to ${id}: ${a.outcome}${answer} in ${Math.round(a.durationMs)} ms`;
+}
+
+function Confirmation(props: {
+  asking: Asking;
+  act: (what: string, run: () => Promise<unknown>) => Promise<void>;
+  onSecret: (id: string, secret: string) => void;
+  onCancel: () => void;
+}) {
+  const { asking, act } = props;
+  const s = asking.sub;
+  const path = `/subscriptions/${encodeURIComponent(s.id)}`;
+  if (asking.kind === 'disable') {
+    return (
+      <Confirm
+        title={`Disable ${s.url}?`}
+        onCancel={props.onCancel}
+        choices={[
+          {
+            label: 'Disable',
+            run: () => act(`Disabled ${s.id}`, () => api(`${path}/disable`, { method: 'POST' })),
+          },
+        ]}
+      >
+        <p>
+          Nothing is delivered to it until it is enabled. The events it misses stay in the event log and are
+          delivered when it is enabled (or discarded, if you choose so then), as far back as the log keeps
+          them.
+        </p>
+      </Confirm>
+    );
+  }
+  if (asking.kind === 'rotate') {
+    return (
+      <Confirm
+        title={`Rotate the signing secret of ${s.url}?`}
+        onCancel={props.onCancel}
+        choices={[
+          {
+            label: 'Rotate secret',
+            run: () =>
+              act(`Rotated the secret of ${s.id}; the previous one still signs for 24 h`, async () => {
+                const r = await api<SecretRotated>(`${path}/rotate-secret`, { method: 'POST' });
+                props.onSecret(s.id, r.secret);
+              }),
+          },
+        ]}
+      >
+        <p>
+          A new secret is shown once. Deliveries are signed with both for 24 hours, then with the new one
+          only.
+        </p>
+      </Confirm>
+    );
+  }
+  const b = asking.backlog;
+  const enable = (backlog: 'recover' | 'discard') =>
+    act(`Enabled ${s.id}`, async () => {
+      const r = await api<EnableResult>(`${path}/enable`, { method: 'POST', body: { backlog } });
+      const missed = r.backlog
+        ? backlog === 'recover'
+          ? `, ${r.backlog.recovered} missed event(s) queued for delivery`
+          : `, ${r.backlog.discarded} missed event(s) discarded`
+        : '';
+      return `Enabled ${s.id}: ${r.resumed} parked delivery(ies) resumed${missed}`;
+    });
+  const count = `${b.events}${b.more ? '+' : ''}`;
+  return (
+    <Confirm
+      title={`Enable ${s.url}?`}
+      onCancel={props.onCancel}
+      choices={
+        b.window && b.events > 0
+          ? [
+              { label: `Enable and deliver ${count} missed event(s)`, run: () => enable('recover') },
+              { label: 'Enable and discard them', run: () => enable('discard') },
+            ]
+          : [{ label: 'Enable', run: () => enable('recover') }]
+      }
+    >
+      {b.window ? (
+        <p data-testid="backlog">
+          Disabled since <When iso={b.window.disabledAt} />: {count} event(s) matching its filters were
+          detected since then{b.more ? ` (the first ${b.limit} are delivered now; replay the rest)` : ''}.
+          They are queued in detection order, with their own ids.
+        </p>
+      ) : null}
+      {b.window?.truncated ? (
+        <p class="error">
+          The event log keeps {b.window.retentionDays} days: events detected before{' '}
+          <When iso={b.window.keptSince} /> are gone and cannot be delivered.
+        </p>
+      ) : null}
+      <p>{b.parked} parked delivery(ies) resume.</p>
+    </Confirm>
   );
 }

@@ -1,129 +1,148 @@
-import { api, type Json } from '../api';
-import { ErrorLine, Section, useLoad, When } from '../ui';
+import { useState } from 'preact/hooks';
+import { api, type Vehicle, type VehicleDetail } from '../api';
+import { Badge, describe, ErrorLine, Section, useLoad, When } from '../ui';
+import { VehicleStatePanel } from './vehicle-state';
 
-interface Read extends Json {
-  eventId: string;
-  occurredAt: string;
-  readAt: string;
-  data: Json;
-}
+/** `0.0022 %`, `3.3 %`: two significant digits, whatever the size. */
+const percent = (share: number) => `${Number((share * 100).toPrecision(2))} %`;
+const every = (ms: number) =>
+  ms >= 3_600_000 ? `${Math.round(ms / 360_000) / 10} h` : `${Math.round(ms / 60_000)} min`;
 
 /**
- * One vehicle's latest known state (GET /vehicles/{id}/state): what Carhook stores, each part with
- * the time it was read; no request to the API.
+ * One vehicle: its enrollment and whether it can be polled, the last and next read of each kind,
+ * its learned change rate and share of the quota, its recent events as a timeline; pause and resume;
+ * below, its latest known state from what Carhook stores.
  */
 export function VehiclePage({ vehicleId }: { vehicleId: string }) {
-  const state = useLoad(() => api(`/vehicles/${encodeURIComponent(vehicleId)}/state`), [vehicleId], 5000);
-  const s = state.data;
-  const vehicle = (s?.vehicle ?? {}) as Json;
-  const alerts = (s?.activeAlerts ?? []) as Json[];
-  const maintenance = s?.maintenance as Json | undefined;
-  const trip = s?.lastTrip as Read | undefined;
-  const collision = s?.lastCollision as Read | undefined;
-  const position = s?.position as Json | undefined;
-  const fuel = s?.fuel as Json | undefined;
+  const path = `/vehicles/${encodeURIComponent(vehicleId)}`;
+  const detail = useLoad(() => api<VehicleDetail>(path), [path], 5000);
+  const [message, setMessage] = useState<string | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const d = detail.data;
+  const act = async (action: 'pause' | 'resume') => {
+    setError(undefined);
+    try {
+      const v = await api<Vehicle>(`${path}/${action}`, { method: 'POST' });
+      setMessage(
+        v.paused ? `Paused ${v.vin}: it is not polled until resumed` : `Resumed ${v.vin}: polled again`,
+      );
+      detail.reload();
+    } catch (e) {
+      setError(describe(e));
+    }
+  };
   return (
-    <Section title={`Vehicle ${String(vehicle.vin ?? vehicleId)}`}>
-      <p class="muted">
-        From what Carhook stores (no request to the API), up to event sequence {String(s?.sequence ?? '—')}.
-      </p>
-      <ErrorLine error={state.error} />
-      {s && s.polled !== true ? <p class="muted">Not polled yet: nothing known.</p> : null}
-      {s && s.polled === true ? (
-        <table aria-label="Latest known state">
-          <thead>
-            <tr>
-              <th>What</th>
-              <th>Value</th>
-              <th>When</th>
-              <th>Read</th>
-            </tr>
-          </thead>
-          <tbody>
-            {alerts.length === 0 ? (
-              <tr>
-                <td>Active alerts</td>
-                <td>none</td>
-                <td />
-                <td />
-              </tr>
-            ) : (
-              alerts.map((a) => (
-                <tr key={String(a.key)}>
-                  <td>Active alert</td>
-                  <td>
-                    {String(a.message)} {a.severity ? `(${String(a.severity)})` : ''}
-                  </td>
-                  <td>
-                    <When iso={a.startedAt} />
-                  </td>
-                  <td>
-                    <When iso={a.readAt} />
-                  </td>
+    <>
+      <Section title={d ? `Vehicle ${d.vehicle.vin}` : `Vehicle ${vehicleId}`}>
+        <p>
+          <a href="#/enrollments">← Vehicles</a>
+        </p>
+        <ErrorLine error={error ?? detail.error} />
+        {message ? (
+          <p class="notice" role="status">
+            {message}
+          </p>
+        ) : null}
+        {d ? (
+          <>
+            <dl class="facts">
+              <dt>Vehicle</dt>
+              <dd>
+                <code>{d.vehicle.id}</code> {d.vehicle.brand ?? ''} {d.vehicle.model ?? ''}{' '}
+                {d.vehicle.subModel ?? ''}
+              </dd>
+              <dt>Enrollment</dt>
+              <dd>
+                <code>{d.enrollment.id}</code> {d.enrollment.kind} <Badge value={d.enrollment.status} />
+              </dd>
+              <dt>Connection</dt>
+              <dd data-testid="connection">
+                <Badge value={d.connection.state} />
+                {d.vehicle.pauseReason ? <small> {d.vehicle.pauseReason}</small> : null}
+                {d.connection.tokenExpiresAt ? (
+                  <small>
+                    {' '}
+                    token {d.connection.tokenValid ? 'valid' : 'expired (refreshed when next used)'} until{' '}
+                    <When iso={d.connection.tokenExpiresAt} />
+                  </small>
+                ) : null}
+                {d.connection.reauthorizationUrl ? (
+                  <small>
+                    {' '}
+                    · the user authorizes again at{' '}
+                    <a href={d.connection.reauthorizationUrl}>{d.connection.reauthorizationUrl}</a>
+                  </small>
+                ) : null}
+              </dd>
+              <dt>Learned change rate</dt>
+              <dd>
+                {d.changeRate
+                  ? `${d.changeRate.eventsPerHour} change(s) per hour (${d.changeRate.observedHours} h observed), ${d.changeRate.activeAlerts} alert(s) active`
+                  : 'not learned yet (no poll observed)'}
+              </dd>
+              <dt>Share of the quota</dt>
+              <dd>
+                at least {d.quota.readsPerHourAtLeast} read(s) per hour of {d.quota.perHour} (
+                {percent(d.quota.shareAtLeast)}): its events at least every {every(d.quota.guaranteeMs)}
+              </dd>
+            </dl>
+            <div class="actions">
+              {d.vehicle.paused ? (
+                <button type="button" onClick={() => void act('resume')}>
+                  Resume polling
+                </button>
+              ) : (
+                <button type="button" onClick={() => void act('pause')}>
+                  Pause polling
+                </button>
+              )}
+            </div>
+            <h3>Reads</h3>
+            <table>
+              <thead>
+                <tr>
+                  <th>Read</th>
+                  <th>Last</th>
+                  <th>Next at the latest</th>
+                  <th>Every</th>
+                  <th>How</th>
                 </tr>
-              ))
-            )}
-            <tr>
-              <td>Maintenance</td>
-              <td>
-                {maintenance
-                  ? `${String(maintenance.days)} days / ${String(maintenance.mileageKm)} km left`
-                  : '—'}
-              </td>
-              <td>
-                <When iso={maintenance?.updatedAt} />
-              </td>
-              <td>
-                <When iso={maintenance?.readAt} />
-              </td>
-            </tr>
-            <tr>
-              <td>Last trip</td>
-              <td>
-                {trip
-                  ? `${String(trip.data.tripId)}${trip.data.distanceKm !== undefined ? `, ${String(trip.data.distanceKm)} km` : ''}`
-                  : '—'}
-              </td>
-              <td>
-                <When iso={trip?.occurredAt} />
-              </td>
-              <td>
-                <When iso={trip?.readAt} />
-              </td>
-            </tr>
-            <tr>
-              <td>Last collision</td>
-              <td>{collision ? String(collision.data.maxLevel) : 'none known'}</td>
-              <td>
-                <When iso={collision?.occurredAt} />
-              </td>
-              <td>
-                <When iso={collision?.readAt} />
-              </td>
-            </tr>
-            <tr>
-              <td>Position</td>
-              <td>{position ? `${String(position.lat)}, ${String(position.lon)}` : '—'}</td>
-              <td>
-                <When iso={position?.at} />
-              </td>
-              <td>
-                <When iso={position?.readAt} />
-              </td>
-            </tr>
-            <tr>
-              <td>Fuel level</td>
-              <td>{fuel ? `${String(fuel.level)} %` : '—'}</td>
-              <td>
-                <When iso={fuel?.at} />
-              </td>
-              <td>
-                <When iso={fuel?.readAt} />
-              </td>
-            </tr>
-          </tbody>
-        </table>
-      ) : null}
-    </Section>
+              </thead>
+              <tbody>
+                {d.reads.map((r) => (
+                  <tr key={r.kind} data-read={r.kind}>
+                    <td>{r.kind}</td>
+                    <td>
+                      <When iso={r.lastAt} /> <small>{r.source}</small>
+                    </td>
+                    <td>
+                      <When iso={r.nextBy} />
+                    </td>
+                    <td>{every(r.everyMs)}</td>
+                    <td>
+                      <small>{r.note}</small>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <h3>Recent events</h3>
+            {d.recentEvents.length === 0 ? <p class="muted">No event in the last 7 days.</p> : null}
+            <ol class="timeline">
+              {d.recentEvents.map((e) => (
+                <li key={e.id} data-event={e.id}>
+                  <When iso={e.detectedAt} /> <small>#{e.sequence}</small>{' '}
+                  <a href={`#/events/${encodeURIComponent(e.id)}`}>{e.type}</a>{' '}
+                  <small>
+                    occurred <When iso={e.occurredAt} />
+                  </small>
+                </li>
+              ))}
+            </ol>
+          </>
+        ) : null}
+      </Section>
+      <VehicleStatePanel vehicleId={vehicleId} />
+    </>
   );
 }

@@ -7,7 +7,12 @@ import {
   requireIsoDate,
   requirePageLimit,
 } from '../../core/store/logic';
-import { validateDelivery, validateFinish, validateRecordedAttempt } from '../../core/subscriptions/logic';
+import {
+  validateAttemptFilter,
+  validateDelivery,
+  validateFinish,
+  validateRecordedAttempt,
+} from '../../core/subscriptions/logic';
 import type { ClaimResult, DeliveryStore, RecordedAttempt } from '../../core/subscriptions/ports';
 import type { DeliveryStatus } from '../../core/subscriptions/records';
 import {
@@ -329,23 +334,49 @@ export function createDynamoDeliveryStore(
       requireId('subscriptionId', query.subscriptionId);
       const limit = requirePageLimit(query.limit);
       const before = decodeCursor(query.cursor);
+      validateAttemptFilter(query);
+      // The sort key starts with `startedAt`: a time window is a key range. `until` (exclusive) and
+      // the cursor are both upper bounds: the lower of the two applies.
+      const upper = [before, query.until].filter((x): x is string => x !== undefined).sort()[0];
+      const key = ['pk = :pk'];
+      const values: Record<string, unknown> = { ':pk': deliveryKeys.attempts(query.subscriptionId) };
+      if (upper !== undefined) values[':upper'] = upper;
+      if (query.since !== undefined) values[':since'] = query.since;
+      if (upper !== undefined && query.since !== undefined) key.push('sk BETWEEN :since AND :upper');
+      else if (upper !== undefined) key.push('sk < :upper');
+      else if (query.since !== undefined) key.push('sk >= :since');
+      const filters: string[] = [];
+      const names: Record<string, string> = {};
+      if (query.status !== undefined) {
+        names['#outcome'] = 'outcome';
+        values[':success'] = 'success';
+        filters.push(query.status === 'succeeded' ? '#outcome = :success' : '#outcome <> :success');
+      }
+      if (query.eventType !== undefined) {
+        values[':eventType'] = query.eventType;
+        filters.push('eventType = :eventType');
+      }
+      if (query.eventId !== undefined) {
+        values[':eventId'] = query.eventId;
+        filters.push('eventId = :eventId');
+      }
       const items: Item[] = [];
       // One item past the page says whether there is a next one; the paginator stops when we do.
       const pages = paginateQuery(
         { client: doc, pageSize: limit + 1 },
         {
           TableName,
-          KeyConditionExpression: before !== undefined ? 'pk = :pk AND sk < :before' : 'pk = :pk',
-          ExpressionAttributeValues: {
-            ':pk': deliveryKeys.attempts(query.subscriptionId),
-            ...(before !== undefined ? { ':before': before } : {}),
-          },
+          KeyConditionExpression: key.join(' AND '),
+          ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
+          ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+          ExpressionAttributeValues: values,
           ScanIndexForward: false,
         },
       );
       try {
         for await (const out of pages) {
-          items.push(...(out.Items ?? []));
+          // BETWEEN is inclusive: the cursor's (or until's) own line is not part of the page.
+          items.push(...(out.Items ?? []).filter((i) => upper === undefined || String(i.sk) < upper));
           if (items.length >= limit + 1) break;
         }
       } catch (error) {

@@ -6,12 +6,12 @@ import {
   requireIsoDate,
   requirePageLimit,
 } from '../../core/store/logic';
-import { validateSubscription } from '../../core/subscriptions/logic';
+import { MAX_FAILURE_ERROR, validateSubscription } from '../../core/subscriptions/logic';
 import type { SubscriptionStore } from '../../core/subscriptions/ports';
 import type { SubscriptionChanges, SubscriptionRecord } from '../../core/subscriptions/records';
 import type { SubscriptionHealth } from '../../core/webhooks/policy';
+import { ATTEMPT_OUTCOMES, type AttemptOutcome } from '../../core/webhooks/sender';
 import {
-  conditionFailedItem,
   getConsistent,
   type Item,
   isConditionalCheckFailed,
@@ -45,6 +45,17 @@ function toItem(s: SubscriptionRecord): Item {
     ...rest,
     ...(health.firstFailureAt ? { firstFailureAt: health.firstFailureAt } : {}),
     ...(health.lastSuccessAt ? { lastSuccessAt: health.lastSuccessAt } : {}),
+    ...(health.consecutiveFailures ? { consecutiveFailures: health.consecutiveFailures } : {}),
+    ...(health.lastFailure
+      ? {
+          lastFailureAt: health.lastFailure.at,
+          lastFailureOutcome: health.lastFailure.outcome,
+          ...(health.lastFailure.statusCode !== undefined
+            ? { lastFailureStatus: health.lastFailure.statusCode }
+            : {}),
+          ...(health.lastFailure.error !== undefined ? { lastFailureError: health.lastFailure.error } : {}),
+        }
+      : {}),
     gsi1pk: subscriptionKeys.byStatus(s.status),
     gsi1sk: s.id,
     gsi2pk: subscriptionKeys.all,
@@ -64,9 +75,24 @@ function fromItem(ctx: TableContext, item: Item): SubscriptionRecord {
   }
   const status = item.status === 'disabled' ? 'disabled' : item.status === 'active' ? 'active' : undefined;
   if (!status || !id) throw malformed(ctx, 'subscription', 'status', key);
+  const lastFailureAt = str(item.lastFailureAt);
+  const outcome = str(item.lastFailureOutcome);
   const health: SubscriptionHealth = {
     ...(str(item.firstFailureAt) ? { firstFailureAt: str(item.firstFailureAt) } : {}),
     ...(str(item.lastSuccessAt) ? { lastSuccessAt: str(item.lastSuccessAt) } : {}),
+    ...(typeof item.consecutiveFailures === 'number' && item.consecutiveFailures > 0
+      ? { consecutiveFailures: item.consecutiveFailures }
+      : {}),
+    ...(lastFailureAt && outcome && (ATTEMPT_OUTCOMES as readonly string[]).includes(outcome)
+      ? {
+          lastFailure: {
+            at: lastFailureAt,
+            outcome: outcome as AttemptOutcome,
+            ...(typeof item.lastFailureStatus === 'number' ? { statusCode: item.lastFailureStatus } : {}),
+            ...(str(item.lastFailureError) !== undefined ? { error: str(item.lastFailureError) } : {}),
+          },
+        }
+      : {}),
   };
   const out: Record<string, unknown> = {
     id,
@@ -225,7 +251,7 @@ export function createDynamoSubscriptionStore(ctx: TableContext): SubscriptionSt
       return transition(
         id,
         'UpdateItem subscription enable',
-        'SET #status = :active, gsi1pk = :gsi1pk, updatedAt = :at REMOVE disabledReason, disabledAt, firstFailureAt, lastSuccessAt',
+        'SET #status = :active, gsi1pk = :gsi1pk, updatedAt = :at REMOVE disabledReason, disabledAt, firstFailureAt, consecutiveFailures',
         '#status = :disabled',
         { '#status': 'status' },
         {
@@ -237,28 +263,45 @@ export function createDynamoSubscriptionStore(ctx: TableContext): SubscriptionSt
       );
     },
 
-    async recordFailure(id, at) {
+    async recordFailure(id, failure) {
       requireId('id', id);
-      requireIsoDate('at', at);
+      requireIsoDate('failure.at', failure.at);
+      const values: Record<string, unknown> = {
+        ':at': failure.at,
+        ':outcome': failure.outcome,
+        ':zero': 0,
+        ':one': 1,
+      };
+      const sets = [
+        'firstFailureAt = if_not_exists(firstFailureAt, :at)',
+        'consecutiveFailures = if_not_exists(consecutiveFailures, :zero) + :one',
+        'lastFailureAt = :at',
+        'lastFailureOutcome = :outcome',
+      ];
+      const removes: string[] = [];
+      if (failure.statusCode !== undefined) {
+        values[':status'] = failure.statusCode;
+        sets.push('lastFailureStatus = :status');
+      } else removes.push('lastFailureStatus');
+      if (failure.error !== undefined) {
+        values[':error'] = failure.error.slice(0, MAX_FAILURE_ERROR);
+        sets.push('lastFailureError = :error');
+      } else removes.push('lastFailureError');
       try {
+        // Every failure writes (the streak and the last failure are what the API shows at once).
         const out = await doc.send(
           new UpdateCommand({
             TableName,
             Key: subscriptionKeys.subscription(id),
-            UpdateExpression: 'SET firstFailureAt = :at',
-            // Only the streak's first failure writes; later ones read the stored start back.
-            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(firstFailureAt)',
-            ExpressionAttributeValues: { ':at': at },
+            UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: values,
             ReturnValues: 'ALL_NEW',
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         );
         return out.Attributes ? fromItem(ctx, out.Attributes).health : undefined;
       } catch (error) {
-        if (isConditionalCheckFailed(error)) {
-          const current = conditionFailedItem(error);
-          return current ? fromItem(ctx, current).health : undefined;
-        }
+        if (isConditionalCheckFailed(error)) return undefined;
         throw fail('UpdateItem subscription health', error, id);
       }
     },
@@ -268,7 +311,7 @@ export function createDynamoSubscriptionStore(ctx: TableContext): SubscriptionSt
       return transition(
         id,
         'UpdateItem subscription health',
-        'SET lastSuccessAt = :at REMOVE firstFailureAt',
+        'SET lastSuccessAt = :at REMOVE firstFailureAt, consecutiveFailures',
         'attribute_exists(pk)',
         {},
         { ':at': at },

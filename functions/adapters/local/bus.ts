@@ -132,12 +132,22 @@ export class LocalBus implements EventBus {
       });
     }
     for (const event of events) this.progressOf(event.id).logged = true;
-    if (this.out) this.out.write(events.map(formatEventLine).join(''));
+    if (this.out) this.out.write(inDetectionOrder(events).map(formatEventLine).join(''));
   }
 }
 
-/** `2026-11-22T03:00:00.000Z  vehicle.alert.raised  veh-1  evt_…` */
+/**
+ * `2026-11-22T03:00:05.000Z  vehicle.alert.raised  veh-1  #4  evt_…  (occurred 2026-11-22T03:00:00.000Z)`:
+ * led by when Carhook detected it, the order lines are printed in (what happened at enrollment can
+ * have occurred long before), then the vehicle's sequence and when it occurred.
+ */
 export const formatEventLine = (event: EventEnvelope): string =>
-  `${event.occurredAt}  ${event.type.padEnd(32)} ${(event.vehicle?.id ?? event.enrollment?.id ?? '-').padEnd(20)} ${event.id}\n`;
+  `${event.detectedAt}  ${event.type.padEnd(32)} ${(event.vehicle?.id ?? event.enrollment?.id ?? '-').padEnd(20)} #${event.sequence}  ${event.id}  (occurred ${event.occurredAt})\n`;
+
+/** Detection order: by `detectedAt`, then a vehicle's `sequence` (one poll's events share a time). */
+export const inDetectionOrder = <E extends Pick<EventEnvelope, 'detectedAt' | 'sequence'>>(
+  events: readonly E[],
+): E[] =>
+  [...events].sort((a, b) => Date.parse(a.detectedAt) - Date.parse(b.detectedAt) || a.sequence - b.sequence);
 
 const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));

@@ -69,10 +69,16 @@ async function waitUntilReady(endpoint: string, deadlineMs: number): Promise<voi
   );
 }
 
+/** The start was given up (its signal aborted): the JVM was stopped, nothing is left running. */
+export class DynamoDbLocalAborted extends Error {
+  override readonly name = 'DynamoDbLocalAborted';
+}
+
 export async function startDynamoDbLocal(
-  options: { port?: number; dataDir?: string; readyTimeoutMs?: number } = {},
+  options: { port?: number; dataDir?: string; readyTimeoutMs?: number; signal?: AbortSignal } = {},
 ): Promise<DynamoDbLocal> {
   await checkJava();
+  if (options.signal?.aborted) throw new DynamoDbLocalAborted('DynamoDB Local: start-up interrupted');
   const child = spawnLauncher({
     // 0: the OS picks a free port at bind time, and the launcher reports it (no race with a probe).
     port: options.port ?? 0,
@@ -102,7 +108,21 @@ export async function startDynamoDbLocal(
       clearTimeout(timer);
       resolve(undefined);
     });
+    // Interrupted while the JVM boots: stop waiting at once (the JVM is stopped below).
+    options.signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve(undefined);
+      },
+      { once: true },
+    );
   });
+  if (options.signal?.aborted) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+    throw new DynamoDbLocalAborted('DynamoDB Local: start-up interrupted');
+  }
   if (port === undefined) {
     const running = child.exitCode === null && child.signalCode === null;
     if (running) child.kill('SIGKILL');

@@ -8,16 +8,25 @@ import {
 } from '../../core/store/logic';
 import type { Page, PageRequest } from '../../core/store/records';
 import {
+  attemptMatches,
   attemptSortKey,
   dueSortKey,
   iso,
+  MAX_FAILURE_ERROR,
+  validateAttemptFilter,
   validateDelivery,
   validateFinish,
   validateRecordedAttempt,
   validateSubscription,
 } from '../../core/subscriptions/logic';
 import type { DeliveryStore, SubscriptionStore } from '../../core/subscriptions/ports';
-import type { AttemptRecord, DeliveryRecord, SubscriptionRecord } from '../../core/subscriptions/records';
+import type {
+  AttemptRecord,
+  DeliveryRecord,
+  FailureNote,
+  SubscriptionRecord,
+} from '../../core/subscriptions/records';
+import type { SubscriptionHealth } from '../../core/webhooks/policy';
 
 const clone = <T>(value: T): T => structuredClone(value);
 
@@ -46,6 +55,23 @@ function withoutNulls<T extends object>(record: T): T {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(record)) if (v !== null && v !== undefined) out[k] = v;
   return out as T;
+}
+
+/** The health fields that are history, not the streak: kept when a streak ends. */
+function historyOf(health: SubscriptionHealth): SubscriptionHealth {
+  return {
+    ...(health.lastSuccessAt !== undefined ? { lastSuccessAt: health.lastSuccessAt } : {}),
+    ...(health.lastFailure !== undefined ? { lastFailure: health.lastFailure } : {}),
+  };
+}
+
+function noteOf(failure: FailureNote): NonNullable<SubscriptionHealth['lastFailure']> {
+  return {
+    at: failure.at,
+    outcome: failure.outcome,
+    ...(failure.statusCode !== undefined ? { statusCode: failure.statusCode } : {}),
+    ...(failure.error !== undefined ? { error: failure.error.slice(0, MAX_FAILURE_ERROR) } : {}),
+  };
 }
 
 /** In-memory SubscriptionStore + DeliveryStore (unit tests of the use cases, and the contract suite). */
@@ -104,15 +130,19 @@ export function createMemorySubscriptionStores(): {
       const s = subs.get(id);
       if (s?.status !== 'disabled') return false;
       const { disabledAt: _a, disabledReason: _r, ...rest } = s;
-      subs.set(id, { ...rest, status: 'active', health: {}, updatedAt: iso(now) });
+      subs.set(id, { ...rest, status: 'active', health: historyOf(s.health), updatedAt: iso(now) });
       return true;
     },
-    async recordFailure(id, at) {
-      requireIsoDate('at', at);
+    async recordFailure(id, failure) {
+      requireIsoDate('failure.at', failure.at);
       const s = subs.get(id);
       if (!s) return undefined;
-      if (s.health.firstFailureAt) return clone(s.health);
-      const health = { ...s.health, firstFailureAt: at };
+      const health: SubscriptionHealth = {
+        ...s.health,
+        firstFailureAt: s.health.firstFailureAt ?? failure.at,
+        consecutiveFailures: (s.health.consecutiveFailures ?? 0) + 1,
+        lastFailure: noteOf(failure),
+      };
       subs.set(id, { ...s, health });
       return clone(health);
     },
@@ -120,7 +150,7 @@ export function createMemorySubscriptionStores(): {
       requireIsoDate('at', at);
       const s = subs.get(id);
       if (!s) return false;
-      subs.set(id, { ...s, health: { lastSuccessAt: at } });
+      subs.set(id, { ...s, health: { ...historyOf(s.health), lastSuccessAt: at } });
       return true;
     },
     async delete(id) {
@@ -242,7 +272,9 @@ export function createMemorySubscriptionStores(): {
     },
     async listAttempts(query) {
       requireId('subscriptionId', query.subscriptionId);
-      return paginate(attempts.get(query.subscriptionId) ?? [], attemptSortKey, query, 'desc');
+      validateAttemptFilter(query);
+      const lines = (attempts.get(query.subscriptionId) ?? []).filter((a) => attemptMatches(a, query));
+      return paginate(lines, attemptSortKey, query, 'desc');
     },
   };
 

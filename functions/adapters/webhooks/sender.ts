@@ -14,6 +14,8 @@ import {
   DEFAULT_TIMEOUT_MS,
   DEFAULT_USER_AGENT,
   type DeliveryAttempt,
+  type ErrorClass,
+  keptHeaders,
   MAX_EXCERPT_BYTES,
   outcomeOf,
   parseRetryAfter,
@@ -37,6 +39,30 @@ export interface SenderOptions extends UrlPolicyOptions {
   readonly keepAlive?: boolean;
   /** Extra trusted CA certificates (PEM), e.g. a local development CA; the system roots stay trusted. */
   readonly ca?: string | readonly string[];
+}
+
+const TLS_CODES = new Set([
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'EPROTO',
+]);
+
+/** The class of a socket error, from node's error code. */
+export function classifyNetworkError(e: unknown): ErrorClass {
+  if (e instanceof GuardedLookupError) return e.kind === 'AddressRefused' ? 'ssrf' : 'dns';
+  const code = (e as NodeJS.ErrnoException | undefined)?.code ?? '';
+  if (['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_FAIL', 'EAI_NODATA'].includes(code)) return 'dns';
+  if (code === 'ECONNREFUSED') return 'refused';
+  if (['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE'].includes(code)) return 'reset';
+  if (code === 'ETIMEDOUT' || code === 'ESOCKETTIMEDOUT') return 'timeout';
+  if (TLS_CODES.has(code) || code.startsWith('ERR_SSL') || code.startsWith('ERR_TLS')) return 'tls';
+  return 'other';
 }
 
 function describeNetworkError(e: unknown): string {
@@ -75,13 +101,35 @@ export function createSender(options: SenderOptions = {}): Sender {
     try {
       const validated = validateUrl(input.url, options);
       if (!validated.ok)
-        return Promise.resolve({ ...base(), outcome: 'refused', error: validated.error.message });
+        return Promise.resolve({
+          ...base(),
+          outcome: 'refused',
+          errorClass: 'ssrf',
+          error: validated.error.message,
+        });
       const url = validated.value;
       const signed = webhookHeaders({ id: input.id, body: input.body, secrets: input.secrets, now: started });
-      if (!signed.ok) return Promise.resolve({ ...base(), outcome: 'refused', error: signed.error.message });
+      if (!signed.ok)
+        return Promise.resolve({
+          ...base(),
+          outcome: 'refused',
+          errorClass: 'invalid',
+          error: signed.error.message,
+        });
       if (input.signal?.aborted) {
-        return Promise.resolve({ ...base(), outcome: 'network', error: 'aborted before sending' });
+        return Promise.resolve({
+          ...base(),
+          outcome: 'network',
+          errorClass: 'other',
+          error: 'aborted before sending',
+        });
       }
+      const requestHeaders: Record<string, string> = {
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(input.body)),
+        'user-agent': userAgent,
+        ...signed.value,
+      };
       return new Promise<DeliveryAttempt>((resolve) => {
         let settled = false;
         let statusCode: number | undefined;
@@ -99,12 +147,7 @@ export function createSender(options: SenderOptions = {}): Sender {
           // Checked with the port too: a reserved port (the runtime's own servers) is refused
           // whichever name leads to it.
           lookup: guardedLookup(resolver, options.allowList, effectivePort(url)) satisfies LookupFunction,
-          headers: {
-            'content-type': 'application/json',
-            'content-length': String(Buffer.byteLength(input.body)),
-            'user-agent': userAgent,
-            ...signed.value,
-          },
+          headers: requestHeaders,
         });
 
         const settle = (rest: Omit<DeliveryAttempt, 'startedAt' | 'durationMs'>) => {
@@ -112,12 +155,13 @@ export function createSender(options: SenderOptions = {}): Sender {
           settled = true;
           clearTimeout(timer);
           input.signal?.removeEventListener('abort', onAbort);
-          resolve({ ...base(), ...(remoteAddress ? { remoteAddress } : {}), ...rest });
+          resolve({ ...base(), requestHeaders, ...(remoteAddress ? { remoteAddress } : {}), ...rest });
         };
 
         const timer = setTimeout(() => {
           settle({
             outcome: 'timeout',
+            errorClass: 'timeout',
             ...(statusCode !== undefined ? { statusCode } : {}),
             error:
               statusCode === undefined
@@ -128,7 +172,7 @@ export function createSender(options: SenderOptions = {}): Sender {
         }, timeoutMs);
 
         const onAbort = () => {
-          settle({ outcome: 'network', error: 'aborted by the caller' });
+          settle({ outcome: 'network', errorClass: 'other', error: 'aborted by the caller' });
           req.destroy();
         };
         input.signal?.addEventListener('abort', onAbort, { once: true });
@@ -148,10 +192,15 @@ export function createSender(options: SenderOptions = {}): Sender {
         });
 
         req.on('error', (e) => {
-          if (e instanceof GuardedLookupError && e.kind === 'AddressRefused') {
-            settle({ outcome: 'refused', error: e.message });
+          const errorClass = classifyNetworkError(e);
+          if (errorClass === 'ssrf') {
+            settle({ outcome: 'refused', errorClass, error: e.message });
           } else {
-            settle({ outcome: 'network', error: describeNetworkError(e) });
+            settle({
+              outcome: errorClass === 'timeout' ? 'timeout' : 'network',
+              errorClass,
+              error: describeNetworkError(e),
+            });
           }
         });
 
@@ -165,14 +214,15 @@ export function createSender(options: SenderOptions = {}): Sender {
 
           const complete = (truncated: boolean, interrupted?: string) => {
             const excerptBytes = Buffer.concat(chunks).subarray(0, MAX_EXCERPT_BYTES);
-            // StringDecoder.write holds back an incomplete trailing character: the excerpt stays ≤ 1 KB.
+            // StringDecoder.write holds back an incomplete trailing character: the excerpt stays ≤ 4 KB.
             const excerpt = decoder.write(excerptBytes);
             const outcome = outcomeOf(status);
             const retryAfterMs = RETRY_AFTER_STATUSES.includes(status)
               ? parseRetryAfter(res.headers['retry-after'], now())
               : undefined;
             const errors: string[] = [];
-            if (status >= 300 && status < 400) {
+            const redirect = status >= 300 && status < 400;
+            if (redirect) {
               errors.push(`redirect (${status}) to ${res.headers.location ?? '(no Location)'} not followed`);
             } else if (outcome !== 'success') {
               errors.push(`HTTP ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''}`);
@@ -181,6 +231,8 @@ export function createSender(options: SenderOptions = {}): Sender {
             settle({
               statusCode: status,
               outcome,
+              responseHeaders: keptHeaders(res.headers),
+              ...(outcome === 'success' ? {} : { errorClass: redirect ? 'redirect' : 'http' }),
               ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
               ...(errors.length > 0 ? { error: errors.join('; ') } : {}),
               ...(excerpt ? { responseExcerpt: excerpt } : {}),
@@ -208,7 +260,12 @@ export function createSender(options: SenderOptions = {}): Sender {
       });
     } catch (e) {
       // Belt and braces: a bug above must still produce an attempt record, not an exception.
-      return Promise.resolve({ ...base(), outcome: 'network', error: describeNetworkError(e) });
+      return Promise.resolve({
+        ...base(),
+        outcome: 'network',
+        errorClass: classifyNetworkError(e),
+        error: describeNetworkError(e),
+      });
     }
   }
 

@@ -14,19 +14,10 @@ import type { PollingConfig, PollStrategy } from '../polling/config';
 import { followUpReserve, learnedReserve } from '../polling/reads';
 import { guaranteeMs } from '../polling/selection';
 import { capacityOf } from '../ratelimit/bucket';
+import type { FreshnessKind } from './kinds';
 import { allocate, mixtureLag } from './lag';
 
-/** The kinds of change an operator sets freshness targets on. */
-export const freshnessKinds = [
-  'alerts',
-  'trips',
-  'collisions',
-  'fuel',
-  'maintenance',
-  'services',
-  'map',
-] as const;
-export type FreshnessKind = (typeof freshnessKinds)[number];
+export { type FreshnessKind, freshnessKinds } from './kinds';
 
 /** The event types of each kind. */
 export const KIND_EVENT_TYPES: Readonly<Record<FreshnessKind, readonly string[]>> = {

@@ -35,9 +35,16 @@ async function health(
     failing.add(subscription.id);
     return (
       // Stryker disable next-line ObjectLiteral: a streak starting now is never 5 days old, so this health and {} decide alike
-      (await deps.subscriptions.recordFailure(subscription.id, attempt.startedAt, now)) ?? {
-        firstFailureAt: attempt.startedAt,
-      }
+      (await deps.subscriptions.recordFailure(
+        subscription.id,
+        {
+          at: attempt.startedAt,
+          outcome: attempt.outcome,
+          ...(attempt.statusCode !== undefined ? { statusCode: attempt.statusCode } : {}),
+          ...(attempt.error !== undefined ? { error: attempt.error } : {}),
+        },
+        now,
+      )) ?? { firstFailureAt: attempt.startedAt }
     );
   } catch (error) {
     state.report({ kind: 'StoreFailure', subscriptionId: subscription.id, message: describe(error) });
@@ -48,7 +55,13 @@ async function health(
 }
 
 function refused(state: EngineState, error: string): DeliveryAttempt {
-  return { startedAt: state.clock().toISOString(), durationMs: 0, outcome: 'refused', error };
+  return {
+    startedAt: state.clock().toISOString(),
+    durationMs: 0,
+    outcome: 'refused',
+    errorClass: 'invalid',
+    error,
+  };
 }
 
 /**
@@ -110,6 +123,9 @@ export async function decide(
     outcome: done.outcome,
     ...(done.statusCode !== undefined ? { statusCode: done.statusCode } : {}),
     ...(done.error !== undefined ? { error: done.error } : {}),
+    ...(done.errorClass !== undefined ? { errorClass: done.errorClass } : {}),
+    ...(done.requestHeaders !== undefined ? { requestHeaders: done.requestHeaders } : {}),
+    ...(done.responseHeaders !== undefined ? { responseHeaders: done.responseHeaders } : {}),
     ...(done.responseExcerpt !== undefined ? { responseExcerpt: done.responseExcerpt } : {}),
     ...(done.responseTruncated ? { responseTruncated: true } : {}),
     ...(done.retryAfterMs !== undefined ? { retryAfterMs: done.retryAfterMs } : {}),

@@ -103,11 +103,24 @@ export interface DeliveryEngine {
   handleJob(job: DeliveryJob): Promise<undefined | { retryInSeconds: number }>;
   /** Sends a `webhook.test` event to one subscription now; resolves with the attempt. */
   sendTest(subscription: SubscriptionRecord): Promise<{ delivery: DeliveryRecord; attempt: AttemptRecord }>;
+  /** Sends a sample of an event type (its envelope, re-stamped, `sample: true`) now; resolves with the attempt. */
+  sendSample(
+    subscription: SubscriptionRecord,
+    sample: EventEnvelope,
+  ): Promise<{ delivery: DeliveryRecord; attempt: AttemptRecord }>;
   /** New deliveries of already-published events (replay), same `webhook-id`s, through the queue. */
   enqueueReplay(
     subscription: SubscriptionRecord,
     events: readonly EventEnvelope[],
     runId: string,
+  ): Promise<readonly string[]>;
+  /**
+   * Events the subscription missed while disabled (from the event log), queued in order under their
+   * fan-out delivery ids, so none is delivered twice. Returns the delivery ids created.
+   */
+  enqueueRecovery(
+    subscription: SubscriptionRecord,
+    events: readonly EventEnvelope[],
   ): Promise<readonly string[]>;
   /** After `enable`: parked deliveries become pending and are queued. Returns how many. */
   resume(subscriptionId: string): Promise<number>;

@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '../events/envelope';
 import type { DeliveryEngine, DeliveryEngineDeps, DeliveryJob } from './contract';
 import { fanOut } from './fan-out';
-import { enqueueReplay, handleJob, resume, sendTest, sweep } from './jobs';
+import { enqueueRecovery, enqueueReplay, handleJob, resume, sendSample, sendTest, sweep } from './jobs';
 import { createEngineState } from './state';
 
 // The delivery engine: one explicit state (state.ts) and the functions of it, by responsibility:
@@ -37,7 +37,9 @@ export function createDeliveryEngine(deps: DeliveryEngineDeps): DeliveryEngine {
     fanOut: (event) => fanOut(state, event),
     handleJob: (job) => handleJob(state, job),
     sendTest: (subscription) => sendTest(state, subscription),
+    sendSample: (subscription, sample) => sendSample(state, subscription, sample),
     enqueueReplay: (subscription, events, runId) => enqueueReplay(state, subscription, events, runId),
+    enqueueRecovery: (subscription, events) => enqueueRecovery(state, subscription, events),
     resume: (subscriptionId) => resume(state, subscriptionId),
     sweep: (options) => sweep(state, options),
   };

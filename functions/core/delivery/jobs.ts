@@ -1,8 +1,13 @@
 import { buildEvent } from '../events/catalogue';
 import type { EventEnvelope } from '../events/envelope';
 import { eventId } from '../events/ids';
-import { extraDeliveryId, iso } from '../subscriptions/logic';
-import type { AttemptRecord, DeliveryRecord, SubscriptionRecord } from '../subscriptions/records';
+import { deliveryId, extraDeliveryId, iso } from '../subscriptions/logic';
+import type {
+  AttemptRecord,
+  DeliveryOrigin,
+  DeliveryRecord,
+  SubscriptionRecord,
+} from '../subscriptions/records';
 import { attemptClaimed } from './attempt';
 import { DeliveryError, type DeliveryJob } from './contract';
 import { type EngineState, enqueue, newDelivery } from './state';
@@ -51,7 +56,7 @@ export async function handleJob(
 }
 
 /** Sends a `webhook.test` event to one subscription now; resolves with the attempt. */
-export async function sendTest(
+export function sendTest(
   state: EngineState,
   subscription: SubscriptionRecord,
 ): Promise<{ delivery: DeliveryRecord; attempt: AttemptRecord }> {
@@ -65,12 +70,43 @@ export async function sendTest(
     source: { api: 'carhook', operation: 'webhook.test' },
     data: { subscriptionId: subscription.id, message: 'A test delivery from Carhook.' },
   });
+  return sendNow(state, subscription, event);
+}
+
+/**
+ * Sends a sample of an event type to one subscription now: the sample's envelope under a new id,
+ * stamped now, `sample: true` and `sequence` 0 (it is no change of the vehicle's), signed like any
+ * delivery; resolves with the attempt.
+ */
+export function sendSample(
+  state: EngineState,
+  subscription: SubscriptionRecord,
+  sample: EventEnvelope,
+): Promise<{ delivery: DeliveryRecord; attempt: AttemptRecord }> {
+  const at = state.clock().toISOString();
+  const id = eventId({ scope: subscription.id, type: sample.type, key: 'sample', transition: at });
+  return sendNow(state, subscription, {
+    ...sample,
+    id,
+    occurredAt: at,
+    detectedAt: at,
+    sequence: 0,
+    sample: true,
+  });
+}
+
+/** One event to one subscription now (origin `test`), attempted at once; resolves with the attempt. */
+async function sendNow(
+  state: EngineState,
+  subscription: SubscriptionRecord,
+  event: EventEnvelope,
+): Promise<{ delivery: DeliveryRecord; attempt: AttemptRecord }> {
   const record = newDelivery(
     state,
     event,
     subscription,
     'test',
-    extraDeliveryId('test', id, subscription.id, at),
+    extraDeliveryId('test', event.id, subscription.id, event.detectedAt),
     true,
   );
   await state.deps.deliveries.create(record);
@@ -85,21 +121,22 @@ export async function sendTest(
   return { delivery, attempt };
 }
 
-/** New deliveries of already-published events (replay), same `webhook-id`s, through the queue. */
-export async function enqueueReplay(
+/** New deliveries of `events` to one subscription, created in order and queued; the ids created. */
+async function enqueueNew(
   state: EngineState,
   subscription: SubscriptionRecord,
   events: readonly EventEnvelope[],
-  runId: string,
+  origin: DeliveryOrigin,
+  idOf: (event: EventEnvelope) => string,
 ): Promise<readonly string[]> {
   const ids: string[] = [];
   // 16 writes at a time: a large replay is bounded by the store's latency, not serialized on it.
   for (let i = 0; i < events.length; i += 16) {
     const created = await Promise.all(
       events.slice(i, i + 16).map(async (event) => {
-        const id = extraDeliveryId('replay', event.id, subscription.id, runId);
+        const id = idOf(event);
         return (await state.deps.deliveries.create(
-          newDelivery(state, event, subscription, 'replay', id, false),
+          newDelivery(state, event, subscription, origin, id, false),
         ))
           ? id
           : undefined;
@@ -109,6 +146,33 @@ export async function enqueueReplay(
   }
   await enqueue(state, ids);
   return ids;
+}
+
+/** New deliveries of already-published events (replay), same `webhook-id`s, through the queue. */
+export function enqueueReplay(
+  state: EngineState,
+  subscription: SubscriptionRecord,
+  events: readonly EventEnvelope[],
+  runId: string,
+): Promise<readonly string[]> {
+  return enqueueNew(state, subscription, events, 'replay', (event) =>
+    extraDeliveryId('replay', event.id, subscription.id, runId),
+  );
+}
+
+/**
+ * The events a subscription missed while disabled, through the queue, each under the delivery id its
+ * fan-out would have had: an event that has a delivery already (fanned out around the disable, or
+ * recovered by an earlier enable) is not delivered again.
+ */
+export function enqueueRecovery(
+  state: EngineState,
+  subscription: SubscriptionRecord,
+  events: readonly EventEnvelope[],
+): Promise<readonly string[]> {
+  return enqueueNew(state, subscription, events, 'recovery', (event) =>
+    deliveryId(event.id, subscription.id),
+  );
 }
 
 /** After `enable`: parked deliveries become pending and are queued. Returns how many. */

@@ -9,6 +9,23 @@ import type { EventSource, Work } from './work';
 type Level = 'due' | 'overdue';
 
 /**
+ * Whether a maintenance answer predates the vehicle's last trip and came soon after it: its reading
+ * (`updatedAt` or `createdAt`, v1 `lastUpdate`) is older than the trip's end, and it was fetched
+ * less than `maintenanceSettleMs` after that end. Such an answer is applied (an older reading moves
+ * nothing) but is not the read after the trip, so maintenance is read again (`hints`).
+ */
+export const readingBeforeTrip = (w: Work, o: Observation): boolean => {
+  const tripAt = w.s.lastTripAt;
+  if (tripAt === undefined || (o.source !== 'v2.maintenance' && o.source !== 'v1.maintenance')) return false;
+  if (Date.parse(o.fetchedAt) - Date.parse(tripAt) >= w.config.maintenanceSettleMs) return false;
+  const item: unknown = o.items[0];
+  if (typeof item !== 'object' || item === null) return false;
+  const m = item as { updatedAt?: unknown; createdAt?: unknown; lastUpdate?: unknown };
+  const at = o.source === 'v2.maintenance' ? (m.updatedAt ?? m.createdAt) : m.lastUpdate;
+  return typeof at === 'string' && at < tripAt;
+};
+
+/**
  * Applies one maintenance reading. Levels only move forward within a cycle — due, then overdue,
  * each emitted at most once — so a countdown hovering at a threshold never flaps. Only a jump back
  * up by at least `maintenanceResetJump` (a service was done) starts a new cycle (README).

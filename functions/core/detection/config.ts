@@ -82,6 +82,19 @@ export const diffConfigSchema = z.object({
     .int()
     .positive()
     .default(2 * DAY),
+  /**
+   * A trip moves the maintenance countdown, so maintenance is read after one. A reading whose own
+   * time (`updatedAt`, v1 `lastUpdate`) is older than that trip's end and that was fetched less than
+   * this long after it (a cached answer, or a countdown not yet recomputed) is not that read:
+   * maintenance is read again with the vehicle's next events read. A read this long after the trip
+   * counts whatever it says, so an API whose countdown time does not move with trips costs at most
+   * the reads made in this window.
+   */
+  maintenanceSettleMs: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(10 * 60 * 1000),
   /** Maintenance refresh period. */
   dailyMs: z.number().int().positive().default(DAY),
   /** Services (activation status) refresh period. */

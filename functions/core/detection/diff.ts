@@ -2,7 +2,7 @@ import type { Alert, EcoDriving, IsoDate, V1Alert } from '../api/model';
 import type { CarhookEvent } from '../events/catalogue';
 import { absentAlerts, staleAlertList } from './absence';
 import { type AlertRecord, applyAlert, fromV1Alert, fromV2Alert } from './alerts';
-import { applyMaintenance, applyMap, applyServices } from './conditions';
+import { applyMaintenance, applyMap, applyServices, readingBeforeTrip } from './conditions';
 import { foldLatest } from './latest';
 import {
   checkObservation,
@@ -119,7 +119,7 @@ export const diff = (
     }
     const read = readTimes(o, itemProblem(w, o, i));
     applyObservation(w, read, i);
-    w.noteFetched(read.source, read.fetchedAt);
+    if (!readingBeforeTrip(w, read)) w.noteFetched(read.source, read.fetchedAt);
     w.markSource(read.source);
   }
   releaseTrips(w, new Map());

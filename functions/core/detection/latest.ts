@@ -8,48 +8,11 @@
  * What was history at a vehicle's first poll (baseline, no event) is not in it: it starts with the
  * first change told after enrollment.
  */
-import * as z from 'zod';
 import type { CarhookEvent } from '../events/catalogue';
+import type { Latest } from './latest-record';
 import type { AlertEntry, VehicleState } from './state';
 
-const iso = z.string();
-
-/** One event's record as the snapshot keeps it: its data, when it happened and when it was read. */
-const recordSchema = z.object({
-  eventId: z.string(),
-  occurredAt: iso,
-  /** When Carhook read it (the event's `detectedAt`). */
-  readAt: iso,
-  data: z.record(z.string(), z.unknown()),
-});
-
-export const latestSchema = z.object({
-  trip: recordSchema.optional(),
-  collision: recordSchema.optional(),
-  position: z
-    .object({
-      lat: z.number(),
-      lon: z.number(),
-      alt: z.number().optional(),
-      heading: z.number().optional(),
-      /** When the vehicle was there (the record's time). */
-      at: iso.optional(),
-      readAt: iso,
-      /** The event type that told it. */
-      from: z.string(),
-    })
-    .optional(),
-  fuel: z
-    .object({
-      /** Tank level, percent. */
-      level: z.number(),
-      at: iso.optional(),
-      readAt: iso,
-      from: z.string(),
-    })
-    .optional(),
-});
-export type Latest = z.infer<typeof latestSchema>;
+export { type Latest, latestSchema } from './latest-record';
 
 type Position = { lat: number; lon: number; alt?: number; heading?: number; collectedAt?: string };
 

@@ -12,23 +12,12 @@
  * Writes: the gap statistics move only when a newer record is noted (a write the poll makes
  * anyway), and the told silence is written with its event, so a steady poll writes nothing.
  */
-import * as z from 'zod';
-import type { IsoDate } from '../api/model';
 import type { Observation } from './observations';
+import type { Reporting } from './reporting-record';
 import type { VehicleState } from './state';
 import type { Work } from './work';
 
-const iso = z.string();
-
-export const reportingSchema = z.object({
-  /** Gaps between successive records counted so far. */
-  gaps: z.number().int().nonnegative(),
-  /** The longest of them (ms). */
-  longestGapMs: z.number().nonnegative(),
-  /** Set while a silence is told: the newest record time then (or the first poll's time). */
-  silentSince: iso.optional(),
-});
-export type Reporting = z.infer<typeof reportingSchema>;
+export { countGap, type Reporting, reportingSchema } from './reporting-record';
 
 /** Gaps a vehicle's own history needs before its threshold is learned from it. */
 export const LEARNED_AFTER_GAPS = 5;
@@ -43,21 +32,6 @@ export function silenceThreshold(
   if (!reporting || reporting.gaps < LEARNED_AFTER_GAPS) return { ms: silenceAfterMs, basis: 'default' };
   const learned = Math.min(silenceAfterMs * 7, Math.max(silenceAfterMs / 4, 3 * reporting.longestGapMs));
   return { ms: Math.round(learned), basis: 'learned' };
-}
-
-/** The statistics after a newer record at `at` than `previous` (none counted while a silence is told). */
-export function countGap(
-  reporting: Reporting | undefined,
-  previous: IsoDate,
-  at: IsoDate,
-): Reporting | undefined {
-  if (reporting?.silentSince !== undefined) return reporting;
-  const gap = Date.parse(at) - Date.parse(previous);
-  if (!(gap > 0)) return reporting;
-  return {
-    gaps: (reporting?.gaps ?? 0) + 1,
-    longestGapMs: Math.max(reporting?.longestGapMs ?? 0, gap),
-  };
 }
 
 const seconds = (ms: number): number => Math.max(0, Math.round(ms / 1000));

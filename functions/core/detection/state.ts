@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { latestSchema } from './latest';
-import { reportingSchema } from './reporting';
+import { latestSchema } from './latest-record';
+import { reportingSchema } from './reporting-record';
 
 /**
  * What Carhook remembers of one vehicle between polls: one DynamoDB item (README.md "State").

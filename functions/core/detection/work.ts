@@ -4,7 +4,7 @@ import { eventId } from '../events/ids';
 import { DEFAULT_CONFIG, type DiffConfig } from './config';
 import type { DiffContext, EventSource, StaleAnswer } from './context';
 import { isIsoDate, type ObservationSource, type RejectedInput } from './observations';
-import { countGap } from './reporting';
+import { countGap } from './reporting-record';
 import {
   type AlertEntry,
   type Cursors,

@@ -24,6 +24,22 @@ export type EnrollFleetResult =
       readonly message: string;
     };
 
+/**
+ * The API's brands, by the name its OAuth routes use (`/oauth/cielo/authorize`), with the brand group
+ * code its v1 API takes: one spelling (the name) for the CLI, the management API and the docs; the
+ * v1 codes are accepted too, as the v1 API spells them.
+ */
+export const V1_BRAND_GROUPS: Readonly<Record<string, 'C' | 'P'>> = { cielo: 'C', pavo: 'P' };
+const BRAND_MESSAGE = "must be cielo or pavo (the v1 API's codes C and P are accepted too)";
+
+/** `cielo` / `C` → `C`; undefined for anything else. */
+export function v1BrandOf(brand: unknown): 'C' | 'P' | undefined {
+  if (brand === 'C' || brand === 'P') return brand;
+  return typeof brand === 'string' && Object.hasOwn(V1_BRAND_GROUPS, brand)
+    ? V1_BRAND_GROUPS[brand]
+    : undefined;
+}
+
 // The API's VIN pattern: 17 characters [A-Z0-9].
 const VIN = /^[A-Z0-9]{17}$/;
 // The client sends contracts as given (letters, digits, - or _): refuse anything else up front.
@@ -36,7 +52,9 @@ const CONTRACT = /^[A-Za-z0-9_-]{1,64}$/;
 export const fleetContractSchema = z.strictObject({
   vin: z.string().regex(VIN, 'must be 17 characters A-Z or 0-9'),
   contract: z.string().regex(CONTRACT, 'must be 1-64 letters, digits, - or _ (the v1 contract number)'),
-  brand: z.enum(['C', 'P'], "must be 'C' or 'P' (the v1 brand group)"),
+  brand: z.enum(['cielo', 'pavo', 'C', 'P'], BRAND_MESSAGE).meta({
+    description: 'The brand, as in /oauth/{brand}/authorize: cielo or pavo (or the v1 code, C or P).',
+  }),
 });
 
 export function validateFleetInput(
@@ -67,10 +85,9 @@ export function validateFleetInput(
       message: 'contract: must be 1-64 letters, digits, - or _ (the v1 contract number)',
     };
   }
-  if (brand !== 'C' && brand !== 'P') {
-    return { ok: false, field: 'brand', message: "brand: must be 'C' or 'P' (the v1 brand group)" };
-  }
-  return { ok: true, value: { vin, contract, brand } };
+  const code = v1BrandOf(brand);
+  if (code === undefined) return { ok: false, field: 'brand', message: `brand: ${BRAND_MESSAGE}` };
+  return { ok: true, value: { vin, contract, brand: code } };
 }
 
 /** Fleet vehicle ids: `<enrollmentId>:<vin>` (no v2 id: the planner polls them in v1 batches). */

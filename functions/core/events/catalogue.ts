@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import type { EventDefinition, TypedEnvelope } from './common';
+import type { EventDefinition } from './common';
+import type { TypedEnvelope } from './envelope';
 import { type EventEnvelope, envelopeSchema } from './envelope';
 import { carhookQuotaChanged } from './types/carhook.quota.changed';
 import { enrollmentReauthorizationRequired } from './types/enrollment.reauthorization_required';
@@ -20,7 +21,7 @@ import { vehicleServicesChanged } from './types/vehicle.services.changed';
 import { vehicleTripCompleted } from './types/vehicle.trip.completed';
 import { webhookDeliveryExhausted } from './types/webhook.delivery.exhausted';
 import { webhookEndpointDisabled } from './types/webhook.endpoint.disabled';
-import { webhookTest } from './types/webhook.test';
+import { webhookTest } from './types/webhook-test';
 
 /** Every event type Carhook publishes, each defined once in `types/<type>.ts`. */
 export const definitions = [

@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import type { EventEnvelope } from './envelope';
 
 /**
  * Building blocks shared by the event `data` schemas. Everything here ends up in the public JSON
@@ -66,7 +65,24 @@ export interface EventDefinition<T extends string = string, D extends z.ZodType 
   readonly data: D;
 }
 
-export const defineEvent = <const T extends string, D extends z.ZodType>(def: EventDefinition<T, D>) => def;
-
-/** The envelope with `type` and `data` narrowed to one definition. */
-export type TypedEnvelope<T extends string, D> = Omit<EventEnvelope, 'type' | 'data'> & { type: T; data: D };
+/**
+ * One event type, its `data` schema given as a function: zod builds a schema's internals when it is
+ * constructed, so the catalogue builds each type's schema the first time `data` is read (a check of
+ * that type, its JSON Schema), not when a function's bundle is imported.
+ */
+export const defineEvent = <const T extends string, D extends z.ZodType>(
+  def: Omit<EventDefinition<T, D>, 'data'> & { readonly data: () => D },
+): EventDefinition<T, D> => {
+  let data: D | undefined;
+  return {
+    type: def.type,
+    version: def.version,
+    description: def.description,
+    producer: def.producer,
+    audience: def.audience,
+    get data() {
+      data ??= def.data();
+      return data;
+    },
+  };
+};

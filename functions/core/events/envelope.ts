@@ -55,6 +55,15 @@ export const envelopeSchema = z.object({
     recordId: z.string().optional(),
   }),
   data: z.record(z.string(), z.unknown()),
+  sample: z
+    .literal(true)
+    .optional()
+    .describe(
+      'true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)',
+    ),
 });
 
 export type EventEnvelope = z.infer<typeof envelopeSchema>;
+
+/** The envelope with `type` and `data` narrowed to one definition. */
+export type TypedEnvelope<T extends string, D> = Omit<EventEnvelope, 'type' | 'data'> & { type: T; data: D };

@@ -1,5 +1,5 @@
 export * from './catalogue';
-export type { EventDefinition, TypedEnvelope } from './common';
+export type { EventDefinition } from './common';
 export * from './envelope';
 export { eventId } from './ids';
 export { allSchemaFiles, eventJsonSchema, schemaFileName } from './json-schema';

@@ -82,3 +82,16 @@ export function parsePollJob(body: unknown): PollJob {
 }
 
 export type { VehicleResource };
+
+/** What the planner books for one cycle. */
+export interface Plan {
+  /** Most urgent first: guaranteed reads, then baselines, then by index; routine reads last. */
+  readonly jobs: readonly (PollVehicleJob | PollFleetJob | PollMapJob)[];
+  /** Requests the planned jobs are expected to cost (follow-ups a poll reveals come on top). */
+  readonly estimatedRequests: number;
+  /** Vehicles whose events are not read this cycle. */
+  readonly deferred: readonly string[];
+  /** The events guarantee G of this cycle (ms), and the active alerts' one. */
+  readonly guaranteeMs: number;
+  readonly alertGuaranteeMs: number;
+}

@@ -6,7 +6,7 @@
  * from its first cycle and the memory fills as it plans.
  */
 import type { VehicleRecord } from '../store/records';
-import type { Plan } from './planner';
+import type { Plan } from './jobs';
 
 /** When the planner last booked each read of a vehicle (epoch ms). */
 export interface LastReads {
@@ -25,6 +25,8 @@ export interface PlannerMemory {
   set(vehicleId: string, reads: LastReads): void;
   /** Forgets every vehicle not in `keep` (paused, removed). */
   retain(keep: Pick<ReadonlySet<string>, 'has'>): void;
+  /** How many vehicles it remembers (those the planner last planned for). */
+  size(): number;
 }
 
 export function createPlannerMemory(): PlannerMemory {
@@ -37,6 +39,7 @@ export function createPlannerMemory(): PlannerMemory {
     retain: (keep) => {
       for (const id of reads.keys()) if (!keep.has(id)) reads.delete(id);
     },
+    size: () => reads.size,
   };
 }
 

@@ -4,8 +4,7 @@
  */
 import type { VehicleRecord } from '../store/records';
 import { NAIVE_RESOURCES } from './config';
-import type { PollFleetJob, PollVehicleJob } from './jobs';
-import type { Plan } from './planner';
+import type { Plan, PollFleetJob, PollVehicleJob } from './jobs';
 import type { Booking } from './reads';
 
 /**

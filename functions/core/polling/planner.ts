@@ -37,7 +37,7 @@ import {
   type PollStrategy,
   type VehicleResource,
 } from './config';
-import type { PollFleetJob, PollJob, PollMapJob, PollVehicleJob } from './jobs';
+import type { Plan, PollFleetJob, PollJob, PollVehicleJob } from './jobs';
 import { ageOf, createPlannerMemory, lastEventsRead, type PlannerMemory, remember } from './memory';
 import { planNaive } from './naive';
 import { advance, decodeRates, fleetPrior, posterior, type Rates } from './rates';
@@ -54,6 +54,7 @@ import {
 } from './reads';
 import { guaranteeMs, type ReadCandidate, selectReads, stableHash } from './selection';
 
+export type { Plan } from './jobs';
 export { ageOf, createPlannerMemory, type LastReads, type PlannerMemory, remember } from './memory';
 export {
   FLEET_REQUESTS_PER_BATCH,
@@ -82,18 +83,6 @@ export interface PlanInput {
    * none of its reads is booked; it gets a job that costs no request, to link.
    */
   readonly coveredVins?: ReadonlySet<string>;
-}
-
-export interface Plan {
-  /** Most urgent first: guaranteed reads, then baselines, then by index; routine reads last. */
-  readonly jobs: readonly (PollVehicleJob | PollFleetJob | PollMapJob)[];
-  /** Requests the planned jobs are expected to cost (follow-ups a poll reveals come on top). */
-  readonly estimatedRequests: number;
-  /** Vehicles whose events are not read this cycle. */
-  readonly deferred: readonly string[];
-  /** The events guarantee G of this cycle (ms), and the active alerts' one. */
-  readonly guaranteeMs: number;
-  readonly alertGuaranteeMs: number;
 }
 
 /** Pure planning: jobs for this cycle within `budget` requests (see the module and the README). */

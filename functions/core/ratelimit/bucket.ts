@@ -13,21 +13,16 @@
  * Everything here is pure; the stores (memory, DynamoDB) persist `BucketState`.
  */
 
-import { ceilingOf, followedConfig, followHeader, type QuotaChange, type StoredQuota } from './quota';
+import {
+  ceilingOf,
+  followedConfig,
+  followHeader,
+  type QuotaChange,
+  type RateBudgetConfig,
+  type StoredQuota,
+} from './quota';
 
-export interface RateBudgetConfig {
-  /** Requests per window the API allows (120 by default). */
-  readonly limit: number;
-  /** Window length (60 s by default). */
-  readonly windowMs: number;
-  /** Fraction of `limit` never granted (default 0.1): headroom for misaligned windows and clock skew. */
-  readonly safetyMargin: number;
-  /**
-   * The highest `X-RateLimit-Limit` followed when the API raises the quota (./quota.ts). Absent:
-   * the budget never rises past `limit`.
-   */
-  readonly maxLimit?: number;
-}
+export type { RateBudgetConfig };
 
 export const DEFAULT_RATE_BUDGET: RateBudgetConfig = { limit: 120, windowMs: 60_000, safetyMargin: 0.1 };
 

@@ -12,7 +12,26 @@
  * What is followed is stored with the bucket (`StoredQuota`): the limit, and the configured limit
  * and window it was decided under, so a process with another configuration can tell.
  */
-import type { BucketState, RateBudgetConfig } from './bucket';
+
+/** The rate budget's configuration: the client's quota and how much of it is never granted. */
+export interface RateBudgetConfig {
+  /** Requests per window the API allows (120 by default). */
+  readonly limit: number;
+  /** Window length (60 s by default). */
+  readonly windowMs: number;
+  /** Fraction of `limit` never granted (default 0.1): headroom for misaligned windows and clock skew. */
+  readonly safetyMargin: number;
+  /**
+   * The highest `X-RateLimit-Limit` followed when the API raises the quota (below). Absent:
+   * the budget never rises past `limit`.
+   */
+  readonly maxLimit?: number;
+}
+
+/** What holds the quota followed: the bucket's state (./bucket.ts). */
+export interface QuotaHolder {
+  readonly quota?: StoredQuota;
+}
 
 export interface StoredQuota {
   /** The limit followed (requests per window). */
@@ -58,17 +77,17 @@ const decidedUnder = (quota: StoredQuota, config: RateBudgetConfig): boolean =>
   quota.configured === config.limit && quota.windowMs === config.windowMs;
 
 /** The limit a bucket grants against: what it follows, when decided under this configuration. */
-export function effectiveLimit(state: Pick<BucketState, 'quota'>, config: RateBudgetConfig): number {
+export function effectiveLimit(state: QuotaHolder, config: RateBudgetConfig): number {
   const quota = state.quota;
   if (quota === undefined || !decidedUnder(quota, config)) return config.limit;
   return Math.min(quota.limit, ceilingOf(config));
 }
 
 /** The configuration with the limit a bucket follows (the window is always configured). */
-export const followedConfig = (
-  state: Pick<BucketState, 'quota'>,
-  config: RateBudgetConfig,
-): RateBudgetConfig => ({ ...config, limit: effectiveLimit(state, config) });
+export const followedConfig = (state: QuotaHolder, config: RateBudgetConfig): RateBudgetConfig => ({
+  ...config,
+  limit: effectiveLimit(state, config),
+});
 
 /**
  * What a response's `X-RateLimit-Limit` makes of the quota followed: the quota to store (undefined
@@ -77,7 +96,7 @@ export const followedConfig = (
  * configured one.
  */
 export function followHeader(
-  state: Pick<BucketState, 'quota'>,
+  state: QuotaHolder,
   headerLimit: number,
   config: RateBudgetConfig,
 ): { readonly quota?: StoredQuota; readonly change?: Omit<QuotaChange, 'clientId' | 'changedAt'> } {

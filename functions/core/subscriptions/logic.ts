@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { invalidInput } from '../store/errors';
 import { requireId, requireIsoDate } from '../store/logic';
-import type { FinishInput } from './ports';
+import type { AttemptFilter, FinishInput } from './ports';
 import {
   type AttemptRecord,
   type DeliveryRecord,
@@ -10,6 +10,9 @@ import {
 } from './records';
 
 /** Rules shared by the memory and DynamoDB stores, so both validate and order the same way. */
+
+/** The stored last failure's error is cut to this many characters (the attempt log has it whole). */
+export const MAX_FAILURE_ERROR = 500;
 
 /** Attempt log and finished deliveries are kept this long (TTL), like the event log. */
 export const DELIVERY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
@@ -97,3 +100,25 @@ export function validateRecordedAttempt(entry: { delivery: DeliveryRecord; attem
 }
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** An attempt log filter: ISO times, a known status, ids of sane length. */
+export function validateAttemptFilter(filter: AttemptFilter): AttemptFilter {
+  if (filter.since !== undefined) requireIsoDate('since', filter.since);
+  if (filter.until !== undefined) requireIsoDate('until', filter.until);
+  if (filter.status !== undefined && filter.status !== 'succeeded' && filter.status !== 'failed')
+    throw invalidInput('status', 'must be succeeded or failed');
+  if (filter.eventType !== undefined) requireId('eventType', filter.eventType);
+  if (filter.eventId !== undefined) requireId('eventId', filter.eventId);
+  return filter;
+}
+
+/** Does an attempt line pass the filter? (The memory store's rule; DynamoDB states the same in its query.) */
+export function attemptMatches(a: AttemptRecord, filter: AttemptFilter): boolean {
+  if (filter.since !== undefined && a.startedAt < filter.since) return false;
+  if (filter.until !== undefined && a.startedAt >= filter.until) return false;
+  if (filter.status === 'succeeded' && a.outcome !== 'success') return false;
+  if (filter.status === 'failed' && a.outcome === 'success') return false;
+  if (filter.eventType !== undefined && a.eventType !== filter.eventType) return false;
+  if (filter.eventId !== undefined && a.eventId !== filter.eventId) return false;
+  return true;
+}

@@ -4,6 +4,7 @@ import type {
   AttemptRecord,
   DeliveryRecord,
   DeliveryStatus,
+  FailureNote,
   SubscriptionChanges,
   SubscriptionRecord,
 } from './records';
@@ -26,17 +27,33 @@ export interface SubscriptionStore {
   update(id: string, changes: SubscriptionChanges, now: number): Promise<SubscriptionRecord | undefined>;
   /** active → disabled. True only for the call that made the transition (one event is published). */
   disable(id: string, reason: string, now: number): Promise<boolean>;
-  /** disabled → active, health reset. True only for the call that made the transition. */
+  /**
+   * disabled → active, the failing streak cleared (`lastSuccessAt` and `lastFailure` kept as history).
+   * True only for the call that made the transition.
+   */
   enable(id: string, now: number): Promise<boolean>;
   /**
-   * A failed attempt: starts the failing streak (`firstFailureAt = at`) unless one is running.
-   * Returns the stored health (the 5-day rule counts from the streak's start); undefined if missing.
+   * A failed attempt: starts the failing streak (`firstFailureAt = failure.at`) unless one is
+   * running, counts it (`consecutiveFailures + 1`) and keeps it as `lastFailure`. Returns the stored
+   * health (the 5-day rule counts from the streak's start); undefined if missing.
    */
-  recordFailure(id: string, at: IsoDate, now: number): Promise<SubscriptionHealth | undefined>;
-  /** A success: ends the failing streak (`lastSuccessAt = at`). False when missing. */
+  recordFailure(id: string, failure: FailureNote, now: number): Promise<SubscriptionHealth | undefined>;
+  /** A success: ends the failing streak (`lastSuccessAt = at`, no streak, `lastFailure` kept). False when missing. */
   recordSuccess(id: string, at: IsoDate, now: number): Promise<boolean>;
   /** True when it existed. Its deliveries are cancelled lazily by the worker. */
   delete(id: string): Promise<boolean>;
+}
+
+/** Which lines of the attempt log to list (all of them by default). */
+export interface AttemptFilter {
+  /** Started at or after this instant. */
+  readonly since?: IsoDate;
+  /** Started before this instant. */
+  readonly until?: IsoDate;
+  /** `succeeded`: 2xx; `failed`: anything else. */
+  readonly status?: 'succeeded' | 'failed';
+  readonly eventType?: string;
+  readonly eventId?: string;
 }
 
 export type ClaimResult =
@@ -102,6 +119,8 @@ export interface DeliveryStore {
   ): Promise<Page<DeliveryRecord>>;
   /** Pending deliveries with `nextAttemptAt <= before`, earliest first (the recovery sweep). */
   listDue(query: { readonly before: IsoDate } & PageRequest): Promise<Page<DeliveryRecord>>;
-  /** The attempt log of a subscription, newest first. */
-  listAttempts(query: { readonly subscriptionId: string } & PageRequest): Promise<Page<AttemptRecord>>;
+  /** The attempt log of a subscription, newest first, optionally filtered. */
+  listAttempts(
+    query: { readonly subscriptionId: string } & AttemptFilter & PageRequest,
+  ): Promise<Page<AttemptRecord>>;
 }

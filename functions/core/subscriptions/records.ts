@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '../events/envelope';
 import type { IsoDate } from '../store/records';
+import type { AttemptOutcome, ErrorClass } from '../webhooks/outcome';
 import type { SubscriptionHealth } from '../webhooks/policy';
-import type { AttemptOutcome } from '../webhooks/sender';
 import type { SubscriptionStatus } from './schemas';
 
 /**
@@ -48,7 +48,14 @@ export const deliveryStatuses = ['pending', 'succeeded', 'dead', 'parked', 'canc
  */
 export type DeliveryStatus = (typeof deliveryStatuses)[number];
 
-export type DeliveryOrigin = 'event' | 'replay' | 'test';
+/**
+ * - `event`: the fan-out of a published event.
+ * - `recovery`: an event its subscription missed while disabled, delivered by `enable` (same id as
+ *   the fan-out would have given it).
+ * - `replay`: an event delivered again on request (a new delivery, same `webhook-id`).
+ * - `test`: a `webhook.test` or a sample event sent on request.
+ */
+export type DeliveryOrigin = 'event' | 'recovery' | 'replay' | 'test';
 
 export interface DeliveryRecord {
   /** Deterministic: `deliveryId(eventId, subscriptionId)` for fan-out, so a repeated fan-out is a no-op. */
@@ -87,10 +94,24 @@ export interface AttemptRecord {
   readonly outcome: AttemptOutcome;
   readonly statusCode?: number;
   readonly error?: string;
-  /** At most 1 KB of the response body. */
+  /** Why it failed, in one word (functions/core/webhooks/sender.ts `ErrorClass`). */
+  readonly errorClass?: ErrorClass;
+  /** The headers sent (the signature, never the secret). */
+  readonly requestHeaders?: Readonly<Record<string, string>>;
+  /** The response's headers, when there was a response. */
+  readonly responseHeaders?: Readonly<Record<string, string>>;
+  /** At most 4 KB of the response body. */
   readonly responseExcerpt?: string;
   readonly responseTruncated?: boolean;
   readonly retryAfterMs?: number;
   readonly decision: AttemptDecision;
   readonly nextAttemptAt?: IsoDate;
+}
+
+/** The last failed attempt of a subscription, as its health keeps it. */
+export interface FailureNote {
+  readonly at: string;
+  readonly outcome: AttemptOutcome;
+  readonly statusCode?: number;
+  readonly error?: string;
 }

@@ -149,10 +149,10 @@ export function subscriptionSchemas(context: SubscriptionSchemaContext) {
 
   const replay = z
     .strictObject({
-      since: isoDate,
+      since: isoDate.optional(),
       until: isoDate.optional(),
       eventTypes: eventTypes.optional(),
-      // Replay of chosen events: their ids, still searched for between since and until.
+      // Replay of chosen events: read from the log by id (since/until, when given, narrow them).
       eventIds: z
         .array(z.string().regex(/^evt_[A-Za-z0-9_-]{1,64}$/, 'must be an event id (evt_…)'))
         .min(1)
@@ -160,7 +160,19 @@ export function subscriptionSchemas(context: SubscriptionSchemaContext) {
         .optional(),
     })
     .superRefine((body, ctx) => {
-      if (body.until !== undefined && Date.parse(body.since) > Date.parse(body.until)) {
+      if (body.since === undefined && body.eventIds === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['since'],
+          message: 'is required, unless eventIds names the events',
+          input: body.since,
+        });
+      }
+      if (
+        body.since !== undefined &&
+        body.until !== undefined &&
+        Date.parse(body.since) > Date.parse(body.until)
+      ) {
         ctx.addIssue({
           code: 'custom',
           path: ['until'],
@@ -170,13 +182,43 @@ export function subscriptionSchemas(context: SubscriptionSchemaContext) {
       }
     });
 
-  return { create, patch, replay };
+  // What becomes of the events detected while the subscription was disabled (default: recover).
+  const enable = z
+    .strictObject({
+      backlog: z.enum(['recover', 'discard'], { message: 'must be recover or discard' }).optional().meta({
+        description:
+          'recover (default): deliver the events the subscription missed while disabled, from the event log, with their own ids; discard: deliver none of them.',
+      }),
+    })
+    .optional();
+
+  // Deliver again what was dead-lettered in a time range (by the deliveries' last attempt).
+  const recover = z.strictObject({ since: isoDate, until: isoDate.optional() }).superRefine((body, ctx) => {
+    if (body.until !== undefined && Date.parse(body.since) > Date.parse(body.until)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['until'],
+        message: 'must not be before since',
+        input: body.until,
+      });
+    }
+  });
+
+  // Send a sample of one event type (its catalogue sample, re-stamped and marked as a sample).
+  const sample = z.strictObject({
+    type: z.string().refine((t) => context.knownTypes.includes(t), {
+      message: 'must be an event type of the catalogue (GET /event-types)',
+    }),
+  });
+
+  return { create, patch, replay, enable, recover, sample };
 }
 
 export type SubscriptionSchemas = ReturnType<typeof subscriptionSchemas>;
 export type CreateSubscriptionBody = z.output<SubscriptionSchemas['create']>;
 export type PatchSubscriptionBody = z.output<SubscriptionSchemas['patch']>;
 export type ReplayBody = z.output<SubscriptionSchemas['replay']>;
+export type EnableBody = z.output<SubscriptionSchemas['enable']>;
 
 export interface FieldIssue {
   /** `eventTypes[1]`, `url`, `body` for the body as a whole. */

@@ -1,11 +1,13 @@
-import { createHash } from 'node:crypto';
 import { systemDate } from '../clock';
 import type { DeliveryEngine } from '../delivery/engine';
+import type { RetrySchedule } from '../delivery/retry-schedule';
+import { DEFAULT_RETRY_SCHEDULE } from '../delivery/retry-schedule';
 import type { SecretBox } from '../delivery/secrets';
 import { EVENT_TYPES } from '../events/catalogue';
 import type { EventEnvelope } from '../events/envelope';
 import { err, ok, type Result } from '../result';
 import { StoreError } from '../store/errors';
+import { DEFAULT_EVENT_RETENTION_MS } from '../store/logic';
 import type { EventLog } from '../store/ports';
 import type { Page } from '../store/records';
 import {
@@ -16,10 +18,13 @@ import {
   rotateSecrets,
 } from '../webhooks/signing';
 import { type CheckUrlOptions, checkUrl } from '../webhooks/url-policy';
+import { type HealthView, readHealth } from './health';
 import { newSubscriptionId } from './logic';
-import type { DeliveryStore, SubscriptionStore } from './ports';
+import { eventWithDeliveries } from './lookup';
+import type { AttemptFilter, DeliveryStore, SubscriptionStore } from './ports';
 import type { AttemptRecord, DeliveryRecord, SubscriptionRecord } from './records';
-import { matches, parseBody, subscriptionSchemas, typeMatches, type ValidationError } from './schemas';
+import { recoveryUseCases } from './recovery';
+import { parseBody, subscriptionSchemas, type ValidationError } from './schemas';
 
 /**
  * The management API's use cases for subscriptions, transport-free: the Hono routes in
@@ -43,19 +48,21 @@ export interface ConflictError {
 
 export type ServiceError = ValidationError | NotFoundError | ConflictError;
 
-/** A subscription as the API shows it: never any secret, never the ciphertext. */
-export type PublicSubscription = Omit<SubscriptionRecord, 'secretCiphertext'>;
-
-export function toPublic(s: SubscriptionRecord): PublicSubscription {
-  const { secretCiphertext: _secret, ...rest } = s;
-  return rest;
-}
+/** A subscription as the API shows it: never any secret, never the ciphertext; its health as read now. */
+export type PublicSubscription = Omit<SubscriptionRecord, 'secretCiphertext' | 'health'> & {
+  readonly health: HealthView;
+};
 
 export interface SubscriptionServiceDeps {
   readonly subscriptions: SubscriptionStore;
   readonly deliveries: DeliveryStore;
-  readonly events: Pick<EventLog, 'listByTime'>;
-  readonly engine: Pick<DeliveryEngine, 'sendTest' | 'enqueueReplay' | 'resume'>;
+  readonly events: Pick<EventLog, 'listByTime' | 'get'>;
+  readonly engine: Pick<
+    DeliveryEngine,
+    'sendTest' | 'sendSample' | 'enqueueReplay' | 'enqueueRecovery' | 'resume'
+  >;
+  /** The catalogue's sample of an event type (docs/events.samples.json: what a webhook received). */
+  readonly sampleOf?: (type: string) => EventEnvelope | undefined;
   readonly secrets: SecretBox;
   /** The catalogue's types (default EVENT_TYPES). */
   readonly knownTypes?: readonly string[];
@@ -64,7 +71,12 @@ export interface SubscriptionServiceDeps {
   readonly now?: () => Date;
   readonly newId?: () => string;
   readonly newSecret?: () => string;
+  /** The most events one replay selects, or one `enable` recovers (default 10,000). */
   readonly maxReplayEvents?: number;
+  /** How long the event log keeps events (default 30 days): how far back `enable` can recover. */
+  readonly eventRetentionMs?: number;
+  /** The retry schedule (default `standard`): when a failing endpoint would be disabled. */
+  readonly retrySchedule?: Pick<RetrySchedule, 'disableAfterFailingMs'>;
 }
 
 export interface PageQuery {
@@ -121,6 +133,27 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     return s ? ok(s) : err(notFound(id));
   }
 
+  const disableAfterFailingMs = (deps.retrySchedule ?? DEFAULT_RETRY_SCHEDULE).disableAfterFailingMs;
+  /** The record as the API shows it: no secret, the health read now. */
+  async function view(record: SubscriptionRecord): Promise<PublicSubscription> {
+    const { secretCiphertext: _secret, health: _stored, ...rest } = record;
+    const health = await readHealth(deps.deliveries, record, clock().getTime(), disableAfterFailingMs);
+    return { ...rest, health };
+  }
+
+  const recovery = recoveryUseCases({
+    subscriptions: deps.subscriptions,
+    deliveries: deps.deliveries,
+    events: deps.events,
+    engine: deps.engine,
+    schemas,
+    clock,
+    retentionMs: deps.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS,
+    maxEvents: maxReplay,
+    load,
+    view,
+  });
+
   async function checkDns(url: string): Promise<ValidationError | undefined> {
     const checked = await checkUrl(url, urlPolicy);
     return checked.ok ? undefined : malformed('url', checked.error.message.replace(/^url: /, ''));
@@ -154,7 +187,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       };
       if (!(await deps.subscriptions.create(record)))
         return err({ kind: 'Conflict', message: `subscription id ${id} exists already; retry` });
-      return ok({ ...toPublic(record), secret });
+      return ok({ ...(await view(record)), secret });
     },
 
     async list(query: PageQuery): Promise<Result<Page<PublicSubscription>, ServiceError>> {
@@ -162,12 +195,12 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       if (!page.ok) return page;
       const listed = await guarded(() => deps.subscriptions.list(page.value));
       if (!listed.ok) return listed;
-      return ok({ ...listed.value, items: listed.value.items.map(toPublic) });
+      return ok({ ...listed.value, items: await Promise.all(listed.value.items.map(view)) });
     },
 
     async get(id: string): Promise<Result<PublicSubscription, ServiceError>> {
       const s = await load(id);
-      return s.ok ? ok(toPublic(s.value)) : s;
+      return s.ok ? ok(await view(s.value)) : s;
     },
 
     async patch(id: string, body: unknown): Promise<Result<PublicSubscription, ServiceError>> {
@@ -180,7 +213,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
         if (dns) return err(dns);
       }
       const updated = await deps.subscriptions.update(id, parsed.value, clock().getTime());
-      return updated ? ok(toPublic(updated)) : err(notFound(id));
+      return updated ? ok(await view(updated)) : err(notFound(id));
     },
 
     async remove(id: string): Promise<Result<void, ServiceError>> {
@@ -229,33 +262,56 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       return ok({ deliveryId: delivery.id, eventId: delivery.eventId, attempt });
     },
 
-    async enable(
+    /** Sends a sample of an event type now, marked `sample: true`, signed like any delivery. */
+    async sample(
       id: string,
-    ): Promise<Result<{ subscription: PublicSubscription; resumed: number }, ServiceError>> {
+      body: unknown,
+    ): Promise<Result<{ deliveryId: string; eventId: string; attempt: AttemptRecord }, ServiceError>> {
       const s = await load(id);
       if (!s.ok) return s;
-      await deps.subscriptions.enable(id, clock().getTime());
-      // Also after a lost race or on an active subscription: parked deliveries must not stay parked.
-      const resumed = await deps.engine.resume(id);
-      const after = await load(id);
-      return after.ok ? ok({ subscription: toPublic(after.value), resumed }) : after;
+      const parsed = parseBody(schemas.sample, body);
+      if (!parsed.ok) return parsed;
+      if (s.value.status !== 'active')
+        return err({ kind: 'Conflict', message: `subscription ${id} is disabled: enable it first` });
+      const sample = deps.sampleOf?.(parsed.value.type);
+      if (!sample)
+        return err(malformed('type', `no sample of ${parsed.value.type} is known to this runtime`));
+      const { delivery, attempt } = await deps.engine.sendSample(s.value, sample);
+      return ok({ deliveryId: delivery.id, eventId: delivery.eventId, attempt });
     },
 
-    /** active → disabled by an operator: new deliveries are parked until `enable`. Idempotent. */
+    /**
+     * disabled → active. The events its filters match that were detected while it was disabled are
+     * delivered from the event log with their own ids (body `{backlog: 'discard'}`: none of them);
+     * parked deliveries resume.
+     */
+    enable: recovery.enable,
+    /** What `enable` would deliver now: the window since it was disabled and the matching events. */
+    backlog: recovery.backlog,
+
+    /**
+     * active → disabled by an operator: nothing is delivered (pending deliveries are parked, events
+     * are not fanned out to it) until `enable`. Idempotent.
+     */
     async disable(id: string): Promise<Result<PublicSubscription, ServiceError>> {
       const s = await load(id);
       if (!s.ok) return s;
       await deps.subscriptions.disable(id, 'disabled by an operator', clock().getTime());
       const after = await load(id);
-      return after.ok ? ok(toPublic(after.value)) : after;
+      return after.ok ? ok(await view(after.value)) : after;
     },
 
-    async deliveries(id: string, query: PageQuery): Promise<Result<Page<AttemptRecord>, ServiceError>> {
+    /** The attempt log, newest first, optionally filtered by time, status, event type or event id. */
+    async deliveries(
+      id: string,
+      query: PageQuery,
+      filter: AttemptFilter = {},
+    ): Promise<Result<Page<AttemptRecord>, ServiceError>> {
       const s = await load(id);
       if (!s.ok) return s;
       const page = parsePage(query);
       if (!page.ok) return page;
-      return guarded(() => deps.deliveries.listAttempts({ subscriptionId: id, ...page.value }));
+      return guarded(() => deps.deliveries.listAttempts({ subscriptionId: id, ...filter, ...page.value }));
     },
 
     async deadLetters(id: string, query: PageQuery): Promise<Result<Page<DeliveryRecord>, ServiceError>> {
@@ -268,59 +324,17 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       );
     },
 
-    async replay(
-      id: string,
-      body: unknown,
-    ): Promise<Result<{ replayId: string; events: number; eventIds: readonly string[] }, ServiceError>> {
-      const s = await load(id);
-      if (!s.ok) return s;
-      const parsed = parseBody(schemas.replay, body);
-      if (!parsed.ok) return parsed;
-      if (s.value.status !== 'active')
-        return err({ kind: 'Conflict', message: `subscription ${id} is disabled: enable it first` });
-      const now = clock();
-      const since = new Date(parsed.value.since).toISOString();
-      const until = new Date(parsed.value.until ?? now.toISOString()).toISOString();
-      const types = parsed.value.eventTypes;
-      const ids = parsed.value.eventIds ? new Set(parsed.value.eventIds) : undefined;
-      const selected: EventEnvelope[] = [];
-      const active = { ...s.value, status: 'active' as const };
-      let cursor: string | undefined;
-      do {
-        const page = await deps.events.listByTime({
-          since,
-          until,
-          now: now.getTime(),
-          limit: 1000,
-          ...(cursor ? { cursor } : {}),
-        });
-        for (const stored of page.items) {
-          const e = stored.envelope;
-          if (!matches(active, e)) continue;
-          if (types && !types.some((t) => typeMatches(t, e.type))) continue;
-          if (ids && !ids.has(e.id)) continue;
-          selected.push(e);
-          if (selected.length > maxReplay)
-            return err(
-              malformed(
-                'since',
-                `the range selects more than ${maxReplay} events: narrow since/until or eventTypes`,
-              ),
-            );
-        }
-        cursor = page.cursor;
-      } while (cursor);
-      const replayId = `rpl_${createHash('sha256')
-        .update(
-          [id, since, until, (types ?? []).join(','), [...(ids ?? [])].join(','), now.toISOString()].join(
-            '\u001f',
-          ),
-        )
-        .digest('base64url')
-        .slice(0, 20)}`;
-      await deps.engine.enqueueReplay(s.value, selected, replayId);
-      return ok({ replayId, events: selected.length, eventIds: selected.map((e) => e.id) });
-    },
+    /** Deliver again: chosen events by id, or every matching event of a time range. */
+    replay: recovery.replay,
+    /** Deliver again what was dead-lettered since a time (the deliveries that gave up). */
+    recover: recovery.recover,
+    /** One event of the log and its deliveries, one per subscription that has one. */
+    event: (eventId: string) =>
+      eventWithDeliveries(
+        { events: deps.events, subscriptions: deps.subscriptions, deliveries: deps.deliveries },
+        eventId,
+        clock().getTime(),
+      ),
   };
 }
 

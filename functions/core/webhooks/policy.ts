@@ -1,4 +1,11 @@
-import type { DeliveryAttempt } from './sender';
+import type { AttemptOutcome } from './outcome';
+
+/** What the policy reads of an attempt (functions/core/webhooks/sender.ts `DeliveryAttempt`). */
+interface AttemptFacts {
+  readonly outcome: AttemptOutcome;
+  readonly startedAt: string;
+  readonly retryAfterMs?: number;
+}
 
 /**
  * Delivery policy (pure): retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, each
@@ -32,17 +39,30 @@ export function retryDelayMs(
   return Math.round(base * (1 - JITTER_RATIO + 2 * JITTER_RATIO * r));
 }
 
-/** What a subscription's recent history says about its endpoint. */
+/** What a subscription's recent history says about its endpoint, as stored on it. */
 export interface SubscriptionHealth {
   /** The first failure since the last success (unset while healthy). ISO 8601. */
   readonly firstFailureAt?: string;
+  /**
+   * When a failing streak last ended (a success in steady state writes nothing, so this is not the
+   * last success: the attempt log has that).
+   */
   readonly lastSuccessAt?: string;
+  /** Failed attempts since the last success that cleared the streak (every failure writes it). */
+  readonly consecutiveFailures?: number;
+  /** The most recent failed attempt: when, its outcome, and the status or error. */
+  readonly lastFailure?: {
+    readonly at: string;
+    readonly outcome: AttemptOutcome;
+    readonly statusCode?: number;
+    readonly error?: string;
+  };
 }
 
 /** Folds one attempt into the health record: a success clears the failing streak. */
 export function recordAttempt(
   health: SubscriptionHealth,
-  attempt: Pick<DeliveryAttempt, 'outcome' | 'startedAt'>,
+  attempt: Pick<AttemptFacts, 'outcome' | 'startedAt'>,
 ) {
   if (attempt.outcome === 'success') return { lastSuccessAt: attempt.startedAt } satisfies SubscriptionHealth;
   return {
@@ -115,7 +135,7 @@ export interface NextStepOptions {
  */
 export function nextStep(
   delivery: DeliveryProgress,
-  attempt: Pick<DeliveryAttempt, 'outcome' | 'retryAfterMs'>,
+  attempt: Pick<AttemptFacts, 'outcome' | 'retryAfterMs'>,
   now: Date,
   options: NextStepOptions = {},
 ): NextStep {

@@ -8,14 +8,20 @@ import type { SubscriptionSecrets } from './signing';
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
 export const DEFAULT_USER_AGENT = 'Carhook-Webhooks/0.1';
-export const MAX_EXCERPT_BYTES = 1024;
+/** The start of a response body kept on the attempt (the rest is not read: the connection is cut). */
+export const MAX_EXCERPT_BYTES = 4096;
+/** Response headers kept on an attempt: at most this many, each value cut to MAX_HEADER_VALUE. */
+export const MAX_RESPONSE_HEADERS = 50;
+export const MAX_HEADER_VALUE = 512;
 /** Retry-After is honoured within [5 s, 24 h]: shorter would hammer a struggling endpoint, longer is clamped. */
 export const RETRY_AFTER_MIN_MS = 5_000;
 export const RETRY_AFTER_MAX_MS = 24 * 60 * 60 * 1000;
 /** Statuses whose Retry-After is honoured: rate limiting and a gateway or service that is unavailable. */
 export const RETRY_AFTER_STATUSES: readonly number[] = [429, 502, 503, 504];
 
-export type AttemptOutcome = 'success' | 'failure' | 'gone' | 'timeout' | 'network' | 'refused';
+import type { AttemptOutcome, ErrorClass } from './outcome';
+
+export { ATTEMPT_OUTCOMES, type AttemptOutcome, ERROR_CLASSES, type ErrorClass } from './outcome';
 
 /** One attempt of one delivery: what the attempt log (`GET /subscriptions/{id}/deliveries`) shows. */
 export interface DeliveryAttempt {
@@ -27,6 +33,12 @@ export interface DeliveryAttempt {
   /** The receiver's Retry-After, clamped to [RETRY_AFTER_MIN_MS, RETRY_AFTER_MAX_MS]. */
   readonly retryAfterMs?: number;
   readonly error?: string;
+  /** Why it failed, in one word (absent on success). */
+  readonly errorClass?: ErrorClass;
+  /** The headers sent (the signature is there; the secret never is). */
+  readonly requestHeaders?: Readonly<Record<string, string>>;
+  /** The response's headers (lower-cased names, at most MAX_RESPONSE_HEADERS). */
+  readonly responseHeaders?: Readonly<Record<string, string>>;
   /** At most MAX_EXCERPT_BYTES bytes of the response body, UTF-8. */
   readonly responseExcerpt?: string;
   /** True when the body was longer than the excerpt and the connection was cut. */
@@ -74,4 +86,17 @@ export function outcomeOf(status: number): AttemptOutcome {
   if (status >= 200 && status < 300) return 'success';
   if (status === 410) return 'gone';
   return 'failure';
+}
+
+/** The response headers an attempt keeps: lower-cased, at most MAX_RESPONSE_HEADERS, values cut. */
+export function keptHeaders(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers).slice(0, MAX_RESPONSE_HEADERS)) {
+    if (value === undefined) continue;
+    const text = Array.isArray(value) ? value.join(', ') : value;
+    out[name.toLowerCase()] = text.length > MAX_HEADER_VALUE ? `${text.slice(0, MAX_HEADER_VALUE)}…` : text;
+  }
+  return out;
 }

@@ -162,6 +162,10 @@ vins?: string[]
  */
 authorizeUrl?: string
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -222,6 +226,10 @@ brand?: string
 model?: string
 energy?: string
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -282,6 +290,10 @@ brand?: string
 model?: string
 energy?: string
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -399,6 +411,10 @@ reason: ("inactive" | "absent")
  */
 durationS?: number
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -504,6 +520,10 @@ startedAt?: string
  */
 initial: boolean
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -602,6 +622,10 @@ collectedAt?: string
  */
 collidedAt?: string
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -694,6 +718,10 @@ heading?: number
 collectedAt?: string
 }
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -775,6 +803,10 @@ mileageKm: number
  */
 initial: boolean
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -852,6 +884,10 @@ crossed: [("days" | "mileage"), ...(("days" | "mileage"))[]]
  */
 initial: boolean
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -921,6 +957,10 @@ cycle: number
 previousDays: number
 previousMileageKm: number
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -988,6 +1028,10 @@ releasedAt?: string
  */
 initial: boolean
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -1080,6 +1124,10 @@ heading?: number
 collectedAt?: string
 }
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -1297,6 +1345,10 @@ shortLabel?: string
 eligible: boolean
 }[]
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -1449,6 +1501,10 @@ label?: string
  */
 ecoDrivingStatus: ("included" | "unavailable")
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -1524,6 +1580,10 @@ firstAttemptAt?: string
  */
 lastAttemptAt: string
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -1587,6 +1647,10 @@ consecutiveFailures?: number
  */
 disabledAt: string
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -1644,6 +1708,10 @@ data: {
 subscriptionId: string
 message: string
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /** Every event type Carhook publishes, at its current version. */

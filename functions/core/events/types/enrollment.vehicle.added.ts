@@ -1,13 +1,13 @@
 import * as z from 'zod';
 import { defineEvent } from '../common';
 
-export const vehicleFields = {
+export const vehicleFields = () => ({
   vehicleId: z.string().min(1),
   vin: z.string(),
   brand: z.string().optional(),
   model: z.string().optional(),
   energy: z.string().optional(),
-};
+});
 
 export const enrollmentVehicleAdded = defineEvent({
   type: 'enrollment.vehicle.added',
@@ -15,5 +15,5 @@ export const enrollmentVehicleAdded = defineEvent({
   producer: 'diff engine (enrollment vehicle list)',
   audience: 'all',
   description: "A vehicle appeared in the enrolled user's vehicle list: Carhook starts polling it.",
-  data: z.object(vehicleFields),
+  data: () => z.object(vehicleFields()),
 });

@@ -8,5 +8,5 @@ export const enrollmentVehicleRemoved = defineEvent({
   producer: 'diff engine (enrollment vehicle list)',
   audience: 'all',
   description: "A vehicle is no longer in the user's complete vehicle list: Carhook stops polling it.",
-  data: z.object(vehicleFields),
+  data: () => z.object(vehicleFields()),
 });

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { defineEvent, isoDate, position, severity } from '../common';
 
-export const alertFields = {
+export const alertFields = () => ({
   alertId: z.string().min(1).describe('id of the alert record (v2 `id`, v1 `idAlert`)'),
   occurrence: z
     .string()
@@ -24,7 +24,7 @@ export const alertFields = {
     .describe('low, medium, high (high: the API advises stopping the vehicle and calling a dealer)'),
   position: position.optional(),
   startedAt: isoDate.optional(),
-};
+});
 
 export const vehicleAlertRaised = defineEvent({
   type: 'vehicle.alert.raised',
@@ -33,8 +33,9 @@ export const vehicleAlertRaised = defineEvent({
   audience: 'all',
   description:
     'An alert became active on the vehicle dashboard (or was active when the vehicle was enrolled).',
-  data: z.object({
-    ...alertFields,
-    initial: z.boolean().describe('true when the alert was already active at enrollment (first poll)'),
-  }),
+  data: () =>
+    z.object({
+      ...alertFields(),
+      initial: z.boolean().describe('true when the alert was already active at enrollment (first poll)'),
+    }),
 });

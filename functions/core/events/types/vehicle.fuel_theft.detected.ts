@@ -8,5 +8,5 @@ export const vehicleFuelTheftDetected = defineEvent({
   producer: 'diff engine',
   audience: 'all',
   description: 'Fuel was siphoned from the tank (v2 FUEL_STOLEN event, or a v1 trip flagged `siphoning`).',
-  data: z.object(fuelFields),
+  data: () => z.object(fuelFields()),
 });

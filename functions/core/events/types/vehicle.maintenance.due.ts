@@ -8,10 +8,11 @@ export const vehicleMaintenanceDue = defineEvent({
   producer: 'diff engine',
   audience: 'all',
   description: 'The maintenance countdown crossed the due threshold (default 30 days or 1,000 km).',
-  data: z.object({
-    ...maintenanceFields,
-    crossed,
-    thresholds: z.object({ days: z.number().int(), mileageKm: z.number().int() }),
-    initial: z.boolean().describe('true when maintenance was already due at enrollment (first poll)'),
-  }),
+  data: () =>
+    z.object({
+      ...maintenanceFields(),
+      crossed: crossed(),
+      thresholds: z.object({ days: z.number().int(), mileageKm: z.number().int() }),
+      initial: z.boolean().describe('true when maintenance was already due at enrollment (first poll)'),
+    }),
 });

@@ -8,9 +8,10 @@ export const vehicleMaintenanceOverdue = defineEvent({
   producer: 'diff engine',
   audience: 'all',
   description: 'The maintenance countdown crossed zero (days or km): maintenance is overdue.',
-  data: z.object({
-    ...maintenanceFields,
-    crossed,
-    initial: z.boolean().describe('true when maintenance was already overdue at enrollment (first poll)'),
-  }),
+  data: () =>
+    z.object({
+      ...maintenanceFields(),
+      crossed: crossed(),
+      initial: z.boolean().describe('true when maintenance was already overdue at enrollment (first poll)'),
+    }),
 });

@@ -8,9 +8,10 @@ export const vehicleMaintenanceReset = defineEvent({
   producer: 'diff engine',
   audience: 'all',
   description: 'The maintenance countdown jumped back up: a service was done. Starts a new cycle.',
-  data: z.object({
-    ...maintenanceFields,
-    previousDays: z.number().int(),
-    previousMileageKm: z.number().int(),
-  }),
+  data: () =>
+    z.object({
+      ...maintenanceFields(),
+      previousDays: z.number().int(),
+      previousMileageKm: z.number().int(),
+    }),
 });

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { defineEvent, isoDate, position } from '../common';
 
-export const fuelFields = {
+export const fuelFields = () => ({
   recordId: z.string().min(1).describe('id of the underlying record (v2 event record, or v1 trip)'),
   tripId: z.string().optional(),
   at: isoDate.optional().describe('when the API recorded it'),
@@ -14,7 +14,7 @@ export const fuelFields = {
       'change of the fuel in the tank, liters: positive for a refuel, negative for fuel taken (v2 record `liters`)',
     ),
   position: position.optional().describe('where the vehicle was, when the API says'),
-};
+});
 
 export const vehicleRefuelDetected = defineEvent({
   type: 'vehicle.refuel.detected',
@@ -22,5 +22,5 @@ export const vehicleRefuelDetected = defineEvent({
   producer: 'diff engine',
   audience: 'all',
   description: 'The vehicle was refueled (v2 REFUEL event, or a v1 trip flagged `refueling`).',
-  data: z.object(fuelFields),
+  data: () => z.object(fuelFields()),
 });

@@ -7,9 +7,10 @@ export const vehicleReportingResumed = defineEvent({
   producer: 'diff engine',
   audience: 'all',
   description: 'A vehicle told silent (vehicle.reporting.stopped) has a newer record again.',
-  data: z.object({
-    silentSince: isoDate.describe('as told by vehicle.reporting.stopped'),
-    resumedAt: isoDate.describe('the time of the newer record'),
-    silentForS: z.number().int().nonnegative().describe('seconds between the two records'),
-  }),
+  data: () =>
+    z.object({
+      silentSince: isoDate.describe('as told by vehicle.reporting.stopped'),
+      resumedAt: isoDate.describe('the time of the newer record'),
+      silentForS: z.number().int().nonnegative().describe('seconds between the two records'),
+    }),
 });
