@@ -6,10 +6,16 @@
 import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { type FreshnessKind, freshnessKinds } from '../functions/core/capacity/kinds';
 import { type RetryScheduleName, retryScheduleNames } from '../functions/core/delivery/retry-schedule';
 import { type PollStrategy, pollStrategies } from '../functions/core/polling/config';
 import { compileAllowList, parseAllowEntries } from '../functions/core/webhooks/ssrf';
 import { RUNTIME_ENV } from '../functions/runtime/config';
+import {
+  FRESHNESS_TARGETS_SETTING,
+  type FreshnessTargets,
+  formatFreshnessTargets,
+} from '../functions/runtime/freshness-targets';
 import { DEFAULT_SETTINGS, INTEGER_SETTINGS, type IntegerSetting } from '../functions/runtime/settings';
 import { CARHOOK_DEFAULTS } from './config';
 import { type CarhookData, EVENT_SOURCE_PATTERN } from './constructs/carhook-data';
@@ -70,6 +76,13 @@ export interface CarhookProps {
    * @default 48 hours
    */
   readonly silenceAfter?: Duration;
+  /**
+   * The p95 lag each kind of change should stay within (alerts, trips, collisions, fuel,
+   * maintenance, services, map), e.g. `{ alerts: Duration.minutes(5), maintenance: Duration.hours(1) }`:
+   * `GET /capacity` says whether each is met. Set as `CARHOOK_FRESHNESS_TARGETS` (`alerts=300s,maintenance=3600s`).
+   * @default no target
+   */
+  readonly freshnessTargets?: Partial<Record<FreshnessKind, Duration>>;
   /**
    * Webhook retry schedule: `standard` (retries over about 27.6 h, endpoints disabled after failing
    * for 5 days) or `fast` (retries over about 40 s, disabled after failing for 2 minutes; for trials).
@@ -159,6 +172,8 @@ export interface CarhookConfig {
   readonly servicesInterval?: Duration;
   readonly mapInterval?: Duration;
   readonly silenceAfter?: Duration;
+  /** Checked; empty: no target. */
+  readonly freshnessTargets: FreshnessTargets;
   readonly retrySchedule?: RetryScheduleName;
   readonly tracing: boolean;
   readonly maintenanceDueThreshold: { readonly days: number; readonly distanceKm: number };
@@ -226,6 +241,18 @@ export function resolveCarhookConfig(props: CarhookProps): CarhookConfig {
     requireWholeDuration('mapInterval', props.mapInterval, 'seconds', ...bounds('mapIntervalSeconds'));
   if (props.silenceAfter)
     requireWholeDuration('silenceAfter', props.silenceAfter, 'seconds', ...bounds('silenceAfterSeconds'));
+  const freshnessTargets: FreshnessTargets = {};
+  for (const [kind, d] of Object.entries(props.freshnessTargets ?? {})) {
+    if (!(freshnessKinds as readonly string[]).includes(kind)) {
+      throw new CarhookConfigError(
+        `freshnessTargets.${kind}`,
+        `is not a kind of change (one of ${freshnessKinds.join(', ')})`,
+      );
+    }
+    if (d === undefined) continue;
+    requireWholeDuration(`freshnessTargets.${kind}`, d, 'seconds', 1, FRESHNESS_TARGETS_SETTING.maxMs / 1000);
+    freshnessTargets[kind as FreshnessKind] = d.toSeconds() * 1000;
+  }
   if (props.retrySchedule !== undefined && !retryScheduleNames.includes(props.retrySchedule)) {
     throw new CarhookConfigError('retrySchedule', `must be one of ${retryScheduleNames.join(', ')}`);
   }
@@ -298,6 +325,7 @@ export function resolveCarhookConfig(props: CarhookProps): CarhookConfig {
     ...(props.servicesInterval ? { servicesInterval: props.servicesInterval } : {}),
     ...(props.mapInterval ? { mapInterval: props.mapInterval } : {}),
     ...(props.silenceAfter ? { silenceAfter: props.silenceAfter } : {}),
+    freshnessTargets,
     ...(props.retrySchedule ? { retrySchedule: props.retrySchedule } : {}),
     tracing: props.tracing ?? true,
     maintenanceDueThreshold,
@@ -352,6 +380,9 @@ export function carhookRuntimeEnvironment(config: CarhookConfig): Record<string,
       : {}),
     ...(config.silenceAfter
       ? { [RUNTIME_ENV.silenceAfterSeconds]: String(config.silenceAfter.toSeconds()) }
+      : {}),
+    ...(Object.keys(config.freshnessTargets).length > 0
+      ? { [RUNTIME_ENV.freshnessTargets]: formatFreshnessTargets(config.freshnessTargets) }
       : {}),
     ...(config.retrySchedule ? { [RUNTIME_ENV.retrySchedule]: config.retrySchedule } : {}),
     ...(config.webhookAllowHosts.length > 0

@@ -9,6 +9,7 @@ import { compileAllowList, parseAllowEntries } from '../../functions/core/webhoo
 import { formatDuration, parseDuration, parseInteger } from '../../functions/local/duration';
 import { LocalRuntimeError } from '../../functions/local/errors';
 import type { LocalRuntimeOptions } from '../../functions/local/runtime';
+import { FRESHNESS_TARGETS_SETTING, parseFreshnessTargets } from '../../functions/runtime/freshness-targets';
 import {
   CHOICE_SETTINGS,
   INTEGER_SETTINGS,
@@ -30,6 +31,7 @@ export interface DevFlags {
   readonly servicesInterval?: string;
   readonly mapInterval?: string;
   readonly silenceAfter?: string;
+  readonly freshnessTargets?: string;
   readonly retrySchedule?: string;
   readonly demo?: boolean;
   readonly demoEvery?: string;
@@ -85,6 +87,10 @@ export function devSettings(flags: DevFlags, env: Readonly<Record<string, string
   const quota = integerFlag('--quota', flags.quota, quotaBounds.min, quotaBounds.max);
   const maxBounds = INTEGER_SETTINGS.quotaMaxRequests;
   const quotaMax = integerFlag('--quota-max', flags.quotaMax, maxBounds.min, maxBounds.max);
+  const targetsEnv = FRESHNESS_TARGETS_SETTING.names.env;
+  const targetsFrom = flags.freshnessTargets !== undefined ? '--freshness-targets' : targetsEnv;
+  const targets = parseFreshnessTargets(flags.freshnessTargets ?? env[targetsEnv]);
+  if (!targets.ok) bad(`${targetsFrom}: ${targets.field}: ${targets.message}`, targetsFrom);
   const pollConcurrency = integerFlag('--poll-concurrency', flags.pollConcurrency, 1, 64);
   const pollStrategy = flags.pollStrategy;
   const strategies: readonly string[] = CHOICE_SETTINGS.pollStrategy.values;
@@ -202,6 +208,7 @@ export function devSettings(flags: DevFlags, env: Readonly<Record<string, string
       servicesIntervalMs,
       mapIntervalMs,
       silenceAfterMs,
+      ...(targets.ok ? { freshnessTargets: targets.value } : {}),
       retrySchedule: schedule.value,
       webhookAllowHosts: allowHosts?.map((h) => h.trim()).filter((h) => h !== ''),
       dataDir: flags.dataDir,

@@ -3,8 +3,10 @@
  * the admin token, or to a deployed stack's API with SigV4 (./client.ts). `--json` prints the API's
  * JSON for scripts; errors are one line on stderr and a non-zero exit code.
  */
+
 import { Command, CommanderError } from 'commander';
 import { formatEventLine, inDetectionOrder } from '../../functions/adapters/local/bus';
+import { freshnessKinds } from '../../functions/core/capacity/kinds';
 import type {
   EventCatalogue,
   EventPage,
@@ -13,6 +15,7 @@ import type {
 } from '../../functions/http/contract';
 import { formatDuration, parseDuration } from '../../functions/local/duration';
 import { DEFAULT_WEBHOOK_ALLOW_HOSTS, LOCAL_DEFAULTS } from '../../functions/local/options';
+import { FRESHNESS_TARGETS_SETTING } from '../../functions/runtime/freshness-targets';
 import { DEFAULT_SETTINGS, INTEGER_SETTINGS } from '../../functions/runtime/settings';
 import { addCapacityCommand } from './capacity-command';
 import { CliError } from './client';
@@ -84,6 +87,10 @@ export function buildProgram(): Command {
     .option(
       '--silence-after <duration>',
       `vehicle.reporting.stopped when a vehicle's records stop advancing this long, until learned from its own history (default ${formatDuration(DEFAULT_SETTINGS.silenceAfterSeconds * 1000)}; env ${INTEGER_SETTINGS.silenceAfterSeconds.names.env})`,
+    )
+    .option(
+      '--freshness-targets <list>',
+      `the p95 lag each kind of change should stay within, e.g. alerts=5m,maintenance=1h (kinds: ${freshnessKinds.join(', ')}; default none; env ${FRESHNESS_TARGETS_SETTING.names.env})`,
     )
     .option(
       '--retry-schedule <name>',

@@ -8,6 +8,7 @@
 import type { LocalBus } from '../adapters/local/bus';
 import type { RetrySchedule } from '../core/delivery/retry-schedule';
 import type { PollingConfig, PollStrategy } from '../core/polling/config';
+import type { FreshnessTargets } from '../runtime/freshness-targets';
 import type { Runtime } from '../runtime/runtime';
 import type { Webhooks } from '../runtime/webhooks';
 import type { RunningSimulator } from './simulator';
@@ -75,6 +76,8 @@ export interface LocalRuntimeOptions {
   readonly mapIntervalMs?: number;
   /** Records not advancing this long: `vehicle.reporting.stopped` (default 48 h, until learned). */
   readonly silenceAfterMs?: number;
+  /** The p95 lag each kind of change should stay within (ms): `GET /capacity` says whether each is met. */
+  readonly freshnessTargets?: FreshnessTargets;
   /** Webhook retry schedule (default `standard`; `fast` shows exhaustion and disabling in minutes). */
   readonly retrySchedule?: RetrySchedule;
   /** Further planner settings (tests: a short discovery or maintenance period); applied last. */

@@ -238,6 +238,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
           ...(options.silenceAfterMs !== undefined ? { silenceAfterMs: options.silenceAfterMs } : {}),
           ...options.polling,
         },
+        ...(options.freshnessTargets && Object.keys(options.freshnessTargets).length > 0
+          ? { freshnessTargets: options.freshnessTargets }
+          : {}),
         stateKey: Buffer.from(state.stateKey, 'base64'),
         version: options.version ?? LOCAL_DEFAULTS.version,
         publicUrl: port !== 0 ? `http://${host.includes(':') ? `[${host}]` : host}:${port}` : undefined,

@@ -186,6 +186,7 @@ export function runtimeSettingsOf(config: RuntimeConfig): RuntimeSettings {
     },
     version: config.version,
     publicUrl: config.publicUrl,
+    ...(Object.keys(config.freshnessTargets).length > 0 ? { freshnessTargets: config.freshnessTargets } : {}),
   };
 }
 

@@ -7,9 +7,11 @@
  * so a broken deployment says exactly what to fix on its first invocation. Each entry point asks
  * only for the parts it uses (`needs`): the planner never needs the API's secrets, for instance.
  */
+
 import * as z from 'zod';
 import type { RetryScheduleName } from '../core/delivery/retry-schedule';
 import type { PollStrategy } from '../core/polling/config';
+import { FRESHNESS_TARGETS_SETTING, type FreshnessTargets, parseFreshnessTargets } from './freshness-targets';
 import { CHOICE_SETTINGS, DEFAULT_EVENT_SOURCE, envChoice, envInteger, INTEGER_SETTINGS } from './settings';
 
 /** Every variable the runtime reads. */
@@ -35,6 +37,7 @@ export const RUNTIME_ENV = {
   servicesIntervalSeconds: INTEGER_SETTINGS.servicesIntervalSeconds.names.env,
   mapIntervalSeconds: INTEGER_SETTINGS.mapIntervalSeconds.names.env,
   silenceAfterSeconds: INTEGER_SETTINGS.silenceAfterSeconds.names.env,
+  freshnessTargets: FRESHNESS_TARGETS_SETTING.names.env,
   retrySchedule: CHOICE_SETTINGS.retrySchedule.names.env,
   pollQueueUrl: 'CARHOOK_POLL_QUEUE_URL',
   fanOutQueueUrl: 'CARHOOK_FANOUT_QUEUE_URL',
@@ -95,6 +98,8 @@ export interface RuntimeConfig {
   readonly mapIntervalSeconds: number;
   /** Records not advancing this long: `vehicle.reporting.stopped` (until learned from the vehicle's own). */
   readonly silenceAfterSeconds: number;
+  /** The p95 lag each kind should stay within (ms); empty: no target. */
+  readonly freshnessTargets: FreshnessTargets;
   readonly retrySchedule: RetryScheduleName;
   readonly maintenanceDue: { readonly days: number; readonly distanceKm: number };
   readonly eventLogRetentionDays: number;
@@ -215,6 +220,15 @@ const envSchema = z.object({
   [RUNTIME_ENV.servicesIntervalSeconds]: envInteger('servicesIntervalSeconds'),
   [RUNTIME_ENV.mapIntervalSeconds]: envInteger('mapIntervalSeconds'),
   [RUNTIME_ENV.silenceAfterSeconds]: envInteger('silenceAfterSeconds'),
+  [RUNTIME_ENV.freshnessTargets]: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      const parsed = parseFreshnessTargets(raw);
+      if (parsed.ok) return parsed.value;
+      ctx.addIssue({ code: 'custom', message: `${parsed.field}: ${parsed.message}` });
+      return z.NEVER;
+    }),
   [RUNTIME_ENV.retrySchedule]: envChoice('retrySchedule'),
   [RUNTIME_ENV.maintenanceDueDays]: envInteger('maintenanceDueDays'),
   [RUNTIME_ENV.maintenanceDueKm]: envInteger('maintenanceDueKm'),
@@ -276,6 +290,7 @@ export function parseRuntimeConfig(
     servicesIntervalSeconds: e[RUNTIME_ENV.servicesIntervalSeconds],
     mapIntervalSeconds: e[RUNTIME_ENV.mapIntervalSeconds],
     silenceAfterSeconds: e[RUNTIME_ENV.silenceAfterSeconds],
+    freshnessTargets: e[RUNTIME_ENV.freshnessTargets],
     retrySchedule: e[RUNTIME_ENV.retrySchedule],
     maintenanceDue: { days: e[RUNTIME_ENV.maintenanceDueDays], distanceKm: e[RUNTIME_ENV.maintenanceDueKm] },
     eventLogRetentionDays: e[RUNTIME_ENV.eventLogRetentionDays],

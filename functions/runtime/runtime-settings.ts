@@ -25,7 +25,7 @@ export interface RuntimeSettings {
   readonly safetyMargin?: number;
   /** Reported by GET /health. */
   readonly version?: string;
-  /** The p95 lag each kind of change should stay within (ms): `GET /capacity` and `carhook.freshness.*`. */
+  /** The p95 lag each kind of change should stay within (ms): `GET /capacity` says whether each is met. */
   readonly freshnessTargets?: FreshnessTargets;
   /**
    * HMAC key of the OAuth `state` (≥ 32 bytes). Default: derived from the token key ring's current

@@ -143,6 +143,17 @@ export const integerSchema = (setting: IntegerSetting) =>
 export const choiceSchema = <S extends ChoiceSetting>(setting: S) =>
   oneOf(CHOICE_SETTINGS[setting].values as (typeof CHOICE_SETTINGS)[S]['values']);
 
+/**
+ * The p95 lag each kind of change should stay within (`alerts=5m,maintenance=1h`; parsed by
+ * ./freshness-targets.ts); no target by default.
+ */
+export const FRESHNESS_TARGETS_SETTING = {
+  names: { env: 'CARHOOK_FRESHNESS_TARGETS', flag: '--freshness-targets', prop: 'freshnessTargets' },
+  /** Bounds of one target (ms): a second to 30 days. */
+  minMs: 1000,
+  maxMs: 30 * 86_400_000,
+} as const;
+
 /** The typed settings, every default applied: what the edges pass down. */
 export const settingsSchema = z.object({
   quotaRequests: integerSchema('quotaRequests').default(INTEGER_SETTINGS.quotaRequests.default),
