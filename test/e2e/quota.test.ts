@@ -9,6 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventEnvelope } from '../../functions/core/events/envelope';
+import { validateEvent } from '../../functions/core/events/validate';
 import { type LocalRuntime, startLocalRuntime } from '../../functions/local/runtime';
 
 const MINUTE = 60_000;
@@ -111,6 +112,8 @@ describe('a quota raised and lowered in the simulator', { timeout: 240_000 }, ()
       expect(m.requests).toBeLessThanOrEqual(200);
       expect(m.refused).toBe(0);
     }
+    // Counted by the simulator in its own windows: never past the ceiling in any of them.
+    expect((await stats()).maxInWindow).toBeLessThanOrEqual(200);
     expect(changes().map((e) => e.data)).toEqual([
       {
         clientId,
@@ -141,5 +144,7 @@ describe('a quota raised and lowered in the simulator', { timeout: 240_000 }, ()
       [60, 200, 'header'],
       [200, 30, 'header'],
     ]);
+    // Each as published: the catalogue's schema accepts it.
+    for (const e of changes()) expect(validateEvent(e)).toEqual({ ok: true });
   });
 });
