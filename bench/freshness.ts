@@ -38,6 +38,9 @@
  */
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { sqrtAllocation } from '../functions/core/capacity/lag';
+import { predictFleet } from '../functions/core/capacity/model';
+import { capacityVehicles } from '../functions/core/capacity/report';
 import {
   createPlannerMemory,
   type PollStrategy,
@@ -45,8 +48,10 @@ import {
   runPlanner,
   runPollJob,
 } from '../functions/core/polling';
+import { DEFAULT_POLLING_CONFIG } from '../functions/core/polling/config';
 import { guaranteeMs } from '../functions/core/polling/selection';
 import { capacityOf, DEFAULT_RATE_BUDGET } from '../functions/core/ratelimit/bucket';
+import type { VehicleRecord } from '../functions/core/store/records';
 import {
   type FreshnessResult,
   type FreshnessSweep,
@@ -118,19 +123,29 @@ export function knownRatesBound(
   const total = expected.reduce((a, b) => a + b, 0);
   const n = expected.length;
   if (total === 0 || n === 0) return { boundMeanSeconds: 0, fairMeanSeconds: 0 };
-  const floor = 1 / guaranteeMinutes;
-  const x = (k: number, e: number): number => Math.min(1, Math.max(floor, k * Math.sqrt(e)));
-  let lo = 0;
-  let hi = 1e9;
-  for (let i = 0; i < 200; i++) {
-    const mid = (lo + hi) / 2;
-    const sum = expected.reduce((a, e) => a + x(mid, e), 0);
-    if (sum > readsPerMinute) hi = mid;
-    else lo = mid;
-  }
-  const bound = expected.reduce((a, e) => a + e / (2 * x(lo, e)), 0) / total;
+  // The planner's model of lag (functions/core/capacity/lag.ts), with one-minute cycles.
+  const { perCycle } = sqrtAllocation(expected, readsPerMinute, 1 / guaranteeMinutes);
+  const bound = expected.reduce((a, e, i) => a + e / (2 * (perCycle[i] ?? 1)), 0) / total;
   const fairInterval = Math.max(1, n / readsPerMinute);
   return { boundMeanSeconds: round(bound * 60, 1), fairMeanSeconds: round((fairInterval / 2) * 60, 1) };
+}
+
+/** What `GET /capacity`'s model predicts for every change of the fleet at `at`, from its records. */
+async function predicted(p: BenchPipeline, at: number): Promise<NonNullable<RunFigures['model']>> {
+  const records: VehicleRecord[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await p.stores.vehicles.listDue({
+      now: at + 365 * 24 * 60 * MINUTE,
+      limit: 1000,
+      ...(cursor ? { cursor } : {}),
+    });
+    records.push(...page.items);
+    cursor = page.cursor;
+  } while (cursor);
+  const config = { ...DEFAULT_POLLING_CONFIG, ...p.config };
+  const f = predictFleet(capacityVehicles(records, at, config), DEFAULT_RATE_BUDGET, config);
+  return { meanSeconds: round(f.all.meanMs / 1000, 1), p95Seconds: round(f.all.p95Ms / 1000, 1) };
 }
 
 async function oneRun(
@@ -170,6 +185,9 @@ async function oneRun(
     const planMs: number[] = [];
     let drained = 0;
     let statsReset = false;
+    // The capacity model's prediction from what the planner learned by the end of the measured
+    // hours (the product's inputs: the vehicles' rates, the quota, the configuration).
+    let model: RunFigures['model'];
     for (let minute = 0; ; minute++) {
       const cycleStart = start + minute * MINUTE;
       if (!statsReset && cycleStart >= measureFrom) {
@@ -199,6 +217,7 @@ async function oneRun(
       await driver.runUntil(cycleStart + MINUTE);
       await p.advance(cycleStart + MINUTE - p.now());
       if (cycleStart + MINUTE >= stopAt) {
+        if (model === undefined) model = await predicted(p, stopAt);
         const pending = driver.made.some((c) => c.measured && c.detectedAt === undefined);
         if (!pending || drained >= o.drainMinutes) break;
         drained++;
@@ -258,6 +277,7 @@ async function oneRun(
         boundMeanSeconds: bound.boundMeanSeconds,
         fairMeanSeconds: bound.fairMeanSeconds,
         boundAllMeanSeconds: boundAll.boundMeanSeconds,
+        ...(model ? { model } : {}),
         byKind,
         maxRequestsInWindow: stats.maxInWindow,
         http429: stats.tooManyRequests,

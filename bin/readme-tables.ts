@@ -8,7 +8,12 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EVENT_TYPES, eventDefinition } from '../functions/core/events/catalogue';
-import { CHOICE_SETTINGS, INTEGER_SETTINGS, type SettingNames } from '../functions/runtime/settings';
+import {
+  CHOICE_SETTINGS,
+  FRESHNESS_TARGETS_SETTING,
+  INTEGER_SETTINGS,
+  type SettingNames,
+} from '../functions/runtime/settings';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const README_PATH = resolve(ROOT, 'README.md');
@@ -53,6 +58,12 @@ export function settingsTable(): string {
     ),
     ...Object.values(CHOICE_SETTINGS).map((s) =>
       row(s.names, `\`${s.default}\``, s.doc, s.values.map((v) => `\`${v}\``).join(', ')),
+    ),
+    row(
+      FRESHNESS_TARGETS_SETTING.names,
+      'none',
+      FRESHNESS_TARGETS_SETTING.doc,
+      '`<kind>=<n><unit>` (unit s, m, h or d), comma-separated',
     ),
   ];
   return [

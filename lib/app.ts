@@ -35,6 +35,8 @@ export interface AppSettings {
   readonly tracing?: boolean;
   readonly quotaRequests: number;
   readonly quotaWindowSeconds: number;
+  /** The highest `X-RateLimit-Limit` followed (unset: never past `quotaRequests`). */
+  readonly quotaMaxRequests?: number;
   readonly maintenanceDueDays: number;
   readonly maintenanceDueKm: number;
   readonly removalPolicy: 'retain' | 'destroy';
@@ -91,7 +93,9 @@ export function readAppSettings(context: (key: string) => unknown): AppSettings 
     }
     return value.trim();
   };
-  const int = (key: keyof typeof APP_CONTEXT_DEFAULTS | 'archiveRetentionDays'): number | undefined => {
+  const int = (
+    key: keyof typeof APP_CONTEXT_DEFAULTS | 'archiveRetentionDays' | 'quotaMaxRequests',
+  ): number | undefined => {
     const value = context(key);
     if (value === undefined || value === null || value === '') return undefined;
     // `-c key=30` arrives as a string, cdk.json can hold a number.
@@ -191,6 +195,7 @@ export function readAppSettings(context: (key: string) => unknown): AppSettings 
     ...optional('tracing', tracing),
     quotaRequests: int('quotaRequests') ?? d.quotaRequests,
     quotaWindowSeconds: int('quotaWindowSeconds') ?? d.quotaWindowSeconds,
+    ...optional('quotaMaxRequests', int('quotaMaxRequests')),
     maintenanceDueDays: int('maintenanceDueDays') ?? d.maintenanceDueDays,
     maintenanceDueKm: int('maintenanceDueKm') ?? d.maintenanceDueKm,
     removalPolicy,
@@ -254,7 +259,11 @@ function carhookPropsFrom(settings: AppSettings, data: CarhookData): CarhookProp
     apiBaseUrl: settings.apiBaseUrl,
     authUrl: settings.authUrl,
     brands: settings.brands,
-    quota: { requests: settings.quotaRequests, window: Duration.seconds(settings.quotaWindowSeconds) },
+    quota: {
+      requests: settings.quotaRequests,
+      window: Duration.seconds(settings.quotaWindowSeconds),
+      ...(settings.quotaMaxRequests === undefined ? {} : { max: settings.quotaMaxRequests }),
+    },
     pollInterval: Duration.minutes(settings.pollIntervalMinutes),
     pollStrategy: settings.pollStrategy,
     ...(settings.retrySchedule === undefined ? {} : { retrySchedule: settings.retrySchedule }),

@@ -6,10 +6,16 @@
 import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { type FreshnessKind, freshnessKinds } from '../functions/core/capacity/kinds';
 import { type RetryScheduleName, retryScheduleNames } from '../functions/core/delivery/retry-schedule';
 import { type PollStrategy, pollStrategies } from '../functions/core/polling/config';
 import { compileAllowList, parseAllowEntries } from '../functions/core/webhooks/ssrf';
 import { RUNTIME_ENV } from '../functions/runtime/config';
+import {
+  FRESHNESS_TARGETS_SETTING,
+  type FreshnessTargets,
+  formatFreshnessTargets,
+} from '../functions/runtime/freshness-targets';
 import { DEFAULT_SETTINGS, INTEGER_SETTINGS, type IntegerSetting } from '../functions/runtime/settings';
 import { CARHOOK_DEFAULTS } from './config';
 import { type CarhookData, EVENT_SOURCE_PATTERN } from './constructs/carhook-data';
@@ -34,10 +40,12 @@ export interface CarhookProps {
    */
   readonly brands: readonly string[];
   /**
-   * Requests allowed per window for the API client, shared by every worker.
+   * Requests allowed per window for the API client, shared by every worker. `max`: the highest
+   * `X-RateLimit-Limit` followed when the API grants a higher quota (unset: never past `requests`;
+   * a lower limit is always followed).
    * @default 120 requests per 60 seconds
    */
-  readonly quota?: { readonly requests: number; readonly window: Duration };
+  readonly quota?: { readonly requests: number; readonly window: Duration; readonly max?: number };
   /**
    * How often the planner runs (EventBridge Scheduler `rate(...)`, whole minutes).
    * @default 1 minute
@@ -61,6 +69,20 @@ export interface CarhookProps {
    * @default 1 day
    */
   readonly mapInterval?: Duration;
+  /**
+   * A vehicle whose reads succeed but whose records stop advancing this long is told silent
+   * (`vehicle.reporting.stopped`), until its own history gives a learned threshold. Set as
+   * `CARHOOK_SILENCE_AFTER_SECONDS`.
+   * @default 48 hours
+   */
+  readonly silenceAfter?: Duration;
+  /**
+   * The p95 lag each kind of change should stay within (alerts, trips, collisions, fuel,
+   * maintenance, services, map), e.g. `{ alerts: Duration.minutes(5), maintenance: Duration.hours(1) }`:
+   * `GET /capacity` says whether each is met. Set as `CARHOOK_FRESHNESS_TARGETS` (`alerts=300s,maintenance=3600s`).
+   * @default no target
+   */
+  readonly freshnessTargets?: Partial<Record<FreshnessKind, Duration>>;
   /**
    * Webhook retry schedule: `standard` (retries over about 27.6 h, endpoints disabled after failing
    * for 5 days) or `fast` (retries over about 40 s, disabled after failing for 2 minutes; for trials).
@@ -143,12 +165,15 @@ export interface CarhookConfig {
   readonly apiBaseUrl: string;
   readonly authUrl: string;
   readonly brands: readonly string[];
-  readonly quota: { readonly requests: number; readonly window: Duration };
+  readonly quota: { readonly requests: number; readonly window: Duration; readonly max?: number };
   readonly pollInterval: Duration;
   readonly pollStrategy: PollStrategy;
   /** Unset: the runtime's default (1 day). */
   readonly servicesInterval?: Duration;
   readonly mapInterval?: Duration;
+  readonly silenceAfter?: Duration;
+  /** Checked; empty: no target. */
+  readonly freshnessTargets: FreshnessTargets;
   readonly retrySchedule?: RetryScheduleName;
   readonly tracing: boolean;
   readonly maintenanceDueThreshold: { readonly days: number; readonly distanceKm: number };
@@ -193,9 +218,10 @@ export function resolveCarhookConfig(props: CarhookProps): CarhookConfig {
   const duplicate = props.brands.find((b, i) => props.brands.indexOf(b) !== i);
   if (duplicate !== undefined) throw new CarhookConfigError('brands', `lists '${duplicate}' twice`);
 
-  const quota = props.quota ?? CARHOOK_DEFAULTS.quota;
+  const quota: CarhookConfig['quota'] = props.quota ?? CARHOOK_DEFAULTS.quota;
   requireIntegerInRange('quota.requests', quota.requests, ...bounds('quotaRequests'));
   requireWholeDuration('quota.window', quota.window, 'seconds', ...bounds('quotaWindowSeconds'));
+  if (quota.max !== undefined) requireIntegerInRange('quota.max', quota.max, ...bounds('quotaMaxRequests'));
 
   const pollInterval = props.pollInterval ?? CARHOOK_DEFAULTS.pollInterval;
   // Whole minutes: EventBridge Scheduler's `rate(...)` has no shorter unit.
@@ -213,6 +239,20 @@ export function resolveCarhookConfig(props: CarhookProps): CarhookConfig {
     );
   if (props.mapInterval)
     requireWholeDuration('mapInterval', props.mapInterval, 'seconds', ...bounds('mapIntervalSeconds'));
+  if (props.silenceAfter)
+    requireWholeDuration('silenceAfter', props.silenceAfter, 'seconds', ...bounds('silenceAfterSeconds'));
+  const freshnessTargets: FreshnessTargets = {};
+  for (const [kind, d] of Object.entries(props.freshnessTargets ?? {})) {
+    if (!(freshnessKinds as readonly string[]).includes(kind)) {
+      throw new CarhookConfigError(
+        `freshnessTargets.${kind}`,
+        `is not a kind of change (one of ${freshnessKinds.join(', ')})`,
+      );
+    }
+    if (d === undefined) continue;
+    requireWholeDuration(`freshnessTargets.${kind}`, d, 'seconds', 1, FRESHNESS_TARGETS_SETTING.maxMs / 1000);
+    freshnessTargets[kind as FreshnessKind] = d.toSeconds() * 1000;
+  }
   if (props.retrySchedule !== undefined && !retryScheduleNames.includes(props.retrySchedule)) {
     throw new CarhookConfigError('retrySchedule', `must be one of ${retryScheduleNames.join(', ')}`);
   }
@@ -284,6 +324,8 @@ export function resolveCarhookConfig(props: CarhookProps): CarhookConfig {
     pollStrategy,
     ...(props.servicesInterval ? { servicesInterval: props.servicesInterval } : {}),
     ...(props.mapInterval ? { mapInterval: props.mapInterval } : {}),
+    ...(props.silenceAfter ? { silenceAfter: props.silenceAfter } : {}),
+    freshnessTargets,
     ...(props.retrySchedule ? { retrySchedule: props.retrySchedule } : {}),
     tracing: props.tracing ?? true,
     maintenanceDueThreshold,
@@ -324,6 +366,7 @@ export function carhookRuntimeEnvironment(config: CarhookConfig): Record<string,
     [RUNTIME_ENV.brands]: config.brands.join(','),
     [RUNTIME_ENV.quotaRequests]: String(config.quota.requests),
     [RUNTIME_ENV.quotaWindowSeconds]: String(config.quota.window.toSeconds()),
+    ...(config.quota.max ? { [RUNTIME_ENV.quotaMaxRequests]: String(config.quota.max) } : {}),
     [RUNTIME_ENV.pollIntervalSeconds]: String(config.pollInterval.toSeconds()),
     [RUNTIME_ENV.pollStrategy]: config.pollStrategy,
     [RUNTIME_ENV.maintenanceDueDays]: String(config.maintenanceDueThreshold.days),
@@ -334,6 +377,12 @@ export function carhookRuntimeEnvironment(config: CarhookConfig): Record<string,
       : {}),
     ...(config.mapInterval
       ? { [RUNTIME_ENV.mapIntervalSeconds]: String(config.mapInterval.toSeconds()) }
+      : {}),
+    ...(config.silenceAfter
+      ? { [RUNTIME_ENV.silenceAfterSeconds]: String(config.silenceAfter.toSeconds()) }
+      : {}),
+    ...(Object.keys(config.freshnessTargets).length > 0
+      ? { [RUNTIME_ENV.freshnessTargets]: formatFreshnessTargets(config.freshnessTargets) }
       : {}),
     ...(config.retrySchedule ? { [RUNTIME_ENV.retrySchedule]: config.retrySchedule } : {}),
     ...(config.webhookAllowHosts.length > 0

@@ -47,6 +47,11 @@ export interface RunFigures {
   readonly fairMeanSeconds: number;
   /** The known-rates bound over every change, alert fixes included (active alerts as items). */
   readonly boundAllMeanSeconds?: number;
+  /**
+   * The capacity model's mean and p95 over every change (functions/core/capacity), from the rates
+   * the planner learned by the end of the measured hours: `GET /capacity`'s figures for this fleet.
+   */
+  readonly model?: { readonly meanSeconds: number; readonly p95Seconds: number };
   readonly byKind: Readonly<Record<string, KindFigures>>;
   readonly maxRequestsInWindow: number;
   readonly http429: number;
@@ -158,6 +163,22 @@ export function toMarkdown(r: FreshnessSweep, command: string): string {
     for (const x of res.runs) {
       lines.push(
         `| ${res.world} | ${res.vehicles} | ${res.changesPerVehicle.shareOfTop20PercentVehicles} | ${x.strategy} | ${x.changes.made} | ${x.changes.detected} | ${fmt(x.lagSeconds.mean)} | ${fmt(x.lagSeconds.p50)} | ${fmt(x.lagSeconds.p95)} | ${fmt(x.lagSeconds.max)} | ${x.boundMeanSeconds} | ${rr ? round(x.lagSeconds.mean / rr.lagSeconds.mean, 2) : ''} | ${rr ? round(x.lagSeconds.p95 / rr.lagSeconds.p95, 2) : ''} | ${x.guaranteeMinutes} | ${x.maxRequestsInWindow} | ${x.http429} | ${x.planMsP99} |`,
+      );
+    }
+  }
+  const modelled = r.results.flatMap((res) => res.runs.filter((x) => x.model).map((x) => ({ res, x })));
+  if (modelled.length > 0) {
+    lines.push('');
+    lines.push(
+      'The capacity model (`GET /capacity`, functions/core/capacity) against the measurement, every change, from the rates learned by the end of the measured hours (goal: within 15 %):',
+      '',
+      '| world | vehicles | strategy | measured mean s | model mean s | model / measured | measured p95 s | model p95 s | model / measured |',
+      '| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    );
+    for (const { res, x } of modelled) {
+      const m = x.model as NonNullable<RunFigures['model']>;
+      lines.push(
+        `| ${res.world} | ${res.vehicles} | ${x.strategy} | ${fmt(x.lagSeconds.mean)} | ${m.meanSeconds} | ${round(m.meanSeconds / x.lagSeconds.mean, 2)} | ${fmt(x.lagSeconds.p95)} | ${m.p95Seconds} | ${round(m.p95Seconds / x.lagSeconds.p95, 2)} |`,
       );
     }
   }

@@ -9,6 +9,7 @@ import { compileAllowList, parseAllowEntries } from '../../functions/core/webhoo
 import { formatDuration, parseDuration, parseInteger } from '../../functions/local/duration';
 import { LocalRuntimeError } from '../../functions/local/errors';
 import type { LocalRuntimeOptions } from '../../functions/local/runtime';
+import { FRESHNESS_TARGETS_SETTING, parseFreshnessTargets } from '../../functions/runtime/freshness-targets';
 import {
   CHOICE_SETTINGS,
   INTEGER_SETTINGS,
@@ -24,10 +25,13 @@ export interface DevFlags {
   readonly pollInterval?: string;
   readonly dataDir?: string;
   readonly quota?: string;
+  readonly quotaMax?: string;
   readonly pollConcurrency?: string;
   readonly pollStrategy?: string;
   readonly servicesInterval?: string;
   readonly mapInterval?: string;
+  readonly silenceAfter?: string;
+  readonly freshnessTargets?: string;
   readonly retrySchedule?: string;
   readonly demo?: boolean;
   readonly demoEvery?: string;
@@ -81,6 +85,12 @@ export function devSettings(flags: DevFlags, env: Readonly<Record<string, string
   const seed = integerFlag('--seed', flags.seed, 0, 2 ** 32 - 1);
   const quotaBounds = INTEGER_SETTINGS.quotaRequests;
   const quota = integerFlag('--quota', flags.quota, quotaBounds.min, quotaBounds.max);
+  const maxBounds = INTEGER_SETTINGS.quotaMaxRequests;
+  const quotaMax = integerFlag('--quota-max', flags.quotaMax, maxBounds.min, maxBounds.max);
+  const targetsEnv = FRESHNESS_TARGETS_SETTING.names.env;
+  const targetsFrom = flags.freshnessTargets !== undefined ? '--freshness-targets' : targetsEnv;
+  const targets = parseFreshnessTargets(flags.freshnessTargets ?? env[targetsEnv]);
+  if (!targets.ok) bad(`${targetsFrom}: ${targets.field}: ${targets.message}`, targetsFrom);
   const pollConcurrency = integerFlag('--poll-concurrency', flags.pollConcurrency, 1, 64);
   const pollStrategy = flags.pollStrategy;
   const strategies: readonly string[] = CHOICE_SETTINGS.pollStrategy.values;
@@ -95,7 +105,10 @@ export function devSettings(flags: DevFlags, env: Readonly<Record<string, string
   }
   // A flag wins over its variable (read as the Lambda runtime reads it); each names itself in its error.
   const cadence = (
-    setting: Extract<IntegerSetting, 'servicesIntervalSeconds' | 'mapIntervalSeconds'>,
+    setting: Extract<
+      IntegerSetting,
+      'servicesIntervalSeconds' | 'mapIntervalSeconds' | 'silenceAfterSeconds'
+    >,
     raw: string | undefined,
   ): number | undefined => {
     const { names, min, max } = INTEGER_SETTINGS[setting];
@@ -110,6 +123,7 @@ export function devSettings(flags: DevFlags, env: Readonly<Record<string, string
   };
   const servicesIntervalMs = cadence('servicesIntervalSeconds', flags.servicesInterval);
   const mapIntervalMs = cadence('mapIntervalSeconds', flags.mapInterval);
+  const silenceAfterMs = cadence('silenceAfterSeconds', flags.silenceAfter);
   const scheduleNames = CHOICE_SETTINGS.retrySchedule.names;
   const scheduleField = flags.retrySchedule !== undefined ? scheduleNames.flag : scheduleNames.env;
   const schedule = parseRetrySchedule(scheduleField, flags.retrySchedule ?? env[scheduleNames.env]);
@@ -187,11 +201,14 @@ export function devSettings(flags: DevFlags, env: Readonly<Record<string, string
       vehicles,
       seed,
       quota,
+      quotaMax,
       pollConcurrency,
       pollStrategy: pollStrategy as PollStrategy | undefined,
       pollIntervalMs,
       servicesIntervalMs,
       mapIntervalMs,
+      silenceAfterMs,
+      ...(targets.ok ? { freshnessTargets: targets.value } : {}),
       retrySchedule: schedule.value,
       webhookAllowHosts: allowHosts?.map((h) => h.trim()).filter((h) => h !== ''),
       dataDir: flags.dataDir,

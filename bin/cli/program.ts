@@ -3,11 +3,15 @@
  * the admin token, or to a deployed stack's API with SigV4 (./client.ts). `--json` prints the API's
  * JSON for scripts; errors are one line on stderr and a non-zero exit code.
  */
+
 import { Command, CommanderError } from 'commander';
 import { formatEventLine, inDetectionOrder } from '../../functions/adapters/local/bus';
+import { freshnessKinds } from '../../functions/core/capacity/kinds';
 import { formatDuration, parseDuration } from '../../functions/local/duration';
 import { DEFAULT_WEBHOOK_ALLOW_HOSTS, LOCAL_DEFAULTS } from '../../functions/local/options';
+import { FRESHNESS_TARGETS_SETTING } from '../../functions/runtime/freshness-targets';
 import { DEFAULT_SETTINGS, INTEGER_SETTINGS } from '../../functions/runtime/settings';
+import { addCapacityCommand } from './capacity-command';
 import { CliError } from './client';
 import { allPages, call, globals, out, readFileOption, show, str, table } from './common';
 import { runDev } from './dev';
@@ -55,6 +59,10 @@ export function buildProgram(): Command {
       `API requests per 60 s (default ${LOCAL_DEFAULTS.simulatorQuota} with the simulator, ${DEFAULT_SETTINGS.quotaRequests} with a real API)`,
     )
     .option(
+      '--quota-max <n>',
+      'the highest X-RateLimit-Limit followed when the API raises the quota (default: never past --quota)',
+    )
+    .option(
       '--poll-concurrency <n>',
       `poll jobs run at once, 1 to 64 (default ${LOCAL_DEFAULTS.pollConcurrency})`,
     )
@@ -69,6 +77,14 @@ export function buildProgram(): Command {
     .option(
       '--map-interval <duration>',
       `how often map updates are read, in bulk (default ${formatDuration(DEFAULT_SETTINGS.mapIntervalSeconds * 1000)}; env ${INTEGER_SETTINGS.mapIntervalSeconds.names.env})`,
+    )
+    .option(
+      '--silence-after <duration>',
+      `vehicle.reporting.stopped when a vehicle's records stop advancing this long, until learned from its own history (default ${formatDuration(DEFAULT_SETTINGS.silenceAfterSeconds * 1000)}; env ${INTEGER_SETTINGS.silenceAfterSeconds.names.env})`,
+    )
+    .option(
+      '--freshness-targets <list>',
+      `the p95 lag each kind of change should stay within, e.g. alerts=5m,maintenance=1h (kinds: ${freshnessKinds.join(', ')}; default none; env ${FRESHNESS_TARGETS_SETTING.names.env})`,
     )
     .option(
       '--retry-schedule <name>',
@@ -121,6 +137,7 @@ export function buildProgram(): Command {
   addEnrollCommands(program);
   addSubscriptionCommands(program);
   addVehicleCommands(program);
+  addCapacityCommand(program);
 
   const events = program.command('events').description('the event log');
   events

@@ -1,9 +1,12 @@
 /**
  * `carhook vehicles …`: the vehicles Carhook polls (list), one in full (get: connection, the last and
- * next read of each kind, learned change rate, share of the quota, recent events), pause and resume.
+ * next read of each kind, learned change rate, share of the quota, recent events), pause and resume,
+ * and its latest known state (state: GET /vehicles/{id}/state, from what Carhook stores, without a
+ * request to the API).
  */
 import type { Command } from 'commander';
 import type { Vehicle, VehicleDetail } from '../../functions/http/contract';
+import type { VehicleState } from '../../functions/http/state-contract';
 import { allPages, call, show, str, table } from './common';
 
 const minutes = (ms: number) =>
@@ -31,6 +34,70 @@ export function vehicleLines(d: VehicleDetail): string {
     `  recent events (${d.recentEvents.length})`,
     ...d.recentEvents.slice(0, 20).map((e) => `    ${e.detectedAt}  #${e.sequence}  ${e.type}  ${e.id}`),
   ].join('\n');
+}
+
+const ago = (iso: unknown, now: number): string => {
+  if (typeof iso !== 'string') return '-';
+  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (s < 120) return `${iso} (${s} s ago)`;
+  if (s < 7200) return `${iso} (${Math.round(s / 60)} min ago)`;
+  return `${iso} (${Math.round(s / 3600)} h ago)`;
+};
+
+/** The human view: one line per part, each with when it was read. */
+export function vehicleStateText(body: VehicleState, now: number): string {
+  const vehicle = body.vehicle;
+  const lines = [
+    `vehicle ${str(vehicle.id)} (VIN ${str(vehicle.vin)}), events up to sequence ${str(body.sequence)}`,
+  ];
+  if (body.polled !== true) return `${lines[0]}\n  not polled yet: nothing known`;
+  const alerts = body.activeAlerts;
+  lines.push(
+    alerts.length === 0
+      ? '  active alerts   none'
+      : table([
+          ['  active alert', 'severity', 'since', 'read'],
+          ...alerts.map((a) => [
+            `  ${str(a.message)}`,
+            str(a.severity ?? '-'),
+            str(a.startedAt ?? '-'),
+            str(a.readAt),
+          ]),
+        ]),
+  );
+  const m = body.maintenance;
+  lines.push(
+    m
+      ? `  maintenance     ${str(m.days)} days / ${str(m.mileageKm)} km left, read ${ago(m.readAt, now)}`
+      : '  maintenance     unknown',
+  );
+  const trip = body.lastTrip;
+  const td = trip?.data ?? {};
+  lines.push(
+    trip
+      ? `  last trip       ${str(td.tripId)} ended ${str(td.stoppedAt ?? trip.occurredAt)}${td.distanceKm !== undefined ? `, ${str(td.distanceKm)} km` : ''}, read ${ago(trip.readAt, now)}`
+      : '  last trip       unknown',
+  );
+  const collision = body.lastCollision;
+  lines.push(
+    collision
+      ? `  last collision  ${str(collision.data.maxLevel)} at ${str(collision.occurredAt)}, read ${ago(collision.readAt, now)}`
+      : '  last collision  none known',
+  );
+  const p = body.position;
+  lines.push(
+    p
+      ? `  position        ${str(p.lat)}, ${str(p.lon)} at ${str(p.at)} (${str(p.from)}), read ${ago(p.readAt, now)}`
+      : '  position        unknown',
+  );
+  const f = body.fuel;
+  lines.push(
+    f
+      ? `  fuel            ${str(f.level)} % at ${str(f.at)}, read ${ago(f.readAt, now)}`
+      : '  fuel            unknown',
+  );
+  if (body.lastActivityAt !== undefined) lines.push(`  last activity   ${ago(body.lastActivityAt, now)}`);
+  return lines.join('\n');
 }
 
 export function addVehicleCommands(program: Command): void {
@@ -67,6 +134,14 @@ export function addVehicleCommands(program: Command): void {
     .action(async (id: string, _o: unknown, command: Command) => {
       const r = await call(command, 'GET /vehicles/{id}', { params: { id } });
       show(command, r.body, () => vehicleLines(r.body));
+    });
+  vehicles
+    .command('state')
+    .description('the latest known state of a vehicle, from what Carhook stores (no request to the API)')
+    .argument('<id>', 'vehicle id (carhook vehicles list)')
+    .action(async (id: string, _o: unknown, command: Command) => {
+      const r = await call(command, 'GET /vehicles/{id}/state', { params: { id } });
+      show(command, r.body, () => vehicleStateText(r.body, Date.now()));
     });
   for (const action of ['pause', 'resume'] as const) {
     vehicles

@@ -9,8 +9,10 @@
  */
 import { type Answer, type CallArgs, type Route, routeRequest } from '../../functions/http/routes';
 
+export type * from '../../functions/http/capacity-contract';
 export type * from '../../functions/http/contract';
 export type { Answer, Route } from '../../functions/http/routes';
+export type * from '../../functions/http/state-contract';
 
 const TOKEN_KEY = 'carhook.adminToken';
 

@@ -4,7 +4,9 @@
  *
  * Public: `GET /health`, `GET /openapi.json`, `GET /oauth/:brand/authorize`, `GET /oauth/callback`,
  * the console (`GET /`, its assets). Management: `/enrollments…`, `/events`, `/metrics/recent`
- * (management-routes.ts), `/subscriptions…` (subscriptions.ts). Every route is declared once
+ * (management-routes.ts), `/vehicles/{id}…` (vehicle-routes.ts), `/event-types`
+ * (catalogue-routes.ts), `/capacity` (capacity-routes.ts), `/subscriptions…` (subscriptions.ts).
+ * Every route is declared once
  * through a RouteBook (openapi.ts): validated by its zod schemas and documented from them.
  * Every bad input is a 4xx `{ error: { code, message, field? } }` naming the field; a 500 only for
  * what is really broken (and it is logged).
@@ -20,6 +22,7 @@ import type { RecentMetrics } from '../runtime/metrics-window';
 import type { Runtime } from '../runtime/runtime';
 import { bearerAuth, HttpAppConfigError } from './auth';
 import { bodyPolicy } from './body';
+import { addCapacityRoutes } from './capacity-routes';
 import { addCatalogueRoutes } from './catalogue-routes';
 import { addConsoleRoutes } from './console';
 import { openApiDocumentSchema, serviceHealthSchema } from './contract';
@@ -150,6 +153,7 @@ export function createHttpApp(deps: HttpAppDeps, options: HttpAppOptions): Hono 
     '/subscriptions/*',
     '/metrics',
     '/metrics/*',
+    '/capacity',
   ]) {
     app.use(path, guard);
   }
@@ -229,6 +233,8 @@ export function createHttpApp(deps: HttpAppDeps, options: HttpAppOptions): Hono 
     signalOf,
     ...(deps.recentMetrics ? { recentMetrics: deps.recentMetrics } : {}),
   });
+
+  addCapacityRoutes(app, book, { runtime });
 
   if (deps.subscriptions) {
     app.route(

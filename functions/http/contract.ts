@@ -152,7 +152,7 @@ export const eventCatalogueSchema = named(
           description: z.string(),
           audience: z.enum(['all', 'opt-in']).meta({
             description:
-              '`opt-in`: operational, sent only to subscriptions that name it (webhook.* or the type).',
+              '`opt-in`: operational, sent only to subscriptions that name it (webhook.*, carhook.* or the type).',
           }),
           trigger: z.string().meta({ description: 'What makes Carhook publish it.' }),
           reads: z.string().meta({ description: 'The API reads that reveal it.' }),

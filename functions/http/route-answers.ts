@@ -3,6 +3,8 @@
  * functions/http/routes.ts types the console's and the CLI's calls with (a type-only import there, so
  * the console's bundle carries no schema), and test/http/contract.test.ts holds to the document.
  */
+
+import { capacitySchema } from './capacity-contract';
 import {
   attemptPageSchema,
   backlogSchema,
@@ -26,6 +28,7 @@ import {
   vehicleDetailSchema,
   vehicleSchema,
 } from './contract';
+import { vehicleStateSchema } from './state-contract';
 
 /** Each management route's success answer: its schema, or `null` when it answers no body (204). */
 export const routeAnswers = {
@@ -34,12 +37,14 @@ export const routeAnswers = {
   'GET /enrollments/{id}': enrollmentDetailSchema,
   'DELETE /enrollments/{id}': unenrolledSchema,
   'GET /vehicles/{id}': vehicleDetailSchema,
+  'GET /vehicles/{id}/state': vehicleStateSchema,
   'POST /vehicles/{id}/pause': vehicleSchema,
   'POST /vehicles/{id}/resume': vehicleSchema,
   'GET /events': eventPageSchema,
   'GET /events/{id}': eventWithDeliveriesSchema,
   'GET /event-types': eventCatalogueSchema,
   'GET /metrics/recent': recentMetricsSchema,
+  'GET /capacity': capacitySchema,
   'GET /subscriptions': subscriptionPageSchema,
   'POST /subscriptions': subscriptionCreatedSchema,
   'GET /subscriptions/{id}': subscriptionSchema,

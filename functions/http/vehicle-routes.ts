@@ -2,10 +2,14 @@
  * One vehicle at the depth an operator needs (`GET /vehicles/{id}`): its enrollment and whether it
  * can be polled, the last and next read of each kind (functions/core/polling/vehicle-view.ts: from
  * the planner's memory and the record, no write per steady poll), its learned change rate and share
- * of the quota, its recent events; and pausing or resuming it.
+ * of the quota, its recent events; pausing or resuming it; and its latest known state
+ * (`GET /vehicles/{id}/state`: alerts, maintenance, last trip, collision, position, fuel, from what
+ * Carhook stores, no request to the API).
  */
 import type { Hono } from 'hono';
 import * as z from 'zod';
+import { latestView } from '../core/detection/latest';
+import { parseState } from '../core/detection/state';
 import { cycleBudget } from '../core/polling/planner';
 import { vehicleReads } from '../core/polling/vehicle-view';
 import type { Runtime } from '../runtime/runtime';
@@ -13,6 +17,7 @@ import { authorizeUrlFor } from '../runtime/runtime';
 import { type VehicleDetail, vehicleDetailSchema, vehicleSchema } from './contract';
 import { sendError } from './errors';
 import { errorResponse, type RouteBook } from './openapi';
+import { vehicleStateSchema } from './state-contract';
 import { idSchema, publicEnrollment, publicEvent, publicVehicle } from './views';
 
 const RECENT_MS = 7 * 86_400_000;
@@ -102,6 +107,49 @@ export function addVehicleRoutes(
         recentEvents: [...events.items].reverse().slice(0, RECENT_EVENTS).map(publicEvent),
       };
       return c.json(body);
+    },
+  );
+
+  book.add(
+    app,
+    {
+      ...common,
+      method: 'get',
+      path: '/vehicles/:id/state',
+      operationId: 'getVehicleState',
+      summary:
+        'The latest known state of a vehicle (alerts, maintenance, last trip, collision, position, fuel), from what Carhook stores: no request to the API',
+      responses: {
+        200: {
+          description: 'What is known, each part with the time it was read.',
+          schema: vehicleStateSchema,
+        },
+        404: notFound,
+        500: errorResponse('The stored state is malformed (the field is named).'),
+      },
+    },
+    async (c, { params }) => {
+      const { vehicle, state } = await stores.states.getVehicleWithState(params.id);
+      if (!vehicle) return missing(c, params.id);
+      const parsed = state ? parseState(state.state) : undefined;
+      if (parsed && !parsed.ok) {
+        return sendError(
+          c,
+          500,
+          'Malformed',
+          `the stored state of vehicle ${params.id.slice(0, 80)} is malformed at ${parsed.error.field || '(root)'}: ${parsed.error.reason}`,
+        );
+      }
+      const known = parsed?.state;
+      if (!known || known.unpolled === true) {
+        return c.json({
+          vehicle: publicVehicle(vehicle),
+          polled: false,
+          sequence: known?.sequence ?? 0,
+          activeAlerts: [],
+        });
+      }
+      return c.json({ vehicle: publicVehicle(vehicle), polled: true, ...latestView(known) });
     },
   );
 

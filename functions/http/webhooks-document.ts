@@ -96,7 +96,7 @@ export function webhooksSection(): Record<string, unknown> {
         summary: t.description,
         description:
           t.audience === 'opt-in'
-            ? `Operational: sent only to subscriptions that name it (\`webhook.*\` or \`${t.type}\`), never through \`*\`, and never to the endpoint it is about.`
+            ? `Operational: sent only to subscriptions that name it (\`${t.type.split('.')[0]}.*\` or \`${t.type}\`), never through \`*\`${t.type.startsWith('webhook.') ? ', and never to the endpoint it is about' : ''}.`
             : `Sent to every active subscription whose filters (eventTypes, vehicleIds, enrollmentIds) match. Order a vehicle's events by \`(data.vehicle.vin, data.sequence)\`.`,
         tags: [WEBHOOK_TAG],
         security: [],

@@ -8,6 +8,7 @@
 import type { LocalBus } from '../adapters/local/bus';
 import type { RetrySchedule } from '../core/delivery/retry-schedule';
 import type { PollingConfig, PollStrategy } from '../core/polling/config';
+import type { FreshnessTargets } from '../runtime/freshness-targets';
 import type { Runtime } from '../runtime/runtime';
 import type { Webhooks } from '../runtime/webhooks';
 import type { RunningSimulator } from './simulator';
@@ -63,6 +64,8 @@ export interface LocalRuntimeOptions {
   readonly dataDir?: string;
   /** Requests per 60 s (default 600 with the simulator, which gets the same quota; 120 otherwise). */
   readonly quota?: number;
+  /** The highest `X-RateLimit-Limit` followed when the API raises the quota (default: never past `quota`). */
+  readonly quotaMax?: number;
   /** Poll jobs run at once (default 4, 1 to 64): more drains a large fleet's cycle faster. */
   readonly pollConcurrency?: number;
   /** How the planner spends the quota (default `carhook`). */
@@ -71,6 +74,10 @@ export interface LocalRuntimeOptions {
   readonly servicesIntervalMs?: number;
   /** How often map updates are read (default daily): `vehicle.map_update.available` within this period. */
   readonly mapIntervalMs?: number;
+  /** Records not advancing this long: `vehicle.reporting.stopped` (default 48 h, until learned). */
+  readonly silenceAfterMs?: number;
+  /** The p95 lag each kind of change should stay within (ms): `GET /capacity` says whether each is met. */
+  readonly freshnessTargets?: FreshnessTargets;
   /** Webhook retry schedule (default `standard`; `fast` shows exhaustion and disabling in minutes). */
   readonly retrySchedule?: RetrySchedule;
   /** Further planner settings (tests: a short discovery or maintenance period); applied last. */

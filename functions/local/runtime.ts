@@ -166,7 +166,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     await ensureTable(() => createQueueTable(client, QUEUE_TABLE_NAME));
     checkpoint();
 
-    const rateBudgetConfig = { limit: quota, windowMs: 60_000, safetyMargin: 0.1 };
+    const rateBudgetConfig = {
+      limit: quota,
+      windowMs: 60_000,
+      safetyMargin: 0.1,
+      ...(options.quotaMax ? { maxLimit: options.quotaMax } : {}),
+    };
     const { rateBudget, ...stores } = createDynamoStores({
       client,
       tableName: TABLE_NAME,
@@ -214,7 +219,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const runtime = createRuntime(
       {
         api: { baseUrl: api.baseUrl, authUrl: api.authUrl, brands: api.brands },
-        quota: { requests: quota, windowSeconds: 60 },
+        quota: {
+          requests: quota,
+          windowSeconds: 60,
+          ...(options.quotaMax ? { maxRequests: options.quotaMax } : {}),
+        },
         pollIntervalSeconds: pollIntervalMs / 1000,
         pollStrategy: options.pollStrategy,
         // Locally the cadence is the point: alerts known active are followed every cycle, so a fix
@@ -226,8 +235,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
             ? { servicesIntervalMs: options.servicesIntervalMs }
             : {}),
           ...(options.mapIntervalMs !== undefined ? { mapIntervalMs: options.mapIntervalMs } : {}),
+          ...(options.silenceAfterMs !== undefined ? { silenceAfterMs: options.silenceAfterMs } : {}),
           ...options.polling,
         },
+        ...(options.freshnessTargets && Object.keys(options.freshnessTargets).length > 0
+          ? { freshnessTargets: options.freshnessTargets }
+          : {}),
         stateKey: Buffer.from(state.stateKey, 'base64'),
         version: options.version ?? LOCAL_DEFAULTS.version,
         publicUrl: port !== 0 ? `http://${host.includes(':') ? `[${host}]` : host}:${port}` : undefined,

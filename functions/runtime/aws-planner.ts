@@ -15,9 +15,10 @@ export interface AwsPlanner {
 }
 
 export function createAwsPlanner(options: AwsPortsOptions & { readonly now?: () => number }): AwsPlanner {
-  const { config, stores, secrets, pollQueue } = awsPorts(options);
+  const { config, stores, rateBudget, secrets, pollQueue } = awsPorts(options);
   const runtime = createPlannerRuntime(runtimeSettingsOf(config), {
     stores,
+    rateBudget,
     ...(pollQueue ? { pollQueue } : {}),
     mapEnabled: async () => (await secrets.mapApi()) !== undefined,
     now: options.now ?? Date.now,

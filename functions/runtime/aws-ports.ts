@@ -148,6 +148,7 @@ export function awsPorts(options: AwsPortsOptions): AwsPorts {
       limit: config.quota.requests,
       windowMs: config.quota.windowSeconds * 1000,
       safetyMargin: 0.1,
+      ...(config.quota.maxRequests > 0 ? { maxLimit: config.quota.maxRequests } : {}),
     },
   });
   const bus = config.eventBus
@@ -181,9 +182,11 @@ export function runtimeSettingsOf(config: RuntimeConfig): RuntimeSettings {
       maintenanceDue: { days: config.maintenanceDue.days, mileageKm: config.maintenanceDue.distanceKm },
       servicesIntervalMs: config.servicesIntervalSeconds * 1000,
       mapIntervalMs: config.mapIntervalSeconds * 1000,
+      silenceAfterMs: config.silenceAfterSeconds * 1000,
     },
     version: config.version,
     publicUrl: config.publicUrl,
+    ...(Object.keys(config.freshnessTargets).length > 0 ? { freshnessTargets: config.freshnessTargets } : {}),
   };
 }
 

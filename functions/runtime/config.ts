@@ -7,9 +7,11 @@
  * so a broken deployment says exactly what to fix on its first invocation. Each entry point asks
  * only for the parts it uses (`needs`): the planner never needs the API's secrets, for instance.
  */
+
 import * as z from 'zod';
 import type { RetryScheduleName } from '../core/delivery/retry-schedule';
 import type { PollStrategy } from '../core/polling/config';
+import { FRESHNESS_TARGETS_SETTING, type FreshnessTargets, parseFreshnessTargets } from './freshness-targets';
 import { CHOICE_SETTINGS, DEFAULT_EVENT_SOURCE, envChoice, envInteger, INTEGER_SETTINGS } from './settings';
 
 /** Every variable the runtime reads. */
@@ -26,6 +28,7 @@ export const RUNTIME_ENV = {
   // The tunable settings: named, bounded and defaulted in ./settings.ts.
   quotaRequests: INTEGER_SETTINGS.quotaRequests.names.env,
   quotaWindowSeconds: INTEGER_SETTINGS.quotaWindowSeconds.names.env,
+  quotaMaxRequests: INTEGER_SETTINGS.quotaMaxRequests.names.env,
   pollIntervalSeconds: INTEGER_SETTINGS.pollIntervalSeconds.names.env,
   maintenanceDueDays: INTEGER_SETTINGS.maintenanceDueDays.names.env,
   maintenanceDueKm: INTEGER_SETTINGS.maintenanceDueKm.names.env,
@@ -33,6 +36,8 @@ export const RUNTIME_ENV = {
   pollStrategy: CHOICE_SETTINGS.pollStrategy.names.env,
   servicesIntervalSeconds: INTEGER_SETTINGS.servicesIntervalSeconds.names.env,
   mapIntervalSeconds: INTEGER_SETTINGS.mapIntervalSeconds.names.env,
+  silenceAfterSeconds: INTEGER_SETTINGS.silenceAfterSeconds.names.env,
+  freshnessTargets: FRESHNESS_TARGETS_SETTING.names.env,
   retrySchedule: CHOICE_SETTINGS.retrySchedule.names.env,
   pollQueueUrl: 'CARHOOK_POLL_QUEUE_URL',
   fanOutQueueUrl: 'CARHOOK_FANOUT_QUEUE_URL',
@@ -81,12 +86,20 @@ export interface RuntimeConfig {
   readonly tableName?: string;
   readonly eventBus?: { readonly name: string; readonly source: string };
   readonly api?: { readonly baseUrl: string; readonly authUrl: string; readonly brands: readonly string[] };
-  /** The API's rate limit: requests per window per client_id. */
-  readonly quota: { readonly requests: number; readonly windowSeconds: number };
+  /** The API's rate limit: requests per window per client_id; `maxRequests` the ceiling followed (0: `requests`). */
+  readonly quota: {
+    readonly requests: number;
+    readonly windowSeconds: number;
+    readonly maxRequests: number;
+  };
   readonly pollIntervalSeconds: number;
   readonly pollStrategy: PollStrategy;
   readonly servicesIntervalSeconds: number;
   readonly mapIntervalSeconds: number;
+  /** Records not advancing this long: `vehicle.reporting.stopped` (until learned from the vehicle's own). */
+  readonly silenceAfterSeconds: number;
+  /** The p95 lag each kind should stay within (ms); empty: no target. */
+  readonly freshnessTargets: FreshnessTargets;
   readonly retrySchedule: RetryScheduleName;
   readonly maintenanceDue: { readonly days: number; readonly distanceKm: number };
   readonly eventLogRetentionDays: number;
@@ -202,9 +215,20 @@ const envSchema = z.object({
   ),
   [RUNTIME_ENV.quotaRequests]: envInteger('quotaRequests'),
   [RUNTIME_ENV.quotaWindowSeconds]: envInteger('quotaWindowSeconds'),
+  [RUNTIME_ENV.quotaMaxRequests]: envInteger('quotaMaxRequests'),
   [RUNTIME_ENV.pollIntervalSeconds]: envInteger('pollIntervalSeconds'),
   [RUNTIME_ENV.servicesIntervalSeconds]: envInteger('servicesIntervalSeconds'),
   [RUNTIME_ENV.mapIntervalSeconds]: envInteger('mapIntervalSeconds'),
+  [RUNTIME_ENV.silenceAfterSeconds]: envInteger('silenceAfterSeconds'),
+  [RUNTIME_ENV.freshnessTargets]: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      const parsed = parseFreshnessTargets(raw);
+      if (parsed.ok) return parsed.value;
+      ctx.addIssue({ code: 'custom', message: `${parsed.field}: ${parsed.message}` });
+      return z.NEVER;
+    }),
   [RUNTIME_ENV.retrySchedule]: envChoice('retrySchedule'),
   [RUNTIME_ENV.maintenanceDueDays]: envInteger('maintenanceDueDays'),
   [RUNTIME_ENV.maintenanceDueKm]: envInteger('maintenanceDueKm'),
@@ -256,11 +280,17 @@ export function parseRuntimeConfig(
       ? { name: busName, source: e[RUNTIME_ENV.eventSource] ?? DEFAULT_EVENT_SOURCE }
       : undefined,
     api: baseUrl && authUrl && brands ? { baseUrl, authUrl, brands } : undefined,
-    quota: { requests: e[RUNTIME_ENV.quotaRequests], windowSeconds: e[RUNTIME_ENV.quotaWindowSeconds] },
+    quota: {
+      requests: e[RUNTIME_ENV.quotaRequests],
+      windowSeconds: e[RUNTIME_ENV.quotaWindowSeconds],
+      maxRequests: e[RUNTIME_ENV.quotaMaxRequests],
+    },
     pollIntervalSeconds: e[RUNTIME_ENV.pollIntervalSeconds],
     pollStrategy: e[RUNTIME_ENV.pollStrategy],
     servicesIntervalSeconds: e[RUNTIME_ENV.servicesIntervalSeconds],
     mapIntervalSeconds: e[RUNTIME_ENV.mapIntervalSeconds],
+    silenceAfterSeconds: e[RUNTIME_ENV.silenceAfterSeconds],
+    freshnessTargets: e[RUNTIME_ENV.freshnessTargets],
     retrySchedule: e[RUNTIME_ENV.retrySchedule],
     maintenanceDue: { days: e[RUNTIME_ENV.maintenanceDueDays], distanceKm: e[RUNTIME_ENV.maintenanceDueKm] },
     eventLogRetentionDays: e[RUNTIME_ENV.eventLogRetentionDays],

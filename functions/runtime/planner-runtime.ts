@@ -8,6 +8,7 @@ import type { PollJob } from '../core/polling/jobs';
 import { createPlannerMemory, type PlannerDeps, type PlannerMemory } from '../core/polling/planner';
 import type { JobQueue, OutgoingMessage } from '../core/queue/ports';
 import type { RateBudgetConfig } from '../core/ratelimit/bucket';
+import { plannedRate, type RateBudget } from '../core/ratelimit/budget';
 import type { Stores } from '../core/store/ports';
 import { RuntimeSetupError } from './errors';
 import type { RuntimeSettings } from './runtime-settings';
@@ -23,6 +24,7 @@ export function rateBudgetConfigOf(settings: PlanningSettings): RateBudgetConfig
     limit: settings.quota.requests,
     windowMs: settings.quota.windowSeconds * 1000,
     safetyMargin: settings.safetyMargin ?? 0.1,
+    ...((settings.quota.maxRequests ?? 0) > 0 ? { maxLimit: settings.quota.maxRequests } : {}),
   };
 }
 
@@ -37,6 +39,8 @@ export function pollingConfigOf(settings: PlanningSettings): PollingConfig {
 
 export interface PlannerPorts {
   readonly stores: Pick<Stores, 'vehicles' | 'enrollments'>;
+  /** The budget whose followed quota (`X-RateLimit-Limit`) sizes each cycle. */
+  readonly rateBudget: Pick<RateBudget, 'followed'>;
   /** Where the planner sends poll jobs. */
   readonly pollQueue?: JobQueue<PollJob>;
   /** False when the map API secret is absent or blank: no map job is planned. */
@@ -77,6 +81,7 @@ export function createPlannerRuntime(
         now: ports.now,
         config,
         rateBudget,
+        quota: async () => plannedRate(await ports.rateBudget.followed(), rateBudget),
         memory,
       };
     },

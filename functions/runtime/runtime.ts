@@ -27,12 +27,13 @@ import type { PlannerDeps, PlannerMemory } from '../core/polling/planner';
 import type { PollDeps } from '../core/polling/poll-vehicle';
 import type { EventBus } from '../core/publishing/ports';
 import type { JobQueue } from '../core/queue/ports';
+import { announcingBudget } from '../core/ratelimit/announce';
 import type { RateBudgetConfig } from '../core/ratelimit/bucket';
 import type { RateBudget } from '../core/ratelimit/budget';
 import type { Stores } from '../core/store/ports';
 import { createTokenManager, type TokenManager } from '../core/tokens';
 import { RuntimeSetupError } from './errors';
-import { type MetricSink, meteredBus, noMetrics, observingFetch } from './observability';
+import { logger, type MetricSink, meteredBus, noMetrics, observingFetch } from './observability';
 import { createPlannerRuntime, pollingConfigOf, rateBudgetConfigOf } from './planner-runtime';
 
 import type { RuntimeSettings } from './runtime-settings';
@@ -182,9 +183,21 @@ export function createRuntime(settings: RuntimeSettings, ports: RuntimePorts): R
 
   const mapEnabled = async (): Promise<boolean> => (await ports.secrets.mapApi()) !== undefined;
 
+  // Every change of the quota followed is logged and told (`carhook.quota.changed`).
+  const budget = announcingBudget(ports.rateBudget, {
+    bus: firstPublishBus,
+    report: (change, published) =>
+      logger.info('quota changed', {
+        ...change,
+        changedAt: new Date(change.changedAt).toISOString(),
+        ...(published.ok ? {} : { publishError: published.message }),
+      }),
+  });
+
   // The planner's memory of booked reads lives as long as this runtime (a warm function).
   const planner = createPlannerRuntime(settings, {
     stores: ports.stores,
+    rateBudget: ports.rateBudget,
     pollQueue: ports.pollQueue,
     mapEnabled,
     now,
@@ -216,7 +229,7 @@ export function createRuntime(settings: RuntimeSettings, ports: RuntimePorts): R
       });
       return {
         stores: ports.stores,
-        budget: ports.rateBudget,
+        budget,
         bus: firstPublishBus,
         access,
         tokens,
@@ -236,7 +249,7 @@ export function createRuntime(settings: RuntimeSettings, ports: RuntimePorts): R
         access,
         endpointFor,
         stateKey,
-        budget: ports.rateBudget,
+        budget,
         now,
         brands: settings.api.brands,
         ...(settings.stateTtlMs !== undefined ? { stateTtlMs: settings.stateTtlMs } : {}),

@@ -43,6 +43,13 @@ export const INTEGER_SETTINGS = {
     max: 1_000_000,
     default: 120,
   },
+  quotaMaxRequests: {
+    doc: 'The highest quota followed when the API raises `X-RateLimit-Limit` (a higher quota it granted); 0: never past the configured quota (a lower limit is always followed).',
+    names: { env: 'CARHOOK_QUOTA_MAX_REQUESTS', flag: '--quota-max', prop: 'quota.max' },
+    min: 0,
+    max: 1_000_000,
+    default: 0,
+  },
   quotaWindowSeconds: {
     doc: 'The window of that rate limit, in seconds.',
     names: { env: 'CARHOOK_QUOTA_WINDOW_SECONDS', prop: 'quota.window' },
@@ -74,6 +81,13 @@ export const INTEGER_SETTINGS = {
     min: 1,
     max: 30 * DAY_SECONDS,
     default: DEFAULT_POLLING_CONFIG.mapIntervalMs / 1000,
+  },
+  silenceAfterSeconds: {
+    doc: "`vehicle.reporting.stopped` when a vehicle's records stop advancing this long (until it is learned from the vehicle's own gaps).",
+    names: { env: 'CARHOOK_SILENCE_AFTER_SECONDS', flag: '--silence-after', prop: 'silenceAfter' },
+    min: 60,
+    max: 30 * DAY_SECONDS,
+    default: DEFAULT_POLLING_CONFIG.silenceAfterMs / 1000,
   },
   maintenanceDueDays: {
     doc: '`vehicle.maintenance.due` fires when the days left cross this…',
@@ -129,9 +143,22 @@ export const integerSchema = (setting: IntegerSetting) =>
 export const choiceSchema = <S extends ChoiceSetting>(setting: S) =>
   oneOf(CHOICE_SETTINGS[setting].values as (typeof CHOICE_SETTINGS)[S]['values']);
 
+/**
+ * The p95 lag each kind of change should stay within (`alerts=5m,maintenance=1h`; parsed by
+ * ./freshness-targets.ts); no target by default.
+ */
+export const FRESHNESS_TARGETS_SETTING = {
+  doc: 'The staleness each kind of change should stay within, e.g. `alerts=5m,maintenance=1h`: `GET /capacity` reports each kind against its target.',
+  names: { env: 'CARHOOK_FRESHNESS_TARGETS', flag: '--freshness-targets', prop: 'freshnessTargets' },
+  /** Bounds of one target (ms): a second to 30 days. */
+  minMs: 1000,
+  maxMs: 30 * 86_400_000,
+} as const;
+
 /** The typed settings, every default applied: what the edges pass down. */
 export const settingsSchema = z.object({
   quotaRequests: integerSchema('quotaRequests').default(INTEGER_SETTINGS.quotaRequests.default),
+  quotaMaxRequests: integerSchema('quotaMaxRequests').default(INTEGER_SETTINGS.quotaMaxRequests.default),
   quotaWindowSeconds: integerSchema('quotaWindowSeconds').default(
     INTEGER_SETTINGS.quotaWindowSeconds.default,
   ),
@@ -143,6 +170,9 @@ export const settingsSchema = z.object({
   ),
   mapIntervalSeconds: integerSchema('mapIntervalSeconds').default(
     INTEGER_SETTINGS.mapIntervalSeconds.default,
+  ),
+  silenceAfterSeconds: integerSchema('silenceAfterSeconds').default(
+    INTEGER_SETTINGS.silenceAfterSeconds.default,
   ),
   maintenanceDueDays: integerSchema('maintenanceDueDays').default(
     INTEGER_SETTINGS.maintenanceDueDays.default,

@@ -221,6 +221,29 @@ describe('carhook management commands against the local runtime', () => {
     expect(human.stdout).toMatch(/^quota \d+ requests per \d+ s\nminute\s+requests\s+429\s+events/);
   });
 
+  it('capacity shows the quota and, per kind, the guarantee and the expected lag', {
+    timeout: 30_000,
+  }, async () => {
+    const r = await cli(['capacity', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const body = jsonOf(r.stdout) as { vehicles: number; kinds: { kind: string; guaranteeS: number }[] };
+    expect(body.vehicles).toBe(rt.sim?.world.vehicleCount);
+    expect(body.kinds.map((k) => k.kind)).toEqual([
+      'alerts',
+      'trips',
+      'collisions',
+      'fuel',
+      'maintenance',
+      'services',
+      'map',
+    ]);
+    const human = await cli(['capacity']);
+    expect(human.stdout).toMatch(
+      /^\d+ vehicles \(\d+ with active alerts\), [\d.]+ changes an hour learned, strategy carhook\nquota \d+ per 60 s: /,
+    );
+    expect(human.stdout).toMatch(/\ntrips\s+16 min\s+/);
+  });
+
   it('enroll link prints the OAuth enrollment link, and names a bad --brand', {
     timeout: 30_000,
   }, async () => {
@@ -262,6 +285,8 @@ describe('carhook management commands against the local runtime', () => {
       unenroll: ['enrollments', 'remove'],
       listEvents: ['events', 'tail'],
       getRecentMetrics: ['metrics'],
+      getCapacity: ['capacity'],
+      getVehicleState: ['vehicles', 'state'],
       createSubscription: ['subscriptions', 'add'],
       listSubscriptions: ['subscriptions', 'list'],
       getSubscription: ['subscriptions', 'get'],

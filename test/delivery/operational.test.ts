@@ -114,6 +114,17 @@ describe('deliveryMatches', () => {
     expect(deliveryMatches({ ...base, ...filter }, disabled)).toBe(expected);
   });
 
+  it.each([
+    ['no filter (everything)', {}, false],
+    ['*', { eventTypes: ['*'] }, false],
+    ['webhook.*', { eventTypes: ['webhook.*'] }, false],
+    ['carhook.*', { eventTypes: ['carhook.*'] }, true],
+    ['the exact type', { eventTypes: ['carhook.quota.changed'] }, true],
+  ])('carhook.quota.changed goes to a subscription asking for %s: %s', (_name, filter, expected) => {
+    const changed = { type: 'carhook.quota.changed', data: { clientId: 'c', previousLimit: 120, limit: 60 } };
+    expect(deliveryMatches({ ...base, ...filter }, changed)).toBe(expected);
+  });
+
   it('never goes to the subscription it is about, nor to a disabled one', () => {
     expect(deliveryMatches({ ...base, id: 'sub_b', eventTypes: ['webhook.*'] }, disabled)).toBe(false);
     expect(deliveryMatches({ ...base, status: 'disabled', eventTypes: ['webhook.*'] }, disabled)).toBe(false);

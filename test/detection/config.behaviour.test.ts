@@ -23,6 +23,7 @@ describe('diff configuration: the defaults, and each field refused by name', () 
       mapMs: DAY,
       absenceConfirmMs: 30_000,
       confirmAbsences: true,
+      silenceAfterMs: 2 * DAY,
       maintenanceSettleMs: 10 * MINUTE,
     });
   });

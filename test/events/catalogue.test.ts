@@ -54,12 +54,15 @@ describe('event catalogue', () => {
         'vehicle.fuel_theft.detected',
         'vehicle.map_update.available',
         'vehicle.services.changed',
+        'vehicle.reporting.stopped',
+        'vehicle.reporting.resumed',
         'enrollment.vehicle.added',
         'enrollment.vehicle.removed',
         'enrollment.reauthorization_required',
         'webhook.endpoint.disabled',
         'webhook.delivery.exhausted',
         'webhook.test',
+        'carhook.quota.changed',
       ].sort(),
     );
     for (const type of EVENT_TYPES) {

@@ -23,6 +23,7 @@ function grantingOnly(budget: RateBudget, grants: number): RateBudget {
     },
     observe: (clientId, o) => budget.observe(clientId, o),
     freezeUntil: (clientId, at) => budget.freezeUntil(clientId, at),
+    followed: () => budget.followed(),
   };
 }
 

@@ -38,6 +38,8 @@ function propsWith(setting: IntegerSetting, value: number): CarhookProps {
   switch (setting) {
     case 'quotaRequests':
       return { ...required, quota: { requests: value, window: Duration.seconds(60) } };
+    case 'quotaMaxRequests':
+      return { ...required, quota: { requests: 120, window: Duration.seconds(60), max: value } };
     case 'quotaWindowSeconds':
       return { ...required, quota: { requests: 120, window: Duration.seconds(value) } };
     case 'pollIntervalSeconds':
@@ -46,6 +48,8 @@ function propsWith(setting: IntegerSetting, value: number): CarhookProps {
       return { ...required, servicesInterval: Duration.seconds(value) };
     case 'mapIntervalSeconds':
       return { ...required, mapInterval: Duration.seconds(value) };
+    case 'silenceAfterSeconds':
+      return { ...required, silenceAfter: Duration.seconds(value) };
     case 'maintenanceDueDays':
       return { ...required, maintenanceDueThreshold: { days: value } };
     case 'maintenanceDueKm':
@@ -88,9 +92,11 @@ describe('one table of settings for the environment, the CDK props and carhook d
       expect({
         quotaRequests: config.quota.requests,
         quotaWindowSeconds: config.quota.windowSeconds,
+        quotaMaxRequests: config.quota.maxRequests,
         pollIntervalSeconds: config.pollIntervalSeconds,
         servicesIntervalSeconds: config.servicesIntervalSeconds,
         mapIntervalSeconds: config.mapIntervalSeconds,
+        silenceAfterSeconds: config.silenceAfterSeconds,
         maintenanceDueDays: config.maintenanceDue.days,
         maintenanceDueKm: config.maintenanceDue.distanceKm,
         eventLogRetentionDays: config.eventLogRetentionDays,
@@ -105,10 +111,12 @@ describe('one table of settings for the environment, the CDK props and carhook d
   it('the documented defaults: 120 requests per 60 s, a 1 min cycle, daily services and map, 30 days / 1,000 km', () => {
     expect(DEFAULT_SETTINGS).toEqual({
       quotaRequests: 120,
+      quotaMaxRequests: 0,
       quotaWindowSeconds: 60,
       pollIntervalSeconds: 60,
       servicesIntervalSeconds: 86_400,
       mapIntervalSeconds: 86_400,
+      silenceAfterSeconds: 172_800,
       maintenanceDueDays: 30,
       maintenanceDueKm: 1000,
       eventLogRetentionDays: 30,
@@ -150,10 +158,15 @@ describe('one table of settings for the environment, the CDK props and carhook d
         const key =
           setting === 'quotaRequests'
             ? 'quota'
-            : setting === 'mapIntervalSeconds'
-              ? 'mapInterval'
-              : 'servicesInterval';
-        const raw = (n: number) => (setting === 'quotaRequests' ? String(n) : `${n}s`);
+            : setting === 'quotaMaxRequests'
+              ? 'quotaMax'
+              : setting === 'silenceAfterSeconds'
+                ? 'silenceAfter'
+                : setting === 'mapIntervalSeconds'
+                  ? 'mapInterval'
+                  : 'servicesInterval';
+        const raw = (n: number) =>
+          setting === 'quotaRequests' || setting === 'quotaMaxRequests' ? String(n) : `${n}s`;
         expect(flagError({ [key]: raw(max) })).toBeUndefined();
         expect(flagError({ [key]: raw(max + 1) })?.field).toBe(names.flag);
       }

@@ -10,7 +10,7 @@ import type { PollJob } from '../../functions/core/polling/jobs';
 import { createMemoryRateBudget, type RateBudget } from '../../functions/core/ratelimit/budget';
 import type { Stores } from '../../functions/core/store/ports';
 import type { MetricSink } from '../../functions/runtime/observability';
-import { createRuntime, type Runtime } from '../../functions/runtime/runtime';
+import { createRuntime, type Runtime, type RuntimeSettings } from '../../functions/runtime/runtime';
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from '../../sim';
 import { MemoryBus, MemoryQueue } from '../polling/support';
 
@@ -44,6 +44,8 @@ export async function startSimRuntime(
     clientSecret?: string;
     /** Where users reach the HTTP API: reauthorization links point there. */
     publicUrl?: string;
+    /** Further runtime settings (freshness targets…). */
+    settings?: Partial<RuntimeSettings>;
   } = {},
 ): Promise<SimRuntime> {
   const sim = await startSimulator({ port: 0, clock: 'manual', vehicles: 4, seed: 11, ...options.sim });
@@ -59,6 +61,7 @@ export async function startSimRuntime(
       pollIntervalSeconds: 60,
       version: 'test',
       ...(options.publicUrl !== undefined ? { publicUrl: options.publicUrl } : {}),
+      ...options.settings,
     },
     {
       stores,

@@ -1,5 +1,6 @@
 import { api } from '../api';
 import { ErrorLine, Section, useLoad } from '../ui';
+import { CapacityPanel } from './capacity';
 
 const W = 720;
 const H = 200;
@@ -80,34 +81,37 @@ export function QuotaPage() {
   const last = minutes.at(-2);
   const history = minutes.reduce((n, m) => n + m.historyFound, 0);
   return (
-    <Section title="Quota and detection lag">
-      <ErrorLine error={recent.error} />
-      {recent.data ? (
-        <p>
-          Quota <strong>{recent.data.quota.limit}</strong> requests per {recent.data.quota.windowSeconds} s.
-          Last full minute: <strong data-testid="last-requests">{last?.apiRequests ?? 0}</strong> requests,{' '}
-          {last?.apiRateLimited ?? 0} answered 429, {last?.pollsCompleted ?? 0} polls,{' '}
-          {last?.eventsPublished ?? 0} events.
+    <>
+      <Section title="Quota and detection lag">
+        <ErrorLine error={recent.error} />
+        {recent.data ? (
+          <p>
+            Quota <strong>{recent.data.quota.limit}</strong> requests per {recent.data.quota.windowSeconds} s.
+            Last full minute: <strong data-testid="last-requests">{last?.apiRequests ?? 0}</strong> requests,{' '}
+            {last?.apiRateLimited ?? 0} answered 429, {last?.pollsCompleted ?? 0} polls,{' '}
+            {last?.eventsPublished ?? 0} events.
+          </p>
+        ) : null}
+        <Bars
+          title="API requests per minute"
+          values={minutes.map((m) => m.apiRequests)}
+          {...(perMinute === undefined ? {} : { limit: perMinute })}
+          unit="requests"
+          labels={labels}
+        />
+        <Bars
+          title="Detection lag per minute, p95 (seconds)"
+          values={minutes.map((m) => (m.lagMs.p95 ?? 0) / 1000)}
+          unit="s"
+          labels={labels}
+        />
+        <p class="muted" data-testid="history">
+          Lag is from when a change happened (the API's record) to when Carhook saw it, by minute of detection
+          (UTC). What a first poll found already there (an alert active since last year) is history, not a
+          lag: {history} such event(s) this hour, not counted above.
         </p>
-      ) : null}
-      <Bars
-        title="API requests per minute"
-        values={minutes.map((m) => m.apiRequests)}
-        {...(perMinute === undefined ? {} : { limit: perMinute })}
-        unit="requests"
-        labels={labels}
-      />
-      <Bars
-        title="Detection lag per minute, p95 (seconds)"
-        values={minutes.map((m) => (m.lagMs.p95 ?? 0) / 1000)}
-        unit="s"
-        labels={labels}
-      />
-      <p class="muted" data-testid="history">
-        Lag is from when a change happened (the API's record) to when Carhook saw it, by minute of detection
-        (UTC). What a first poll found already there (an alert active since last year) is history, not a lag:{' '}
-        {history} such event(s) this hour, not counted above.
-      </p>
-    </Section>
+      </Section>
+      <CapacityPanel />
+    </>
   );
 }

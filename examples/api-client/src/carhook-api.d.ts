@@ -177,6 +177,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/vehicles/{id}/state": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The latest known state of a vehicle (alerts, maintenance, last trip, collision, position, fuel), from what Carhook stores: no request to the API */
+        get: operations["getVehicleState"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/vehicles/{id}/pause": {
         parameters: {
             query?: never;
@@ -289,6 +306,23 @@ export interface paths {
         };
         /** The event log: by time, or one vehicle’s, optionally of some types */
         get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/capacity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the quota keeps fresh: guarantee, mean and p95 lag per kind, vehicles that fit, quota for a target */
+        get: operations["getCapacity"];
         put?: never;
         post?: never;
         delete?: never;
@@ -767,6 +801,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "vehicle.reporting.stopped": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The vehicle's reads succeed but its records stopped advancing: no new trip, event or other record for longer than its silence threshold.
+         * @description Sent to every active subscription whose filters (eventTypes, vehicleIds, enrollmentIds) match. Order a vehicle's events by `(data.vehicle.vin, data.sequence)`.
+         */
+        post: operations["receiveVehicleReportingStopped"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "vehicle.reporting.resumed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A vehicle told silent (vehicle.reporting.stopped) has a newer record again.
+         * @description Sent to every active subscription whose filters (eventTypes, vehicleIds, enrollmentIds) match. Order a vehicle's events by `(data.vehicle.vin, data.sequence)`.
+         */
+        post: operations["receiveVehicleReportingResumed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "enrollment.vehicle.added": {
         parameters: {
             query?: never;
@@ -881,6 +955,26 @@ export interface webhooks {
          * @description Sent to every active subscription whose filters (eventTypes, vehicleIds, enrollmentIds) match. Order a vehicle's events by `(data.vehicle.vin, data.sequence)`.
          */
         post: operations["receiveWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "carhook.quota.changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The quota Carhook spends changed: the API's X-RateLimit-Limit rose (followed up to the configured ceiling) or fell (followed at once), or a new configuration replaced it.
+         * @description Operational: sent only to subscriptions that name it (`carhook.*` or `carhook.quota.changed`), never through `*`.
+         */
+        post: operations["receiveCarhookQuotaChanged"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1384,7 +1478,7 @@ export interface components {
                 version: number;
                 description: string;
                 /**
-                 * @description `opt-in`: operational, sent only to subscriptions that name it (webhook.* or the type).
+                 * @description `opt-in`: operational, sent only to subscriptions that name it (webhook.*, carhook.* or the type).
                  * @enum {string}
                  */
                 audience: "all" | "opt-in";
@@ -1582,6 +1676,120 @@ export interface components {
                     lastError?: string;
                 };
             }[];
+        };
+        Capacity: {
+            /** @description the time of the answer (ISO 8601) */
+            at: string;
+            /** @enum {string} */
+            strategy: "carhook" | "round-robin" | "naive";
+            /** @description vehicles the planner reads one by one (not paused, not under a fleet contract) */
+            vehicles: number;
+            vehiclesWithActiveAlerts: number;
+            /** @description changes per hour the fleet's events feeds are expected to reveal (learned) */
+            changesPerHour: number;
+            quota: {
+                /** @description requests per window the budget follows */
+                limit: number;
+                windowSeconds: number;
+                cycleSeconds: number;
+                budgetPerCycle: number;
+                /** @description kept for follow-up reads */
+                reservePerCycle: number;
+                readsPerCycle: number;
+            };
+            kinds: {
+                /** @enum {string} */
+                kind: "alerts" | "trips" | "collisions" | "fuel" | "maintenance" | "services" | "map";
+                eventTypes: string[];
+                /** @description the longest a change of this kind waits, guaranteed */
+                guaranteeS: number | null;
+                /** @description seconds; null: never (no read left for it) */
+                meanS: number | null;
+                /** @description seconds; null: never (no read left for it) */
+                p95S: number | null;
+                target?: {
+                    /** @description the p95 lag this kind should stay within */
+                    s: number;
+                    met: boolean;
+                    /** @description vehicles like the current ones within the target; null: not limited by the quota */
+                    vehiclesThatFit: number | null;
+                    /** @description vehiclesThatFit minus the fleet (negative: too many) */
+                    moreVehicles: number | null;
+                    /** @description requests per window that would meet it for this fleet; null: no quota can, or not quota-bound */
+                    quotaForTarget: number | null;
+                };
+            }[];
+        };
+        /** @description The latest known state of a vehicle, each part with the time it was read. */
+        VehicleState: {
+            vehicle: components["schemas"]["Vehicle"];
+            /** @description false until the first poll: nothing known yet */
+            polled: boolean;
+            /** @description the last sequence of this vehicle's events: every event up to it is reflected here */
+            sequence: number;
+            activeAlerts: {
+                key: string;
+                message: string;
+                severity?: string;
+                category?: string;
+                /** Format: date-time */
+                startedAt?: string;
+                /** Format: date-time */
+                readAt: string;
+            }[];
+            maintenance?: {
+                days: number;
+                mileageKm: number;
+                /** Format: date-time */
+                updatedAt?: string;
+                /** Format: date-time */
+                readAt: string;
+            };
+            lastTrip?: {
+                eventId: string;
+                /** Format: date-time */
+                occurredAt: string;
+                /** Format: date-time */
+                readAt: string;
+                /** @description the `data` of the event that told it */
+                data: {
+                    [key: string]: unknown;
+                };
+            };
+            lastCollision?: {
+                eventId: string;
+                /** Format: date-time */
+                occurredAt: string;
+                /** Format: date-time */
+                readAt: string;
+                /** @description the `data` of the event that told it */
+                data: {
+                    [key: string]: unknown;
+                };
+            };
+            position?: {
+                lat: number;
+                lon: number;
+                alt?: number;
+                heading?: number;
+                /** Format: date-time */
+                at?: string;
+                /** Format: date-time */
+                readAt: string;
+                from: string;
+            };
+            fuel?: {
+                level: number;
+                /** Format: date-time */
+                at?: string;
+                /** Format: date-time */
+                readAt: string;
+                from: string;
+            };
+            /** Format: date-time */
+            lastActivityAt?: string;
+            /** Format: date-time */
+            lastReadAt?: string;
         };
         /** @description The envelope of a vehicle.alert.raised event (version 1): An alert became active on the vehicle dashboard (or was active when the vehicle was enrolled). */
         VehicleAlertRaisedEvent: {
@@ -2599,6 +2807,170 @@ export interface components {
             timestamp: string;
             data: components["schemas"]["VehicleServicesChangedEvent"];
         };
+        /** @description The envelope of a vehicle.reporting.stopped event (version 1): The vehicle's reads succeed but its records stopped advancing: no new trip, event or other record for longer than its silence threshold. */
+        VehicleReportingStoppedEvent: {
+            /** @description deterministic: the same change has the same id on every retry and re-poll */
+            id: string;
+            /** @constant */
+            type: "vehicle.reporting.stopped";
+            /** @constant */
+            schemaVersion: 1;
+            /**
+             * Format: date-time
+             * @description when it happened, from the API record
+             */
+            occurredAt: string;
+            /**
+             * Format: date-time
+             * @description when Carhook saw it
+             */
+            detectedAt: string;
+            /** @description per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle */
+            sequence: number;
+            vehicle?: {
+                id: string;
+                vin?: string;
+                brand?: string;
+                /** @description model as the API names it, when it says */
+                model?: string;
+                /** @description sub-model (trim) as the API names it, when it says */
+                subModel?: string;
+            };
+            enrollment?: {
+                id: string;
+                /** @enum {string} */
+                kind: "oauth-user" | "fleet-contract";
+            };
+            /** @description every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids */
+            enrollments?: {
+                id: string;
+                /** @enum {string} */
+                kind: "oauth-user" | "fleet-contract";
+            }[];
+            source: {
+                /** @enum {string} */
+                api: "v2" | "v1" | "map" | "services" | "carhook";
+                operation?: string;
+                recordId?: string;
+            };
+            data: {
+                /**
+                 * Format: date-time
+                 * @description the newest record's time (or the first poll's, when it never had one)
+                 */
+                silentSince: string;
+                /**
+                 * Format: date-time
+                 * @description the newest record Carhook has seen, when it has seen one
+                 */
+                lastRecordAt?: string;
+                /** @description the silence after which it is told, in seconds */
+                thresholdS: number;
+                /**
+                 * @description default: --silence-after (48 h unless set); learned: three times the longest gap of the vehicle's own history, bounded
+                 * @enum {string}
+                 */
+                basis: "default" | "learned";
+                /**
+                 * Format: date-time
+                 * @description the successful read that found nothing newer
+                 */
+                readAt: string;
+            };
+            /**
+             * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+             * @constant
+             */
+            sample?: true;
+        };
+        /** @description The body of a vehicle.reporting.stopped webhook (Standard Webhooks payload around the envelope). */
+        VehicleReportingStoppedWebhook: {
+            /** @constant */
+            type: "vehicle.reporting.stopped";
+            /**
+             * Format: date-time
+             * @description The event’s occurredAt.
+             */
+            timestamp: string;
+            data: components["schemas"]["VehicleReportingStoppedEvent"];
+        };
+        /** @description The envelope of a vehicle.reporting.resumed event (version 1): A vehicle told silent (vehicle.reporting.stopped) has a newer record again. */
+        VehicleReportingResumedEvent: {
+            /** @description deterministic: the same change has the same id on every retry and re-poll */
+            id: string;
+            /** @constant */
+            type: "vehicle.reporting.resumed";
+            /** @constant */
+            schemaVersion: 1;
+            /**
+             * Format: date-time
+             * @description when it happened, from the API record
+             */
+            occurredAt: string;
+            /**
+             * Format: date-time
+             * @description when Carhook saw it
+             */
+            detectedAt: string;
+            /** @description per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle */
+            sequence: number;
+            vehicle?: {
+                id: string;
+                vin?: string;
+                brand?: string;
+                /** @description model as the API names it, when it says */
+                model?: string;
+                /** @description sub-model (trim) as the API names it, when it says */
+                subModel?: string;
+            };
+            enrollment?: {
+                id: string;
+                /** @enum {string} */
+                kind: "oauth-user" | "fleet-contract";
+            };
+            /** @description every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids */
+            enrollments?: {
+                id: string;
+                /** @enum {string} */
+                kind: "oauth-user" | "fleet-contract";
+            }[];
+            source: {
+                /** @enum {string} */
+                api: "v2" | "v1" | "map" | "services" | "carhook";
+                operation?: string;
+                recordId?: string;
+            };
+            data: {
+                /**
+                 * Format: date-time
+                 * @description as told by vehicle.reporting.stopped
+                 */
+                silentSince: string;
+                /**
+                 * Format: date-time
+                 * @description the time of the newer record
+                 */
+                resumedAt: string;
+                /** @description seconds between the two records */
+                silentForS: number;
+            };
+            /**
+             * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+             * @constant
+             */
+            sample?: true;
+        };
+        /** @description The body of a vehicle.reporting.resumed webhook (Standard Webhooks payload around the envelope). */
+        VehicleReportingResumedWebhook: {
+            /** @constant */
+            type: "vehicle.reporting.resumed";
+            /**
+             * Format: date-time
+             * @description The event’s occurredAt.
+             */
+            timestamp: string;
+            data: components["schemas"]["VehicleReportingResumedEvent"];
+        };
         /** @description The envelope of a enrollment.vehicle.added event (version 1): A vehicle appeared in the enrolled user's vehicle list: Carhook starts polling it. */
         EnrollmentVehicleAddedEvent: {
             /** @description deterministic: the same change has the same id on every retry and re-poll */
@@ -3044,6 +3416,91 @@ export interface components {
             timestamp: string;
             data: components["schemas"]["WebhookTestEvent"];
         };
+        /** @description The envelope of a carhook.quota.changed event (version 1): The quota Carhook spends changed: the API's X-RateLimit-Limit rose (followed up to the configured ceiling) or fell (followed at once), or a new configuration replaced it. */
+        CarhookQuotaChangedEvent: {
+            /** @description deterministic: the same change has the same id on every retry and re-poll */
+            id: string;
+            /** @constant */
+            type: "carhook.quota.changed";
+            /** @constant */
+            schemaVersion: 1;
+            /**
+             * Format: date-time
+             * @description when it happened, from the API record
+             */
+            occurredAt: string;
+            /**
+             * Format: date-time
+             * @description when Carhook saw it
+             */
+            detectedAt: string;
+            /** @description per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle */
+            sequence: number;
+            vehicle?: {
+                id: string;
+                vin?: string;
+                brand?: string;
+                /** @description model as the API names it, when it says */
+                model?: string;
+                /** @description sub-model (trim) as the API names it, when it says */
+                subModel?: string;
+            };
+            enrollment?: {
+                id: string;
+                /** @enum {string} */
+                kind: "oauth-user" | "fleet-contract";
+            };
+            /** @description every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids */
+            enrollments?: {
+                id: string;
+                /** @enum {string} */
+                kind: "oauth-user" | "fleet-contract";
+            }[];
+            source: {
+                /** @enum {string} */
+                api: "v2" | "v1" | "map" | "services" | "carhook";
+                operation?: string;
+                recordId?: string;
+            };
+            data: {
+                /** @description the API client whose quota it is */
+                clientId: string;
+                /** @description requests per window followed before */
+                previousLimit: number;
+                /** @description requests per window followed from now on */
+                limit: number;
+                /** @description the window of the limit (configured) */
+                windowSeconds: number;
+                /**
+                 * @description header: the API's X-RateLimit-Limit; configuration: a new --quota, window or ceiling
+                 * @enum {string}
+                 */
+                source: "header" | "configuration";
+                /** @description the highest limit followed: the configured quota, or --quota-max when set higher */
+                ceiling: number;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC timestamp
+                 */
+                changedAt: string;
+            };
+            /**
+             * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+             * @constant
+             */
+            sample?: true;
+        };
+        /** @description The body of a carhook.quota.changed webhook (Standard Webhooks payload around the envelope). */
+        CarhookQuotaChangedWebhook: {
+            /** @constant */
+            type: "carhook.quota.changed";
+            /**
+             * Format: date-time
+             * @description The event’s occurredAt.
+             */
+            timestamp: string;
+            data: components["schemas"]["CarhookQuotaChangedEvent"];
+        };
         FleetContract: {
             vin: string;
             contract: string;
@@ -3371,6 +3828,55 @@ export interface operations {
             };
             /** @description No vehicle with this id. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getVehicleState: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What is known, each part with the time it was read. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VehicleState"];
+                };
+            };
+            /** @description No admin token, or a wrong one (on AWS, IAM answers 403 before the route). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No vehicle with this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The stored state is malformed (the field is named). */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3786,6 +4292,35 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No admin token, or a wrong one (on AWS, IAM answers 403 before the route). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCapacity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The capacity model for the fleet as it is. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Capacity"];
                 };
             };
             /** @description No admin token, or a wrong one (on AWS, IAM answers 403 before the route). */
@@ -5054,6 +5589,92 @@ export interface operations {
             };
         };
     };
+    receiveVehicleReportingStopped: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry, replay and recovery of the event. Drop a request whose id you have already handled. */
+                "webhook-id": string;
+                /** @description When the attempt was signed, in Unix seconds. Refuse one far from your clock. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed with the subscription secret (whsec_…); during a rotation one signature per valid secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VehicleReportingStoppedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: received; the delivery succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled (nothing more is sent until it is enabled). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 15 s: the delivery is retried on the schedule (Retry-After is honoured for 429 and 5xx). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveVehicleReportingResumed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry, replay and recovery of the event. Drop a request whose id you have already handled. */
+                "webhook-id": string;
+                /** @description When the attempt was signed, in Unix seconds. Refuse one far from your clock. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed with the subscription secret (whsec_…); during a rotation one signature per valid secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VehicleReportingResumedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: received; the delivery succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled (nothing more is sent until it is enabled). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 15 s: the delivery is retried on the schedule (Retry-After is honoured for 429 and 5xx). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     receiveEnrollmentVehicleAdded: {
         parameters: {
             query?: never;
@@ -5286,6 +5907,49 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["WebhookTestWebhook"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: received; the delivery succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled (nothing more is sent until it is enabled). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 15 s: the delivery is retried on the schedule (Retry-After is honoured for 429 and 5xx). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveCarhookQuotaChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry, replay and recovery of the event. Drop a request whose id you have already handled. */
+                "webhook-id": string;
+                /** @description When the attempt was signed, in Unix seconds. Refuse one far from your clock. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed with the subscription secret (whsec_…); during a rotation one signature per valid secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CarhookQuotaChangedWebhook"];
             };
         };
         responses: {

@@ -1,8 +1,8 @@
 /**
- * Operational events for webhook users: `webhook.endpoint.disabled` and `webhook.delivery.exhausted`
- * always go to the event bus, and to the webhook subscriptions that ask for them by name
- * (`webhook.*`, or the exact type; `*` and `vehicle.*` do not include them, so an existing
- * subscription receives nothing new).
+ * Operational events: `webhook.endpoint.disabled` and `webhook.delivery.exhausted`, and Carhook's
+ * own (`carhook.quota.changed`, ../ratelimit/announce.ts) always go to the event bus, and to the
+ * webhook subscriptions that ask for them by name (`webhook.*`, `carhook.*`, or the exact type;
+ * `*` and `vehicle.*` do not include them, so an existing subscription receives nothing new).
  *
  * Three rules keep them from looping or telling the wrong endpoint:
  * - never to the subscription the event is about (its endpoint is the one failing or disabled);
@@ -14,14 +14,12 @@ import { buildEvent } from '../events/catalogue';
 import type { EventEnvelope } from '../events/envelope';
 import { eventId } from '../events/ids';
 import type { DeliveryRecord, SubscriptionRecord } from '../subscriptions/records';
-import { BUS_ONLY_PREFIX, matches, type SubscriptionFilter, typeMatches } from '../subscriptions/schemas';
+import { isBusOnly, matches, type SubscriptionFilter, typeMatches } from '../subscriptions/schemas';
 import type { NextStep } from '../webhooks/policy';
 import type { DeliveryAttempt } from '../webhooks/sender';
 
-/** The prefix of operational event types. */
-export const OPERATIONAL_PREFIX = BUS_ONLY_PREFIX;
-
-export const isOperational = (type: string): boolean => type.startsWith(OPERATIONAL_PREFIX);
+/** Operational event types: `webhook.*` and `carhook.*`. */
+export const isOperational = isBusOnly;
 
 /** Does this subscription's type filter name operational events (not through `*` or another prefix)? */
 function asksFor(filter: readonly string[] | undefined, type: string): boolean {

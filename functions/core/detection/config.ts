@@ -74,6 +74,15 @@ export const diffConfigSchema = z.object({
    */
   confirmAbsences: z.boolean().default(true),
   /**
+   * A vehicle whose reads succeed but whose records stop advancing this long is told silent
+   * (`vehicle.reporting.stopped`); learned from its own history once it has one (./reporting.ts).
+   */
+  silenceAfterMs: z
+    .number()
+    .int()
+    .positive()
+    .default(2 * DAY),
+  /**
    * A trip moves the maintenance countdown, so maintenance is read after one. A reading whose own
    * time (`updatedAt`, v1 `lastUpdate`) is older than that trip's end and that was fetched less than
    * this long after it (a cached answer, or a countdown not yet recomputed) is not that read:

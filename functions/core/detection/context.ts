@@ -55,7 +55,8 @@ export interface StaleAnswer {
 }
 
 export interface EventSource {
-  readonly api: 'v2' | 'v1' | 'map' | 'services';
+  /** `carhook`: told from what Carhook saw over time, not from one record (a vehicle falling silent). */
+  readonly api: 'v2' | 'v1' | 'map' | 'services' | 'carhook';
   readonly operation: string;
   readonly recordId?: string;
 }

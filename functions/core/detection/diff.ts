@@ -3,6 +3,7 @@ import type { CarhookEvent } from '../events/catalogue';
 import { absentAlerts, staleAlertList } from './absence';
 import { type AlertRecord, applyAlert, fromV1Alert, fromV2Alert } from './alerts';
 import { applyMaintenance, applyMap, applyServices, readingBeforeTrip } from './conditions';
+import { foldLatest } from './latest';
 import {
   checkObservation,
   DEFAULT_OPERATION,
@@ -18,6 +19,7 @@ import {
   applyVehicleEvent,
   releaseTrips,
 } from './records';
+import { checkReporting } from './reporting';
 import type { VehicleState } from './state';
 import { toInstant, withInstants } from './times';
 import { type DiffContext, type EventSource, maxIso, type StaleAnswer, Work } from './work';
@@ -121,7 +123,13 @@ export const diff = (
     w.markSource(read.source);
   }
   releaseTrips(w, new Map());
+  checkReporting(w, state, observations);
   w.finish();
+  // The snapshot moves only with events, so only in a write the poll makes anyway.
+  if (w.events.length > 0) {
+    const latest = foldLatest(w.s.latest, w.events);
+    if (latest !== undefined) w.s = { ...w.s, latest };
+  }
 
   const s = w.s;
   const changed = w.dirty ? 'state' : w.cursorsChanged ? 'cursors' : 'none';

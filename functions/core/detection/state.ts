@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { latestSchema } from './latest-record';
+import { reportingSchema } from './reporting-record';
 
 /**
  * What Carhook remembers of one vehicle between polls: one DynamoDB item (README.md "State").
@@ -148,6 +150,10 @@ export const vehicleStateSchema = z.object({
    * everything as history (README "First poll") and clears it.
    */
   unpolled: z.literal(true).optional(),
+  /** The last trip, collision, position and fuel level told (./latest.ts), for `GET /vehicles/{id}/state`. */
+  latest: latestSchema.optional(),
+  /** Gaps between records, and a silence told (./reporting.ts). */
+  reporting: reportingSchema.optional(),
   cursors: cursorsSchema,
 });
 

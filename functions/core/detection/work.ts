@@ -4,6 +4,7 @@ import { eventId } from '../events/ids';
 import { DEFAULT_CONFIG, type DiffConfig } from './config';
 import type { DiffContext, EventSource, StaleAnswer } from './context';
 import { isIsoDate, type ObservationSource, type RejectedInput } from './observations';
+import { countGap } from './reporting-record';
 import {
   type AlertEntry,
   type Cursors,
@@ -206,6 +207,10 @@ export class Work {
   noteActivity(at: IsoDate | undefined): void {
     if (at === undefined || at > this.nowIso) return;
     if (this.s.lastActivityAt === undefined || at > this.s.lastActivityAt) {
+      if (this.s.lastActivityAt !== undefined) {
+        const reporting = countGap(this.s.reporting, this.s.lastActivityAt, at);
+        if (reporting !== undefined) this.s.reporting = reporting;
+      }
       this.s.lastActivityAt = at;
       this.dirty = true;
     }

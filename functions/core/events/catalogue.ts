@@ -2,6 +2,7 @@ import * as z from 'zod';
 import type { EventDefinition } from './common';
 import type { TypedEnvelope } from './envelope';
 import { type EventEnvelope, envelopeSchema } from './envelope';
+import { carhookQuotaChanged } from './types/carhook.quota.changed';
 import { enrollmentReauthorizationRequired } from './types/enrollment.reauthorization_required';
 import { enrollmentVehicleAdded } from './types/enrollment.vehicle.added';
 import { enrollmentVehicleRemoved } from './types/enrollment.vehicle.removed';
@@ -14,6 +15,8 @@ import { vehicleMaintenanceOverdue } from './types/vehicle.maintenance.overdue';
 import { vehicleMaintenanceReset } from './types/vehicle.maintenance.reset';
 import { vehicleMapUpdateAvailable } from './types/vehicle.map_update.available';
 import { vehicleRefuelDetected } from './types/vehicle.refuel.detected';
+import { vehicleReportingResumed } from './types/vehicle.reporting.resumed';
+import { vehicleReportingStopped } from './types/vehicle.reporting.stopped';
 import { vehicleServicesChanged } from './types/vehicle.services.changed';
 import { vehicleTripCompleted } from './types/vehicle.trip.completed';
 import { webhookDeliveryExhausted } from './types/webhook.delivery.exhausted';
@@ -33,12 +36,15 @@ export const definitions = [
   vehicleFuelTheftDetected,
   vehicleMapUpdateAvailable,
   vehicleServicesChanged,
+  vehicleReportingStopped,
+  vehicleReportingResumed,
   enrollmentVehicleAdded,
   enrollmentVehicleRemoved,
   enrollmentReauthorizationRequired,
   webhookEndpointDisabled,
   webhookDeliveryExhausted,
   webhookTest,
+  carhookQuotaChanged,
 ] as const;
 
 type Definitions = (typeof definitions)[number];

@@ -97,6 +97,16 @@ export const NOTES: Readonly<Record<EventType, Note>> = {
       "the vehicle's services (`GET /services/vehicles/{vin}`), every `--services-interval` (`CARHOOK_SERVICES_INTERVAL_SECONDS`, CDK `servicesInterval`)",
     delay: `${span(config.servicesIntervalMs)} by default, at most ${span(config.servicesIntervalMs * 1.5)} when the quota is saturated; then one cycle more: a services answer carries no record time, so a change is told once a second read a cycle later shows it too (the event's time is the first read)`,
   },
+  'vehicle.reporting.stopped': {
+    trigger: `The vehicle's reads succeed but its records stop advancing (no new trip, event, alert start or other record time) for longer than its silence threshold: \`--silence-after\` (\`CARHOOK_SILENCE_AFTER_SECONDS\`, CDK \`silenceAfter\`; ${span(DEFAULT_CONFIG.silenceAfterMs)} by default) until the vehicle has five gaps between records of its own, then three times the longest of them, bounded to a quarter to seven times the setting. Told once per silence, in the vehicle's \`sequence\`; a steady poll writes nothing.`,
+    reads: `the reads that show a vehicle's records: ${EVENTS_FEED}, the trips (v2), v1 \`POST /trip/list\`; told when one of them succeeds after the threshold`,
+    delay: `the first successful read after the threshold (${guarantee})`,
+  },
+  'vehicle.reporting.resumed': {
+    trigger: 'A vehicle told silent has a newer record again (once per silence).',
+    reads: 'any read that returns a newer record (as for `vehicle.reporting.stopped`)',
+    delay: guarantee,
+  },
   'enrollment.vehicle.added': {
     trigger:
       "A user enrolls (each vehicle of their list), a vehicle appears in an enrolled user's list, or a fleet contract is enrolled (`POST /enrollments/contracts`).",
@@ -127,6 +137,12 @@ export const NOTES: Readonly<Record<EventType, Note>> = {
     trigger: `A subscription is disabled: its endpoint answered 410 Gone, or failed every delivery for ${span(standard.disableAfterFailingMs)} (${span(fast.disableAfterFailingMs)} with \`--retry-schedule fast\`). On the bus, and sent to the subscriptions that name \`webhook.*\` (never to the disabled one).`,
     reads: 'none (webhook deliveries)',
     delay: `410: immediate; failing: ${span(standard.disableAfterFailingMs)} (${span(fast.disableAfterFailingMs)} fast)`,
+  },
+  'carhook.quota.changed': {
+    trigger:
+      "The quota Carhook spends changes: the API's `X-RateLimit-Limit` rises (followed at once, up to the ceiling: the configured quota, or `--quota-max` / `CARHOOK_QUOTA_MAX_REQUESTS` / CDK `quota.max` when set higher) or falls (followed at once), or a deploy with another quota, window or ceiling replaces what was followed. On the bus, and sent to the subscriptions that name `carhook.*` or the type.",
+    reads: 'every API response (`X-RateLimit-Limit`); none of its own',
+    delay: 'the first response that shows it; the planner sizes its cycles from it from the next cycle',
   },
   'webhook.delivery.exhausted': {
     trigger: `A delivery failed its first attempt and every retry (${standard.retriesMs.length + 1} attempts; ${fast.retriesMs.length + 1} with \`--retry-schedule fast\`) and is dead-lettered. On the bus, and sent to the subscriptions that name \`webhook.*\` (never to the failing one).`,

@@ -105,6 +105,8 @@ export const pollingConfigSchema = z.object({
   listWindowMs: z.number().int().positive().default(DAY),
   /** Page size of v2 lists (the simulator allows up to 100; the API states no maximum). */
   pageLimit: z.number().int().min(1).max(1000).default(100),
+  /** Records not advancing this long: `vehicle.reporting.stopped` (`--silence-after`; passed to the diff engine). */
+  silenceAfterMs: shared.silenceAfterMs,
   /** Maintenance is due when days left ≤ `days` OR km left ≤ `mileageKm` (passed to the diff engine). */
   maintenanceDue: shared.maintenanceDue,
   /**
@@ -177,5 +179,6 @@ export function diffConfigFor(config: PollingConfig): Partial<DiffConfig> {
     mapMs: config.mapIntervalMs,
     maintenanceDue: config.maintenanceDue,
     confirmAbsences: config.confirmAbsences,
+    silenceAfterMs: config.silenceAfterMs,
   };
 }

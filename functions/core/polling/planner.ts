@@ -288,6 +288,12 @@ export interface PlannerDeps {
   readonly config?: Partial<PollingConfig>;
   /** The budget's size (the workers draw every request from the shared RateBudget). */
   readonly rateBudget?: RateBudgetConfig;
+  /**
+   * The rate settings this cycle is sized from, when they can differ from `rateBudget`: the limit
+   * the budget follows from `X-RateLimit-Limit` (../ratelimit/budget.ts `plannedRate`), read each
+   * run so a raised or lowered quota is planned with from the next cycle.
+   */
+  readonly quota?: () => Promise<RateBudgetConfig>;
   /** When each read was last booked, kept across runs (see the module); a fresh one otherwise. */
   readonly memory?: PlannerMemory;
 }
@@ -314,9 +320,9 @@ export function cycleBudget(config: PollingConfig, rate: RateBudgetConfig = DEFA
 /**
  * One planner run: lists due vehicles, plans within the cycle's budget, enqueues the jobs, and
  * enqueues vehicle discovery for oauth-user enrollments once per `discoveryIntervalMs` (staggered
- * by enrollment, no write). The RateBudget
- * port has no read, so the cycle is sized from the budget's configuration; the workers draw every
- * request from the shared bucket, which is what keeps the quota whatever the plan says.
+ * by enrollment, no write). The cycle is sized from the quota the budget follows (`deps.quota`),
+ * or its configuration; the workers draw every request from the shared bucket, which is what keeps
+ * the quota whatever the plan says.
  */
 export async function runPlanner(deps: PlannerDeps): Promise<PlannerRun> {
   const config: PollingConfig = { ...DEFAULT_POLLING_CONFIG, ...deps.config };
@@ -355,7 +361,8 @@ export async function runPlanner(deps: PlannerDeps): Promise<PlannerRun> {
   } while (cursor && due.length < config.maxVehiclesPerRun);
 
   // Discovery reads one page per enrollment (usually): reserve it.
-  const budget = Math.max(0, cycleBudget(config, deps.rateBudget) - discovery.length);
+  const rate = deps.quota ? await deps.quota() : deps.rateBudget;
+  const budget = Math.max(0, cycleBudget(config, rate) - discovery.length);
   const memory = deps.memory ?? createPlannerMemory();
   const planned = plan({ vehicles: due, budget, now, config, memory, coveredVins });
   remember(memory, due, planned, now);

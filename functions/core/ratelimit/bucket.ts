@@ -13,14 +13,16 @@
  * Everything here is pure; the stores (memory, DynamoDB) persist `BucketState`.
  */
 
-export interface RateBudgetConfig {
-  /** Requests per window the API allows (120 by default). */
-  readonly limit: number;
-  /** Window length (60 s by default). */
-  readonly windowMs: number;
-  /** Fraction of `limit` never granted (default 0.1): headroom for misaligned windows and clock skew. */
-  readonly safetyMargin: number;
-}
+import {
+  ceilingOf,
+  followedConfig,
+  followHeader,
+  type QuotaChange,
+  type RateBudgetConfig,
+  type StoredQuota,
+} from './quota';
+
+export type { RateBudgetConfig };
 
 export const DEFAULT_RATE_BUDGET: RateBudgetConfig = { limit: 120, windowMs: 60_000, safetyMargin: 0.1 };
 
@@ -30,6 +32,8 @@ export interface BucketState {
   readonly used: number;
   /** Nothing is granted before this (epoch ms); 0 when not frozen. */
   readonly frozenUntil: number;
+  /** The quota followed from the headers (./quota.ts); absent until a response was seen. */
+  readonly quota?: StoredQuota;
 }
 
 export const EMPTY_BUCKET: BucketState = { windowStart: 0, used: 0, frozenUntil: 0 };
@@ -70,6 +74,9 @@ export function validateConfig(config: RateBudgetConfig): RateBudgetConfig {
     throw new RateBudgetError('safetyMargin', 'must be a fraction in [0, 1)');
   }
   if (capacityOf(config) < 1) throw new RateBudgetError('safetyMargin', 'leaves no request to grant');
+  if (config.maxLimit !== undefined && (!Number.isInteger(config.maxLimit) || config.maxLimit < 1)) {
+    throw new RateBudgetError('maxLimit', 'must be an integer ≥ 1');
+  }
   return config;
 }
 
@@ -84,8 +91,9 @@ export function windowStartOf(now: number, windowMs: number): number {
 
 export function validateTake(n: number, now: number, config: RateBudgetConfig): void {
   if (!Number.isInteger(n) || n < 1) throw new RateBudgetError('n', 'must be an integer ≥ 1');
-  if (n > capacityOf(config)) {
-    throw new RateBudgetError('n', `must be at most the window capacity ${capacityOf(config)}, got ${n}`);
+  const most = capacityOf({ limit: ceilingOf(config), safetyMargin: config.safetyMargin });
+  if (n > most) {
+    throw new RateBudgetError('n', `must be at most the window capacity ${most}, got ${n}`);
   }
   if (!Number.isFinite(now) || now < 0) throw new RateBudgetError('now', 'must be epoch milliseconds');
 }
@@ -104,8 +112,8 @@ export function decideTake(
   if (now < state.frozenUntil) return { granted: false, retryAt: state.frozenUntil };
   const window = Math.max(windowStartOf(now, config.windowMs), state.windowStart);
   const used = window === state.windowStart ? state.used : 0;
-  if (used + n <= capacityOf(config)) {
-    return { granted: true, state: { windowStart: window, used: used + n, frozenUntil: state.frozenUntil } };
+  if (used + n <= capacityOf(followedConfig(state, config))) {
+    return { granted: true, state: { ...state, windowStart: window, used: used + n } };
   }
   return { granted: false, retryAt: window + config.windowMs };
 }
@@ -134,21 +142,34 @@ export function validateObservation(observation: RateObservation): void {
 }
 
 /**
- * Corrects the local view down from the response headers, never up: an observation can only
- * raise `used` (requests in flight are not in the API's count yet, so the local count may be the
- * higher one). An observation from a window already closed is ignored.
+ * Corrects the local view from the response headers: the quota followed (./quota.ts), then the
+ * count, only ever up (requests in flight are not in the API's count yet, so the local count may
+ * be the higher one). An observation from a window already closed changes no count.
  */
 export function applyObservation(
   state: BucketState,
   observation: RateObservation,
   config: RateBudgetConfig,
 ): BucketState {
+  return observeQuota(state, observation, config).state;
+}
+
+/** `applyObservation`, and the change of the quota followed it made, if any. */
+export function observeQuota(
+  state: BucketState,
+  observation: RateObservation,
+  config: RateBudgetConfig,
+): { readonly state: BucketState; readonly change?: Omit<QuotaChange, 'clientId' | 'changedAt'> } {
   validateObservation(observation);
+  const followed = followHeader(state, observation.limit, config);
+  const withQuota: BucketState = followed.quota ? { ...state, quota: followed.quota } : state;
+  const change = followed.change ? { change: followed.change } : {};
   const window = windowStartOf(observation.observedAt, config.windowMs);
-  if (window < state.windowStart) return state;
-  const used = usedFromObservation(observation, config);
-  if (window > state.windowStart) return { windowStart: window, used, frozenUntil: state.frozenUntil };
-  return used > state.used ? { ...state, used } : state;
+  if (window < withQuota.windowStart) return { state: withQuota, ...change };
+  const used = usedFromObservation(observation, followedConfig(withQuota, config));
+  if (window > withQuota.windowStart)
+    return { state: { ...withQuota, windowStart: window, used }, ...change };
+  return { state: used > withQuota.used ? { ...withQuota, used } : withQuota, ...change };
 }
 
 /** After a 429: nothing is granted before `resetAt` (now + `X-RateLimit-Reset` seconds). Never shortens a freeze. */

@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '../events/envelope';
 import type { EventLog } from '../store/ports';
 import type { SubscriptionRecord } from './records';
-import { BUS_ONLY_PREFIX, matches, typeMatches } from './schemas';
+import { isBusOnly, matches, typeMatches } from './schemas';
 
 /**
  * What a subscription missed while it was disabled, read back from the event log.
@@ -125,8 +125,7 @@ export function exclusionOf(
   subscription: Pick<SubscriptionRecord, 'eventTypes' | 'vehicleIds' | 'enrollmentIds'>,
   e: Pick<EventEnvelope, 'type' | 'vehicle' | 'enrollment'>,
 ): string | undefined {
-  if (e.type.startsWith(BUS_ONLY_PREFIX))
-    return `${e.type} is an operational event: it is never replayed to a subscription`;
+  if (isBusOnly(e.type)) return `${e.type} is an operational event: it is never replayed to a subscription`;
   const active = { ...subscription, status: 'active' as const };
   if (matches(active, e)) return undefined;
   if (subscription.eventTypes && !subscription.eventTypes.some((t) => typeMatches(t, e.type)))

@@ -16,10 +16,14 @@ export const MAX_ID_FILTER_ITEMS = 1000;
 export const MAX_DESCRIPTION_LENGTH = 500;
 
 /**
- * Events about webhooks themselves (operational events): `matches` never selects them; the fan-out
- * sends them only to subscriptions that name them (functions/core/delivery/operational.ts).
+ * Operational events, about webhooks (`webhook.*`) or about Carhook itself (`carhook.*`: the quota,
+ * freshness): `matches` never selects them; the fan-out sends them only to subscriptions that name
+ * them (functions/core/delivery/operational.ts).
  */
-export const BUS_ONLY_PREFIX = 'webhook.';
+export const BUS_ONLY_PREFIXES = ['webhook.', 'carhook.'] as const;
+
+/** Is this an operational type (or a filter entry naming operational types)? */
+export const isBusOnly = (type: string): boolean => BUS_ONLY_PREFIXES.some((p) => type.startsWith(p));
 
 export type SubscriptionStatus = 'active' | 'disabled';
 
@@ -44,7 +48,7 @@ export function matches(
   envelope: Pick<EventEnvelope, 'type' | 'vehicle' | 'enrollment'>,
 ) {
   if (subscription.status !== 'active') return false;
-  if (envelope.type.startsWith(BUS_ONLY_PREFIX)) return false;
+  if (isBusOnly(envelope.type)) return false;
   const types = subscription.eventTypes;
   if (types && !types.some((f) => typeMatches(f, envelope.type))) return false;
   const vehicles = subscription.vehicleIds;

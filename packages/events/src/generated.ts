@@ -2,6 +2,89 @@
 // Regenerate with `npm run generate -w @carhook/events`.
 
 /**
+ * The quota Carhook spends changed: the API's X-RateLimit-Limit rose (followed up to the configured ceiling) or fell (followed at once), or a new configuration replaced it.
+ */
+export interface CarhookQuotaChangedV1 {
+/**
+ * deterministic: the same change has the same id on every retry and re-poll
+ */
+id: string
+type: "carhook.quota.changed"
+schemaVersion: 1
+/**
+ * when it happened, from the API record
+ */
+occurredAt: string
+/**
+ * when Carhook saw it
+ */
+detectedAt: string
+/**
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle
+ */
+sequence: number
+vehicle?: {
+id: string
+vin?: string
+brand?: string
+/**
+ * model as the API names it, when it says
+ */
+model?: string
+/**
+ * sub-model (trim) as the API names it, when it says
+ */
+subModel?: string
+}
+enrollment?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}
+/**
+ * every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids
+ */
+enrollments?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}[]
+source: {
+api: ("v2" | "v1" | "map" | "services" | "carhook")
+operation?: string
+recordId?: string
+}
+data: {
+/**
+ * the API client whose quota it is
+ */
+clientId: string
+/**
+ * requests per window followed before
+ */
+previousLimit: number
+/**
+ * requests per window followed from now on
+ */
+limit: number
+/**
+ * the window of the limit (configured)
+ */
+windowSeconds: number
+/**
+ * header: the API's X-RateLimit-Limit; configuration: a new --quota, window or ceiling
+ */
+source: ("header" | "configuration")
+/**
+ * the highest limit followed: the configured quota, or --quota-max when set higher
+ */
+ceiling: number
+/**
+ * ISO 8601 UTC timestamp
+ */
+changedAt: string
+}
+}
+
+/**
  * The enrollment lost its authorization (e.g. refresh token revoked); polling is paused until the user authorizes again.
  */
 export interface EnrollmentReauthorizationRequiredV1 {
@@ -1048,6 +1131,148 @@ sample?: true
 }
 
 /**
+ * A vehicle told silent (vehicle.reporting.stopped) has a newer record again.
+ */
+export interface VehicleReportingResumedV1 {
+/**
+ * deterministic: the same change has the same id on every retry and re-poll
+ */
+id: string
+type: "vehicle.reporting.resumed"
+schemaVersion: 1
+/**
+ * when it happened, from the API record
+ */
+occurredAt: string
+/**
+ * when Carhook saw it
+ */
+detectedAt: string
+/**
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle
+ */
+sequence: number
+vehicle?: {
+id: string
+vin?: string
+brand?: string
+/**
+ * model as the API names it, when it says
+ */
+model?: string
+/**
+ * sub-model (trim) as the API names it, when it says
+ */
+subModel?: string
+}
+enrollment?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}
+/**
+ * every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids
+ */
+enrollments?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}[]
+source: {
+api: ("v2" | "v1" | "map" | "services" | "carhook")
+operation?: string
+recordId?: string
+}
+data: {
+/**
+ * as told by vehicle.reporting.stopped
+ */
+silentSince: string
+/**
+ * the time of the newer record
+ */
+resumedAt: string
+/**
+ * seconds between the two records
+ */
+silentForS: number
+}
+}
+
+/**
+ * The vehicle's reads succeed but its records stopped advancing: no new trip, event or other record for longer than its silence threshold.
+ */
+export interface VehicleReportingStoppedV1 {
+/**
+ * deterministic: the same change has the same id on every retry and re-poll
+ */
+id: string
+type: "vehicle.reporting.stopped"
+schemaVersion: 1
+/**
+ * when it happened, from the API record
+ */
+occurredAt: string
+/**
+ * when Carhook saw it
+ */
+detectedAt: string
+/**
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle
+ */
+sequence: number
+vehicle?: {
+id: string
+vin?: string
+brand?: string
+/**
+ * model as the API names it, when it says
+ */
+model?: string
+/**
+ * sub-model (trim) as the API names it, when it says
+ */
+subModel?: string
+}
+enrollment?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}
+/**
+ * every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids
+ */
+enrollments?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}[]
+source: {
+api: ("v2" | "v1" | "map" | "services" | "carhook")
+operation?: string
+recordId?: string
+}
+data: {
+/**
+ * the newest record's time (or the first poll's, when it never had one)
+ */
+silentSince: string
+/**
+ * the newest record Carhook has seen, when it has seen one
+ */
+lastRecordAt?: string
+/**
+ * the silence after which it is told, in seconds
+ */
+thresholdS: number
+/**
+ * default: --silence-after (48 h unless set); learned: three times the longest gap of the vehicle's own history, bounded
+ */
+basis: ("default" | "learned")
+/**
+ * the successful read that found nothing newer
+ */
+readAt: string
+}
+}
+
+/**
  * The set of connected services the vehicle is eligible for changed.
  */
 export interface VehicleServicesChangedV1 {
@@ -1491,6 +1716,7 @@ sample?: true
 
 /** Every event type Carhook publishes, at its current version. */
 export type CarhookEvent =
+  | CarhookQuotaChangedV1
   | EnrollmentReauthorizationRequiredV1
   | EnrollmentVehicleAddedV1
   | EnrollmentVehicleRemovedV1
@@ -1503,6 +1729,8 @@ export type CarhookEvent =
   | VehicleMaintenanceResetV1
   | VehicleMapUpdateAvailableV1
   | VehicleRefuelDetectedV1
+  | VehicleReportingResumedV1
+  | VehicleReportingStoppedV1
   | VehicleServicesChangedV1
   | VehicleTripCompletedV1
   | WebhookDeliveryExhaustedV1
@@ -1511,6 +1739,7 @@ export type CarhookEvent =
 
 /** The current schema version of each event type. */
 export const CURRENT_VERSIONS = {
+  'carhook.quota.changed': 1,
   'enrollment.reauthorization_required': 1,
   'enrollment.vehicle.added': 1,
   'enrollment.vehicle.removed': 1,
@@ -1523,12 +1752,19 @@ export const CURRENT_VERSIONS = {
   'vehicle.maintenance.reset': 1,
   'vehicle.map_update.available': 1,
   'vehicle.refuel.detected': 1,
+  'vehicle.reporting.resumed': 1,
+  'vehicle.reporting.stopped': 1,
   'vehicle.services.changed': 1,
   'vehicle.trip.completed': 1,
   'webhook.delivery.exhausted': 1,
   'webhook.endpoint.disabled': 1,
   'webhook.test': 1,
 } as const;
+
+/** True when `event` is a `carhook.quota.changed` event of schema version 1. */
+export function isCarhookQuotaChanged(event: { readonly type: string; readonly schemaVersion?: unknown }): event is CarhookQuotaChangedV1 {
+  return event.type === 'carhook.quota.changed' && event.schemaVersion === 1;
+}
 
 /** True when `event` is a `enrollment.reauthorization_required` event of schema version 1. */
 export function isEnrollmentReauthorizationRequired(event: { readonly type: string; readonly schemaVersion?: unknown }): event is EnrollmentReauthorizationRequiredV1 {
@@ -1588,6 +1824,16 @@ export function isVehicleMapUpdateAvailable(event: { readonly type: string; read
 /** True when `event` is a `vehicle.refuel.detected` event of schema version 1. */
 export function isVehicleRefuelDetected(event: { readonly type: string; readonly schemaVersion?: unknown }): event is VehicleRefuelDetectedV1 {
   return event.type === 'vehicle.refuel.detected' && event.schemaVersion === 1;
+}
+
+/** True when `event` is a `vehicle.reporting.resumed` event of schema version 1. */
+export function isVehicleReportingResumed(event: { readonly type: string; readonly schemaVersion?: unknown }): event is VehicleReportingResumedV1 {
+  return event.type === 'vehicle.reporting.resumed' && event.schemaVersion === 1;
+}
+
+/** True when `event` is a `vehicle.reporting.stopped` event of schema version 1. */
+export function isVehicleReportingStopped(event: { readonly type: string; readonly schemaVersion?: unknown }): event is VehicleReportingStoppedV1 {
+  return event.type === 'vehicle.reporting.stopped' && event.schemaVersion === 1;
 }
 
 /** True when `event` is a `vehicle.services.changed` event of schema version 1. */

@@ -80,6 +80,10 @@ describe('DynamoDB rate budget corrections', () => {
     const limit = DEFAULT_RATE_BUDGET.limit;
     for (let i = 0; i < 3; i += 1) expect((await budget.tryTake('client-1', 1, T0)).granted).toBe(true);
     sent.length = 0;
+    // The first response records the quota followed, once for the client: one write.
+    await budget.observe('client-1', { limit, remaining: limit - 3, observedAt: T0 + 1 });
+    expect(sent).toEqual(['UpdateCommand']);
+    sent.length = 0;
     // The server counted what we counted (or less): nothing to correct, nothing sent.
     await budget.observe('client-1', { limit, remaining: limit - 3, observedAt: T0 + 1 });
     await budget.observe('client-1', { limit, remaining: limit - 1, observedAt: T0 + 2 });

@@ -185,6 +185,8 @@ describe('every catalogue type, end to end in the local runtime', { timeout: 60_
       },
       // Maintenance and the users' vehicle lists read every second.
       polling: { dailyMs: 1000, discoveryIntervalMs: 1000 },
+      // A vehicle is told silent after 10 s without a record (learned from its own history: 2.5 s to 70 s).
+      silenceAfterMs: 10_000,
       out: null,
       err: null,
     });
@@ -281,6 +283,32 @@ describe('every catalogue type, end to end in the local runtime', { timeout: 60_
   it('vehicle.map_update.available: a map update released (--map-interval)', async () => {
     expect((await control('POST', `/map/${car.vin}/release`, { version: '2027.04' })).status).toBe(200);
     await expectWebhook('/all', 'vehicle.map_update.available', ofCar);
+  });
+
+  it('vehicle.reporting.stopped, .resumed: the car stops reporting, then drives again', {
+    timeout: 300_000,
+  }, async () => {
+    // The car's events so far (its history is older than the threshold: told silent, then resumed, at the start).
+    const told = Math.max(...rx.received.filter((r) => ofCar(r.envelope)).map((r) => r.envelope.sequence));
+    const later = (e: EventEnvelope) => ofCar(e) && e.sequence > told;
+    const stopped = await expectWebhook('/all', 'vehicle.reporting.stopped', later, 100);
+    expect(stopped.data).toMatchObject({ basis: expect.stringMatching(/^(default|learned)$/) });
+    // The simulator never overlaps trips: a new one starts a minute after the car's last stop, so
+    // it may end after the simulated now. Its records move, and the car resumes, only then. The
+    // shortest trip keeps that wait (and the simulated clock's lead on the wall clock, which the
+    // webhook verifier bounds to 5 minutes) short.
+    const created = await control('POST', `/vehicles/${car.id}/trips`, { durationS: 60 });
+    expect(created.status).toBe(201);
+    const world = (rt.sim as NonNullable<LocalRuntime['sim']>).world;
+    const untilStop = Math.max(0, Date.parse(created.body.trip.stoppedAt) - world.now());
+    const resumed = await expectWebhook(
+      '/all',
+      'vehicle.reporting.resumed',
+      later,
+      Math.ceil(untilStop / STEP_MS) + MAX_STEPS,
+    );
+    expect(resumed.data).toMatchObject({ silentSince: stopped.data.silentSince });
+    expect(resumed.sequence).toBeGreaterThan(stopped.sequence);
   });
 
   it('enrollment.vehicle.added and .removed: a fleet contract enrolled, then deleted', async () => {
@@ -393,6 +421,25 @@ describe('every catalogue type, end to end in the local runtime', { timeout: 60_
       lastStatus: 500,
     });
     expect(rx.received.filter((r) => r.path === '/fail' && r.envelope.id === e.data.eventId)).toHaveLength(3);
+  });
+
+  it('carhook.quota.changed: the API lowers the quota, then gives it back', async () => {
+    await subscribe('/carhook', ['carhook.*']);
+    const clientId = (rt.sim as NonNullable<LocalRuntime['sim']>).clientId;
+    expect((await control('PUT', `/clients/${clientId}/quota`, { limit: 50_000 })).status).toBe(200);
+    const lowered = await expectWebhook('/carhook', 'carhook.quota.changed');
+    expect(lowered.data).toMatchObject({ clientId, previousLimit: 100_000, limit: 50_000, source: 'header' });
+    expect((await control('PUT', `/clients/${clientId}/quota`, { limit: 100_000 })).status).toBe(200);
+    const restored = await expectWebhook(
+      '/carhook',
+      'carhook.quota.changed',
+      (e) => e.data.limit === 100_000,
+    );
+    expect(restored.data).toMatchObject({ previousLimit: 50_000, limit: 100_000, ceiling: 100_000 });
+    // Operational: not to a subscription to everything.
+    expect(rx.received.filter((r) => r.path === '/all').map((r) => r.envelope.type)).not.toContain(
+      'carhook.quota.changed',
+    );
   });
 
   it('covered every catalogue type, with the payload shapes docs/events.md shows', async () => {

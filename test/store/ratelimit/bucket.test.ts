@@ -40,7 +40,12 @@ describe('rate bucket math', () => {
   });
 
   it('corrects down from X-RateLimit-Remaining, keeping its margin, and never up', () => {
-    const state = { windowStart: T0, used: 10, frozenUntil: 0 };
+    const quota = { limit: 120, configured: 120, windowMs: W };
+    // The first response records the quota followed.
+    expect(
+      applyObservation(EMPTY_BUCKET, { limit: 120, remaining: 120, observedAt: T0 }, config).quota,
+    ).toEqual(quota);
+    const state = { windowStart: T0, used: 10, frozenUntil: 0, quota };
     // The API has 50 left: we allow ourselves 50 - 12 = 38 more.
     const lowered = applyObservation(state, { limit: 120, remaining: 50, observedAt: T0 + 1 }, config);
     expect(108 - lowered.used).toBe(38);
@@ -48,12 +53,19 @@ describe('rate bucket math', () => {
       lowered,
     );
     // A stale observation from a closed window is ignored.
-    const next = { windowStart: T0 + W, used: 1, frozenUntil: 0 };
+    const next = { windowStart: T0 + W, used: 1, frozenUntil: 0, quota };
     expect(applyObservation(next, { limit: 120, remaining: 0, observedAt: T0 + 5 }, config)).toBe(next);
-    // A lower quota than configured lowers the budget too.
-    expect(
-      108 - applyObservation(EMPTY_BUCKET, { limit: 60, remaining: 60, observedAt: T0 }, config).used,
-    ).toBe(54);
+    // A lower quota than configured lowers the budget too: it is followed (54 of 60 granted).
+    const lowered60 = applyObservation(EMPTY_BUCKET, { limit: 60, remaining: 60, observedAt: T0 }, config);
+    expect(lowered60.quota).toEqual({ limit: 60, configured: 120, windowMs: W });
+    expect(lowered60.used).toBe(0);
+    let s60: BucketState = lowered60;
+    for (let i = 0; i < 54; i += 1) {
+      const d = decideTake(s60, 1, T0 + 1, config);
+      if (!d.granted) throw new Error(`take ${i} denied`);
+      s60 = d.state;
+    }
+    expect(decideTake(s60, 1, T0 + 2, config)).toEqual({ granted: false, retryAt: T0 + W });
   });
 
   it('denies everything before the freeze ends and never shortens a freeze', () => {

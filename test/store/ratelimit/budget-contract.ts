@@ -61,5 +61,72 @@ export function rateBudgetContract(
       await expect(budget.tryTake('c', 109, T0)).rejects.toThrow(/n: must be at most/);
       await expect(budget.tryTake('', 1, T0)).rejects.toThrow(/clientId/);
     });
+
+    it('follows a raised X-RateLimit-Limit up to the ceiling, at once, and tells the change once', async () => {
+      const budget = await make({ ...DEFAULT_RATE_BUDGET, maxLimit: 300 });
+      expect(await budget.tryTake('c', 108, T0)).toEqual({ granted: true });
+      expect(await budget.tryTake('c', 1, T0 + 1)).toEqual({ granted: false, retryAt: T0 + W });
+      expect(await budget.followed()).toBeUndefined();
+      // The operator obtained 600: followed up to the ceiling, 300 (270 granted a window).
+      const change = await budget.observe('c', { limit: 600, remaining: 492, observedAt: T0 + 2 });
+      expect(change).toEqual({
+        clientId: 'c',
+        previousLimit: 120,
+        limit: 300,
+        windowMs: W,
+        source: 'header',
+        ceiling: 300,
+        changedAt: T0 + 2,
+      });
+      expect(await budget.observe('c', { limit: 600, remaining: 491, observedAt: T0 + 3 })).toBeUndefined();
+      expect(await budget.followed()).toEqual({
+        clientId: 'c',
+        limit: 300,
+        windowMs: W,
+        configuredLimit: 120,
+        ceiling: 300,
+        source: 'header',
+        changedAt: T0 + 2,
+      });
+      // 270 a window from now on: this window has 108 used, so 162 more, not one past.
+      expect(await budget.tryTake('c', 100, T0 + 4)).toEqual({ granted: true });
+      expect(await budget.tryTake('c', 62, T0 + 5)).toEqual({ granted: true });
+      expect(await budget.tryTake('c', 1, T0 + 6)).toEqual({ granted: false, retryAt: T0 + W });
+      expect(await budget.tryTake('c', 270, T0 + W)).toEqual({ granted: true });
+      expect(await budget.tryTake('c', 1, T0 + W + 1)).toEqual({ granted: false, retryAt: T0 + 2 * W });
+    });
+
+    it('follows a lowered X-RateLimit-Limit at once and tells it', async () => {
+      const budget = await make({ ...DEFAULT_RATE_BUDGET, maxLimit: 300 });
+      await budget.tryTake('c', 1, T0);
+      expect(await budget.observe('c', { limit: 300, remaining: 299, observedAt: T0 + 1 })).toMatchObject({
+        previousLimit: 120,
+        limit: 300,
+      });
+      expect(await budget.observe('c', { limit: 30, remaining: 29, observedAt: T0 + 2 })).toEqual({
+        clientId: 'c',
+        previousLimit: 300,
+        limit: 30,
+        windowMs: W,
+        source: 'header',
+        ceiling: 300,
+        changedAt: T0 + 2,
+      });
+      // 30 at the API, 27 ours, 1 used: 26 more in this window.
+      expect(await budget.tryTake('c', 26, T0 + 3)).toEqual({ granted: true });
+      expect(await budget.tryTake('c', 1, T0 + 4)).toEqual({ granted: false, retryAt: T0 + W });
+      expect(await budget.tryTake('c', 28, T0 + W)).toEqual({ granted: false, retryAt: T0 + 2 * W });
+      expect(await budget.tryTake('c', 27, T0 + W)).toEqual({ granted: true });
+      expect((await budget.followed())?.limit).toBe(30);
+    });
+
+    it('never rises past the configured quota without a ceiling, and tells nothing', async () => {
+      const budget = await make();
+      await budget.tryTake('c', 1, T0);
+      expect(await budget.observe('c', { limit: 600, remaining: 599, observedAt: T0 + 1 })).toBeUndefined();
+      expect(await budget.tryTake('c', 107, T0 + 2)).toEqual({ granted: true });
+      expect(await budget.tryTake('c', 1, T0 + 3)).toEqual({ granted: false, retryAt: T0 + W });
+      expect(await budget.followed()).toBeUndefined();
+    });
   });
 }

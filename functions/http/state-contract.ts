@@ -1,0 +1,60 @@
+/**
+ * The answer of `GET /vehicles/{id}/state`, named in the OpenAPI document like the rest of the
+ * contract (./contract.ts): what Carhook stores of a vehicle, each part with the time it was read.
+ * Like the contract, it imports nothing that needs Node (the console's typecheck reads it).
+ */
+import * as z from 'zod';
+import { named, vehicleSchema } from './contract';
+
+const iso = z.string().meta({ format: 'date-time' });
+
+const readRecord = z.object({
+  eventId: z.string(),
+  occurredAt: iso,
+  readAt: iso,
+  data: z.looseObject({}).meta({ description: 'the `data` of the event that told it' }),
+});
+
+export const vehicleStateSchema = named(
+  'VehicleState',
+  z
+    .object({
+      vehicle: vehicleSchema,
+      polled: z.boolean().meta({ description: 'false until the first poll: nothing known yet' }),
+      sequence: z.number().int().nonnegative().meta({
+        description: "the last sequence of this vehicle's events: every event up to it is reflected here",
+      }),
+      activeAlerts: z.array(
+        z.object({
+          key: z.string(),
+          message: z.string(),
+          severity: z.string().optional(),
+          category: z.string().optional(),
+          startedAt: iso.optional(),
+          readAt: iso,
+        }),
+      ),
+      maintenance: z
+        .object({ days: z.number(), mileageKm: z.number(), updatedAt: iso.optional(), readAt: iso })
+        .optional(),
+      lastTrip: readRecord.optional(),
+      lastCollision: readRecord.optional(),
+      position: z
+        .object({
+          lat: z.number(),
+          lon: z.number(),
+          alt: z.number().optional(),
+          heading: z.number().optional(),
+          at: iso.optional(),
+          readAt: iso,
+          from: z.string(),
+        })
+        .optional(),
+      fuel: z.object({ level: z.number(), at: iso.optional(), readAt: iso, from: z.string() }).optional(),
+      lastActivityAt: iso.optional(),
+      lastReadAt: iso.optional(),
+    })
+    .meta({ description: 'The latest known state of a vehicle, each part with the time it was read.' }),
+);
+
+export type VehicleState = z.output<typeof vehicleStateSchema>;
