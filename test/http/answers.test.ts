@@ -134,6 +134,8 @@ describe('what every operation answers', () => {
     await hit('POST /vehicles/{id}/pause', `${vehicle}/pause`, 200);
     await hit('POST /vehicles/{id}/resume', `${vehicle}/resume`, 200);
     await hit('GET /vehicles/{id}', '/vehicles/enr_nope%3Avv1', 404);
+    await hit('GET /vehicles/{id}/state', `${vehicle}/state`, 200);
+    await hit('GET /vehicles/{id}/state', '/vehicles/enr_nope%3Avv1/state', 404);
 
     // Events and metrics.
     const events = await hit('GET /events', '/events', 200);
@@ -141,6 +143,7 @@ describe('what every operation answers', () => {
     if (!added) throw new Error('the fleet enrollment published an event');
     await hit('GET /event-types', '/event-types', 200);
     await hit('GET /metrics/recent', '/metrics/recent', 200);
+    await hit('GET /capacity', '/capacity', 200);
 
     // Subscriptions: one to an endpoint that answers, one to an endpoint that fails.
     const sub = await hit('POST /subscriptions', '/subscriptions', 201, { body: { url: rx.url() } });

@@ -1,4 +1,4 @@
-import { api, type Capacity } from '../api';
+import { api } from '../api';
 import { ErrorLine, Section, useLoad } from '../ui';
 
 const span = (s: number | null | undefined): string => {
