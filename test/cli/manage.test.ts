@@ -70,7 +70,9 @@ describe('carhook management commands, one per route', () => {
     const enabled = await cli(['subscriptions', 'enable', id]);
     expect(enabled.code, enabled.stderr).toBe(0);
     expect(enabled.stdout).toMatch(new RegExp(`^subscription ${id} is disabled since `));
-    expect(enabled.stdout).toContain(`\nenabled ${id}: 0 parked delivery(ies) resumed\n`);
+    // Deliveries of the world's first polls fanned out before the disable may be parked: their
+    // number depends on timing, the line that reports them does not.
+    expect(enabled.stdout).toMatch(new RegExp(`\\nenabled ${id}: \\d+ parked delivery\\(ies\\) resumed\\n`));
 
     // Only the test event from here on: the first polls' events do not match this filter.
     expect((await cli(['subscriptions', 'edit', id, '--types', 'vehicle.collision.detected'])).code).toBe(0);
