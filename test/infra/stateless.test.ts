@@ -660,7 +660,7 @@ describe('HTTP API', () => {
     ]);
     for (const r of routes.filter((x) => x.auth !== 'NONE')) {
       expect(r.key).toMatch(
-        /^(GET|POST|PATCH|DELETE) \/(subscriptions|enrollments|events|event-types|vehicles|metrics)(\/|$)/,
+        /^(GET|POST|PATCH|DELETE) \/(subscriptions|enrollments|events|event-types|vehicles|metrics|capacity)(\/|$)/,
       );
       expect(r.auth, r.key).toBe('AWS_IAM');
     }
