@@ -155,40 +155,59 @@ export const FRESHNESS_TARGETS_SETTING = {
   maxMs: 30 * 86_400_000,
 } as const;
 
-/** The typed settings, every default applied: what the edges pass down. */
-export const settingsSchema = z.object({
-  quotaRequests: integerSchema('quotaRequests').default(INTEGER_SETTINGS.quotaRequests.default),
-  quotaMaxRequests: integerSchema('quotaMaxRequests').default(INTEGER_SETTINGS.quotaMaxRequests.default),
-  quotaWindowSeconds: integerSchema('quotaWindowSeconds').default(
-    INTEGER_SETTINGS.quotaWindowSeconds.default,
-  ),
-  pollIntervalSeconds: integerSchema('pollIntervalSeconds').default(
-    INTEGER_SETTINGS.pollIntervalSeconds.default,
-  ),
-  servicesIntervalSeconds: integerSchema('servicesIntervalSeconds').default(
-    INTEGER_SETTINGS.servicesIntervalSeconds.default,
-  ),
-  mapIntervalSeconds: integerSchema('mapIntervalSeconds').default(
-    INTEGER_SETTINGS.mapIntervalSeconds.default,
-  ),
-  silenceAfterSeconds: integerSchema('silenceAfterSeconds').default(
-    INTEGER_SETTINGS.silenceAfterSeconds.default,
-  ),
-  maintenanceDueDays: integerSchema('maintenanceDueDays').default(
-    INTEGER_SETTINGS.maintenanceDueDays.default,
-  ),
-  maintenanceDueKm: integerSchema('maintenanceDueKm').default(INTEGER_SETTINGS.maintenanceDueKm.default),
-  eventLogRetentionDays: integerSchema('eventLogRetentionDays').default(
-    INTEGER_SETTINGS.eventLogRetentionDays.default,
-  ),
-  pollStrategy: choiceSchema('pollStrategy').default(CHOICE_SETTINGS.pollStrategy.default),
-  retrySchedule: choiceSchema('retrySchedule').default(CHOICE_SETTINGS.retrySchedule.default),
-});
+/**
+ * The typed settings, every default applied: what the edges pass down. Built when first asked for
+ * (a function that only reads a setting or two builds no zod object at import).
+ */
+const buildSettingsSchema = () =>
+  z.object({
+    quotaRequests: integerSchema('quotaRequests').default(INTEGER_SETTINGS.quotaRequests.default),
+    quotaMaxRequests: integerSchema('quotaMaxRequests').default(INTEGER_SETTINGS.quotaMaxRequests.default),
+    quotaWindowSeconds: integerSchema('quotaWindowSeconds').default(
+      INTEGER_SETTINGS.quotaWindowSeconds.default,
+    ),
+    pollIntervalSeconds: integerSchema('pollIntervalSeconds').default(
+      INTEGER_SETTINGS.pollIntervalSeconds.default,
+    ),
+    servicesIntervalSeconds: integerSchema('servicesIntervalSeconds').default(
+      INTEGER_SETTINGS.servicesIntervalSeconds.default,
+    ),
+    mapIntervalSeconds: integerSchema('mapIntervalSeconds').default(
+      INTEGER_SETTINGS.mapIntervalSeconds.default,
+    ),
+    silenceAfterSeconds: integerSchema('silenceAfterSeconds').default(
+      INTEGER_SETTINGS.silenceAfterSeconds.default,
+    ),
+    maintenanceDueDays: integerSchema('maintenanceDueDays').default(
+      INTEGER_SETTINGS.maintenanceDueDays.default,
+    ),
+    maintenanceDueKm: integerSchema('maintenanceDueKm').default(INTEGER_SETTINGS.maintenanceDueKm.default),
+    eventLogRetentionDays: integerSchema('eventLogRetentionDays').default(
+      INTEGER_SETTINGS.eventLogRetentionDays.default,
+    ),
+    pollStrategy: choiceSchema('pollStrategy').default(CHOICE_SETTINGS.pollStrategy.default),
+    retrySchedule: choiceSchema('retrySchedule').default(CHOICE_SETTINGS.retrySchedule.default),
+  });
 
-export type Settings = z.output<typeof settingsSchema>;
+let built: ReturnType<typeof buildSettingsSchema> | undefined;
+export const settingsSchema = (): ReturnType<typeof buildSettingsSchema> => {
+  built ??= buildSettingsSchema();
+  return built;
+};
 
-/** Every default, typed: the CDK props' defaults, the environment's and `carhook dev`'s. */
-export const DEFAULT_SETTINGS: Settings = settingsSchema.parse({});
+export type Settings = z.output<ReturnType<typeof buildSettingsSchema>>;
+
+/**
+ * Every default, typed: the CDK props' defaults, the environment's and `carhook dev`'s. Read from
+ * the tables without zod (a test holds it equal to what the schema gives for `{}`).
+ */
+export const DEFAULT_SETTINGS: Settings = {
+  ...(Object.fromEntries(Object.entries(INTEGER_SETTINGS).map(([k, v]) => [k, v.default])) as {
+    [K in IntegerSetting]: number;
+  }),
+  pollStrategy: CHOICE_SETTINGS.pollStrategy.default,
+  retrySchedule: CHOICE_SETTINGS.retrySchedule.default,
+};
 
 /**
  * Reads one integer setting from its environment variable (whole digits; blank means unset, so

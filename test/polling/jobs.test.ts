@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidJobError, parsePollJob } from '../../functions/core/polling/jobs';
+import { InvalidJobError, jobSchemas, parsePollJob } from '../../functions/core/polling/jobs';
 
 const plannedAt = '2026-01-15T09:00:00.000Z';
 const id256 = 'v'.repeat(256);
@@ -128,5 +128,14 @@ describe('poll job messages', () => {
     expect(kind.field).toBe('kind');
     expect(kind.message).toMatch(/^poll job kind: ./);
     expect(refusal(vehicleJob({ resources: ['tea'] })).message).toMatch(/^poll job resources\.0: ./);
+  });
+});
+
+describe('the job schemas', () => {
+  it('are built once, on first use, and are the ones parsePollJob applies', () => {
+    const schemas = jobSchemas();
+    expect(jobSchemas()).toBe(schemas);
+    const body = { kind: 'poll-map', vehicleIds: ['v1'], plannedAt: '2026-11-01T08:00:00.000Z' };
+    expect(parsePollJob(body)).toEqual(schemas.pollJobSchema.parse(body));
   });
 });

@@ -15,6 +15,7 @@ import {
   INTEGER_SETTINGS,
   type IntegerSetting,
   settingFromEnv,
+  settingsSchema,
 } from '../../functions/runtime/settings';
 import { allowListOptions } from '../../functions/runtime/webhooks';
 import { type CarhookProps, carhookRuntimeEnvironment, resolveCarhookConfig } from '../../lib/carhook';
@@ -251,5 +252,18 @@ describe('settings read once from the environment that the handlers used to read
     expect(
       loadRuntimeConfig({ CARHOOK_CONSOLE_TOKEN_SECRET_ARN: arn }, ['consoleToken']).secrets.consoleTokenArn,
     ).toBe(arn);
+  });
+});
+
+describe('the settings schema, built on first use', () => {
+  it('gives for no input exactly the defaults read from the tables, and is built once', () => {
+    expect(settingsSchema().parse({})).toStrictEqual(DEFAULT_SETTINGS);
+    expect(settingsSchema()).toBe(settingsSchema());
+  });
+
+  it('refuses a setting out of its bounds, naming it', () => {
+    const r = settingsSchema().safeParse({ quotaRequests: 0 });
+    expect(r.success).toBe(false);
+    expect(r.error?.issues[0]?.path).toEqual(['quotaRequests']);
   });
 });

@@ -23,12 +23,12 @@ export {
 export {
   type DiscoverVehiclesJob,
   InvalidJobError,
+  jobSchemas,
   type PollFleetJob,
   type PollJob,
   type PollMapJob,
   type PollVehicleJob,
   parsePollJob,
-  pollJobSchema,
 } from './jobs';
 export {
   type ApiAccess,

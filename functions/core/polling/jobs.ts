@@ -3,63 +3,81 @@ import { pollStrategies, type VehicleResource, vehicleResources } from './config
 
 /**
  * The messages of the poll job queue (planner → workers). Validated when received: a queue is a
- * boundary, and a malformed message must fail clearly, naming the field, not crash a worker.
+ * boundary, and a malformed message must fail clearly, naming the field, not crash a worker. The
+ * schemas are built at the first parse (the planner, which only sends jobs, builds none).
  */
-const isoDate = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, 'must be an ISO 8601 UTC date');
+const buildJobSchemas = () => {
+  const isoDate = z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, 'must be an ISO 8601 UTC date');
 
-export const pollVehicleJobSchema = z.object({
-  kind: z.literal('poll-vehicle'),
-  vehicleId: z.string().min(1).max(256),
-  /** What to read; the worker may add follow-ups the poll reveals (collisions, trips, maintenance…). */
-  resources: z.array(z.enum(vehicleResources)).min(1),
-  strategy: z.enum(pollStrategies),
-  /** The budget was short when planned: record the poll time so the stalest go first next time. */
-  rotate: z.boolean().default(false),
-  /**
-   * `false`: a routine read (an active-alert turn, a periodic read) queued after every poll of the
-   * cycle: it reads only `resources`, so the budget left at the end of a cycle is never spent on
-   * follow-ups the vehicle's own events poll already made (absent = true).
-   */
-  followUps: z.boolean().optional(),
-  plannedAt: isoDate,
-});
+  const pollVehicleJobSchema = z.object({
+    kind: z.literal('poll-vehicle'),
+    vehicleId: z.string().min(1).max(256),
+    /** What to read; the worker may add follow-ups the poll reveals (collisions, trips, maintenance…). */
+    resources: z.array(z.enum(vehicleResources)).min(1),
+    strategy: z.enum(pollStrategies),
+    /** The budget was short when planned: record the poll time so the stalest go first next time. */
+    rotate: z.boolean().default(false),
+    /**
+     * `false`: a routine read (an active-alert turn, a periodic read) queued after every poll of the
+     * cycle: it reads only `resources`, so the budget left at the end of a cycle is never spent on
+     * follow-ups the vehicle's own events poll already made (absent = true).
+     */
+    followUps: z.boolean().optional(),
+    plannedAt: isoDate,
+  });
 
-export const pollFleetJobSchema = z.object({
-  kind: z.literal('poll-fleet'),
-  /** v1 brand group (`C` or `P`) of every vehicle of the batch. */
-  brand: z.enum(['C', 'P']),
-  vehicleIds: z.array(z.string().min(1).max(256)).min(1),
-  rotate: z.boolean().default(false),
-  plannedAt: isoDate,
-});
+  const pollFleetJobSchema = z.object({
+    kind: z.literal('poll-fleet'),
+    /** v1 brand group (`C` or `P`) of every vehicle of the batch. */
+    brand: z.enum(['C', 'P']),
+    vehicleIds: z.array(z.string().min(1).max(256)).min(1),
+    rotate: z.boolean().default(false),
+    plannedAt: isoDate,
+  });
 
-/** Map update information of many vehicles in one bulk read (POST /mapway/bulk), daily. */
-export const pollMapJobSchema = z.object({
-  kind: z.literal('poll-map'),
-  vehicleIds: z.array(z.string().min(1).max(256)).min(1),
-  plannedAt: isoDate,
-});
+  /** Map update information of many vehicles in one bulk read (POST /mapway/bulk), daily. */
+  const pollMapJobSchema = z.object({
+    kind: z.literal('poll-map'),
+    vehicleIds: z.array(z.string().min(1).max(256)).min(1),
+    plannedAt: isoDate,
+  });
 
-export const discoverVehiclesJobSchema = z.object({
-  kind: z.literal('discover-vehicles'),
-  enrollmentId: z.string().min(1).max(256),
-  plannedAt: isoDate,
-});
+  const discoverVehiclesJobSchema = z.object({
+    kind: z.literal('discover-vehicles'),
+    enrollmentId: z.string().min(1).max(256),
+    plannedAt: isoDate,
+  });
 
-export const pollJobSchema = z.discriminatedUnion('kind', [
-  pollVehicleJobSchema,
-  pollFleetJobSchema,
-  pollMapJobSchema,
-  discoverVehiclesJobSchema,
-]);
+  const pollJobSchema = z.discriminatedUnion('kind', [
+    pollVehicleJobSchema,
+    pollFleetJobSchema,
+    pollMapJobSchema,
+    discoverVehiclesJobSchema,
+  ]);
+  return {
+    pollVehicleJobSchema,
+    pollFleetJobSchema,
+    pollMapJobSchema,
+    discoverVehiclesJobSchema,
+    pollJobSchema,
+  };
+};
 
-export type PollVehicleJob = z.output<typeof pollVehicleJobSchema>;
-export type PollFleetJob = z.output<typeof pollFleetJobSchema>;
-export type PollMapJob = z.output<typeof pollMapJobSchema>;
-export type DiscoverVehiclesJob = z.output<typeof discoverVehiclesJobSchema>;
-export type PollJob = z.output<typeof pollJobSchema>;
+type JobSchemas = ReturnType<typeof buildJobSchemas>;
+let built: JobSchemas | undefined;
+/** The job schemas, built once on first use. */
+export const jobSchemas = (): JobSchemas => {
+  built ??= buildJobSchemas();
+  return built;
+};
+
+export type PollVehicleJob = z.output<JobSchemas['pollVehicleJobSchema']>;
+export type PollFleetJob = z.output<JobSchemas['pollFleetJobSchema']>;
+export type PollMapJob = z.output<JobSchemas['pollMapJobSchema']>;
+export type DiscoverVehiclesJob = z.output<JobSchemas['discoverVehiclesJobSchema']>;
+export type PollJob = z.output<JobSchemas['pollJobSchema']>;
 
 export class InvalidJobError extends Error {
   override readonly name = 'InvalidJobError';
@@ -74,7 +92,7 @@ export class InvalidJobError extends Error {
 
 /** Parses a received job body; throws `InvalidJobError` naming the field. */
 export function parsePollJob(body: unknown): PollJob {
-  const parsed = pollJobSchema.safeParse(body);
+  const parsed = jobSchemas().pollJobSchema.safeParse(body);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   // Stryker disable next-line OptionalChaining: a failed zod parse always lists at least one issue
