@@ -82,6 +82,10 @@ ceiling: number
  */
 changedAt: string
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -1195,6 +1199,10 @@ resumedAt: string
  */
 silentForS: number
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
@@ -1270,6 +1278,10 @@ basis: ("default" | "learned")
  */
 readAt: string
 }
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
 }
 
 /**
