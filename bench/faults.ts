@@ -81,6 +81,8 @@ export interface FaultCounts {
   readonly eventsPublished: number;
   readonly distinctEvents: number;
   readonly initialEvents: number;
+  /** `vehicle.reporting.*`: a silent vehicle that a scripted change made report again (or, before any, silent). */
+  readonly reportingEvents: number;
   readonly receptions: number;
   readonly distinctWebhookIds: number;
   readonly redeliveries: number;
@@ -562,11 +564,16 @@ export async function runFaultScenario(options: FaultOptions): Promise<FaultRepo
       .sort((a, b) => a - b);
     const reauth = [...distinct.values()].filter((e) => e.type === 'enrollment.reauthorization_required');
     let initial = 0;
+    let reporting = 0;
     for (const e of distinct.values()) {
       if (explained.has(e.id) || e.type === 'enrollment.reauthorization_required') continue;
       if (e.data.initial === true) {
         // A first read of a source (daily services or map) telling a current condition once.
         initial++;
+        continue;
+      }
+      if (reportingExplained(e, made)) {
+        reporting++;
         continue;
       }
       falseEvents++;
@@ -614,6 +621,7 @@ export async function runFaultScenario(options: FaultOptions): Promise<FaultRepo
       eventsPublished: events.length,
       distinctEvents: distinct.size,
       initialEvents: initial,
+      reportingEvents: reporting,
       receptions: receptions.length,
       distinctWebhookIds: receivedIds.size,
       redeliveries: receptions.length - receivedIds.size,
@@ -671,4 +679,18 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   });
   process.stdout.write(`${report.table}\n`);
   process.exitCode = report.violations.length === 0 ? 0 : 1;
+}
+
+/**
+ * A vehicle's reporting state is explained by the script: `resumed` by a scripted change on that
+ * vehicle made before it was detected (its records moved again); `stopped` by none made before it
+ * (a vehicle whose records had not moved for the silence threshold when the run began).
+ */
+function reportingExplained(e: EventEnvelope, made: readonly MadeChange[]): boolean {
+  const vin = e.vehicle?.vin;
+  if (vin === undefined) return false;
+  const before = made.some((c) => c.vin === vin && c.changedAt <= Date.parse(e.detectedAt));
+  if (e.type === 'vehicle.reporting.resumed') return before;
+  if (e.type === 'vehicle.reporting.stopped') return !before;
+  return false;
 }

@@ -30,6 +30,11 @@ export function renderTable(c: FaultCounts, violations: readonly string[], chaos
       'current conditions told once by a first read',
     ],
     [
+      'reporting state events (`vehicle.reporting.*`)',
+      n(c.reportingEvents),
+      'a silent vehicle reporting again after a scripted change',
+    ],
+    [
       'webhooks received (distinct ids, redeliveries)',
       `${n(c.receptions)} (${n(c.distinctWebhookIds)}, ${n(c.redeliveries)})`,
       'every published id delivered',
