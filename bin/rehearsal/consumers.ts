@@ -116,3 +116,11 @@ export async function consumerQueue(
   );
   return queueReader(admin, url, arn, `a rule the scenario added (${name})`);
 }
+
+/** Throws, saying what differs, unless the event has this source and type and its detail matches its schema. */
+export function checkBusEvent(event: BusEvent, source: string, type: string): void {
+  if (event.source !== source) throw new Error(`source is ${event.source}, not ${source}`);
+  if (event.detail.type !== type) throw new Error(`detail.type is ${event.detail.type}, not ${type}`);
+  const problem = schemaProblem(event);
+  if (problem) throw new Error(`detail does not match events-schemas/${type}: ${problem}`);
+}

@@ -5,16 +5,12 @@
  * trip; the token key ring rotated while polling goes on; a subscriber whose endpoint is down
  * exhausts its retries. Every change must reach the consumer's queue and the webhook, once, signed.
  */
-import { randomBytes } from 'node:crypto';
-import {
-  DescribeSecretCommand,
-  GetSecretValueCommand,
-  PutSecretValueCommand,
-} from '@aws-sdk/client-secrets-manager';
+import { GetSecretValueCommand, PutSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { RUNTIME_ENV } from '../../functions/runtime/config';
 import { BRANDS } from '../../sim';
-import { type BusEvent, type ConsumerQueue, consumerQueue, schemaProblem } from './consumers';
+import { type ConsumerQueue, checkBusEvent, consumerQueue } from './consumers';
 import type { RunningDeployment } from './deploy';
+import { rotateKeyRing } from './key-ring';
 import { functionByArn } from './model';
 import { createOperator, type Operator } from './operator';
 import { type Receiver, startReceiver } from './receivers';
@@ -313,20 +309,7 @@ export async function runScenario(
     async () => {
       const arn = envOf(RUNTIME_ENV.tokenKeyRingSecretArn);
       if (!arn) throw new Error(`no function has ${RUNTIME_ENV.tokenKeyRingSecretArn}`);
-      const ring = JSON.parse(
-        (await admin.secrets.send(new GetSecretValueCommand({ SecretId: arn }))).SecretString ?? '{}',
-      ) as Record<string, string>;
-      await admin.secrets.send(
-        new PutSecretValueCommand({
-          SecretId: arn,
-          SecretString: JSON.stringify({ ...ring, current: 'k2', k2: randomBytes(32).toString('base64') }),
-        }),
-      );
-      const stages = Object.values(
-        (await admin.secrets.send(new DescribeSecretCommand({ SecretId: arn }))).VersionIdsToStages ?? {},
-      ).flat();
-      if (!stages.includes('AWSCURRENT') || !stages.includes('AWSPREVIOUS'))
-        throw new Error(`version stages after the rotation: ${stages.join(', ')}`);
+      await rotateKeyRing(admin.secrets, arn);
       // A new container of the HTTP API reads the new ring (the warm ones keep theirs until their cache expires).
       if (apiFunction) rd.hosts.get(apiFunction.logicalId)?.recycle();
       rotatedId = await subscribe(rotated);
@@ -407,13 +390,6 @@ export async function runScenario(
     },
     (r) => `${r.eventsDelivered} events, each delivered once`,
   );
-}
-
-function checkBusEvent(event: BusEvent, source: string, type: string): void {
-  if (event.source !== source) throw new Error(`source is ${event.source}, not ${source}`);
-  if (event.detail.type !== type) throw new Error(`detail.type is ${event.detail.type}, not ${type}`);
-  const problem = schemaProblem(event);
-  if (problem) throw new Error(`detail does not match events-schemas/${type}: ${problem}`);
 }
 
 export type { ConsumerQueue, Operator };

@@ -5,12 +5,11 @@ import {
   type CreateSubscriptionBody,
   type Subscription,
   type SubscriptionCreated,
-  type SubscriptionHealthView,
-  type TestDelivery,
   type UpdateSubscriptionBody,
 } from '../api';
 import { useEventTypes } from '../catalogue';
 import { Badge, Confirm, describe, ErrorLine, Section, useLoad, When } from '../ui';
+import { Health, testOutcome } from './subscription-views';
 
 const list = (text: string) =>
   text
@@ -297,53 +296,10 @@ function SubscriptionRow(props: {
   );
 }
 
-/** The health column: the state, the streak or the 24 h success rate, the last success. */
-function Health({ health: h }: { health: SubscriptionHealthView }) {
-  const rate = h.last24h.successRate;
-  return (
-    <div class="health">
-      <Badge value={h.state} />{' '}
-      {h.state === 'failing' ? (
-        <span>
-          {h.consecutiveFailures} failure(s) since <When iso={h.failingSince} />
-          {h.lastFailure ? (
-            <small>
-              {' '}
-              last:{' '}
-              {h.lastFailure.statusCode !== undefined
-                ? `HTTP ${h.lastFailure.statusCode}`
-                : h.lastFailure.outcome}
-            </small>
-          ) : null}
-        </span>
-      ) : null}
-      <br />
-      <small>
-        24 h: {rate === null ? 'no attempt' : `${Math.round(rate * 1000) / 10} % of ${h.last24h.attempts}`}
-        {h.retrying.deliveries > 0 ? ` · ${h.retrying.deliveries} retrying` : ''} · last success{' '}
-        <When iso={h.lastSuccessAt} />
-      </small>
-      {h.disablesAt ? (
-        <small class="error">
-          <br />
-          disabled by a failure after <When iso={h.disablesAt} />
-        </small>
-      ) : null}
-    </div>
-  );
-}
-
 type Asking =
   | { kind: 'enable'; sub: Subscription; backlog: Backlog }
   | { kind: 'disable'; sub: Subscription }
   | { kind: 'rotate'; sub: Subscription };
-
-/** "Test event sent to …: success (HTTP 204) in 12 ms": what the endpoint answered. */
-function testOutcome(id: string, r: TestDelivery): string {
-  const a = r.attempt;
-  const answer = a.statusCode !== undefined ? ` (HTTP ${a.statusCode})` : a.error ? ` (${a.error})` : '';
-  return `Test event sent to ${id}: ${a.outcome}${answer} in ${Math.round(a.durationMs)} ms`;
-}
 
 function Confirmation(props: {
   asking: Asking;
