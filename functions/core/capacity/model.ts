@@ -187,12 +187,7 @@ export function vehiclesThatFit(
     hi *= 2;
   }
   if (hi >= MAX_VEHICLES && meets(MAX_VEHICLES)) return MAX_VEHICLES;
-  while (hi - lo > 1) {
-    const mid = Math.floor((lo + hi) / 2);
-    if (meets(mid)) lo = mid;
-    else hi = mid;
-  }
-  return lo;
+  return boundary(lo, hi, meets)[0];
 }
 
 /**
@@ -211,12 +206,18 @@ export function quotaForTarget(
   const meets = (limit: number): boolean =>
     predictFleet(vehicles, { ...quota, limit }, settings).kinds[kind].p95Ms <= targetMs;
   if (!meets(MAX_LIMIT)) return undefined;
-  let lo = 0;
-  let hi = MAX_LIMIT;
+  return boundary(0, MAX_LIMIT, (limit) => !meets(limit))[1];
+}
+
+/**
+ * Bisection between `lo`, where `below` holds, and `hi`, where it does not (`below` changes once in
+ * between): the last integer where it holds and the first where it does not.
+ */
+function boundary(lo: number, hi: number, below: (n: number) => boolean): [number, number] {
   while (hi - lo > 1) {
     const mid = Math.floor((lo + hi) / 2);
-    if (meets(mid)) hi = mid;
-    else lo = mid;
+    if (below(mid)) lo = mid;
+    else hi = mid;
   }
-  return hi;
+  return [lo, hi];
 }
