@@ -1,15 +1,18 @@
 /**
- * Schedule → the two recovery sweeps (the local runtime runs the same pair):
+ * Schedule → the two recovery sweeps and the freshness check (the local runtime runs the same):
  * - events: republishes what the event log still holds unpublished (same ids);
  * - deliveries: `engine.sweep()` queues pending deliveries whose claim expired more than the grace
- *   ago (a Lambda died mid-attempt, or a retry's queue send failed), same `webhook-id`.
- * Both always run; a part that failed is reported next to the other's result, then the invocation
- * fails so Scheduler retries it (both sweeps are idempotent: at worst an event is published or a
+ *   ago (a Lambda died mid-attempt, or a retry's queue send failed), same `webhook-id`;
+ * - freshness: when targets are set and a check is due, `carhook.freshness.at_risk` / `.restored`
+ *   (functions/core/capacity/watch.ts).
+ * All always run; a part that failed is reported next to the others' results, then the invocation
+ * fails so Scheduler retries it (each part is idempotent: at worst an event is published or a
  * delivery queued twice, with the same id, and the claim lets one attempt through).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { type FreshnessWatchResult, watchFreshness } from '../core/capacity/watch';
 import { republishPending } from '../core/polling/commit';
 import { type AwsRuntime, createAwsRuntime, lazy } from '../runtime/aws';
 import { required } from '../runtime/config';
@@ -32,6 +35,7 @@ export interface DeliverySweep {
 export interface SweeperResult {
   readonly events: EventSweep;
   readonly deliveries: DeliverySweep;
+  readonly freshness: FreshnessWatchResult;
 }
 
 /** What one part of a sweep reports: its result, or why it failed. */
@@ -39,17 +43,19 @@ export type SweepPart<T> =
   | { readonly ok: true; readonly value: T }
   | { readonly ok: false; readonly error: string };
 
-/** One or both sweeps failed; `events` and `deliveries` say what each part did. */
+/** A part of the sweep failed; `events`, `deliveries` and `freshness` say what each part did. */
 export class SweeperError extends Error {
   override readonly name = 'SweeperError';
   readonly kind = 'SweepFailed';
   constructor(
     readonly events: SweepPart<EventSweep>,
     readonly deliveries: SweepPart<DeliverySweep>,
+    readonly freshness: SweepPart<FreshnessWatchResult>,
   ) {
     const failed = [
       ...(events.ok ? [] : [`events: ${events.error}`]),
       ...(deliveries.ok ? [] : [`deliveries: ${deliveries.error}`]),
+      ...(freshness.ok ? [] : [`freshness: ${freshness.error}`]),
     ];
     super(`sweep failed (${failed.join('; ')})`);
   }
@@ -70,7 +76,7 @@ async function settle<T>(run: () => Promise<T>): Promise<SweepPart<T>> {
 export function createSweeperHandler(get: () => AwsRuntime) {
   return withPowertools<unknown, SweeperResult>(async () => {
     const aws = get();
-    const [events, deliveries] = await Promise.all([
+    const [events, deliveries, freshness] = await Promise.all([
       settle(async (): Promise<EventSweep> => {
         const r = await republishPending(aws.runtime.republishDeps());
         if (r.unpublished.length > 0) {
@@ -87,14 +93,18 @@ export function createSweeperHandler(get: () => AwsRuntime) {
         const webhooks = await required(aws.webhooks(), 'CARHOOK_DELIVERY_QUEUE_URL');
         return { requeued: await webhooks.engine.sweep() };
       }),
+      settle(async (): Promise<FreshnessWatchResult> => {
+        const deps = aws.runtime.freshnessDeps();
+        return deps ? watchFreshness(deps) : { kind: 'NoTargets' };
+      }),
     ]);
-    if (events.ok && deliveries.ok) {
-      const result = { events: events.value, deliveries: deliveries.value };
+    if (events.ok && deliveries.ok && freshness.ok) {
+      const result = { events: events.value, deliveries: deliveries.value, freshness: freshness.value };
       logger.info('sweep', { ...result });
       return result;
     }
-    const error = new SweeperError(events, deliveries);
-    logger.error('sweep failed', { kind: error.kind, events, deliveries });
+    const error = new SweeperError(events, deliveries, freshness);
+    logger.error('sweep failed', { kind: error.kind, events, deliveries, freshness });
     throw error;
   });
 }

@@ -21,6 +21,7 @@ import {
 } from '../adapters/local/dynamodb-local';
 import { createQueueTable, LocalQueue } from '../adapters/local/queue';
 import { SecretError } from '../adapters/secrets/types';
+import { watchFreshness } from '../core/capacity/watch';
 import type { DeliveryJob } from '../core/delivery/engine';
 import { republishPending } from '../core/polling/commit';
 import type { PollJob } from '../core/polling/jobs';
@@ -304,10 +305,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       await runPlanner(await runtime.plannerDeps());
     };
     // The sweeper: events committed but not published (crash between commit and publish) and
-    // deliveries whose queue message was lost go out again, with the same ids.
+    // deliveries whose queue message was lost go out again, with the same ids; and the freshness
+    // check, when targets are set.
     const sweep = async () => {
       await republishPending(runtime.republishDeps());
       await webhooks.engine.sweep();
+      const freshness = runtime.freshnessDeps();
+      if (freshness) await watchFreshness(freshness);
     };
     // On the simulated clock nothing runs by itself: `advance` runs what is due.
     const workers = simulated ? { stop: async () => {} } : startLocalWorkers(workerOptions);

@@ -9,9 +9,10 @@
  */
 import { createHmac } from 'node:crypto';
 import type { ApiClientCredentials, CarhookSecrets, MapApiCredentials } from '../adapters/secrets/types';
+import { createTokenEndpoint, type TokenEndpoint } from '../core/api/oauth';
 // The token endpoint alone: importing the API module's index would keep the whole client and its
 // wire schemas (module-level zod calls esbuild cannot drop) in functions that never call the API.
-import { createTokenEndpoint, type TokenEndpoint } from '../core/api/oauth';
+import type { FreshnessWatchDeps } from '../core/capacity/watch';
 import {
   createTokenCipher,
   type KeyRing,
@@ -86,6 +87,8 @@ export interface Runtime {
   pollDeps(options?: InvocationOptions): Promise<PollDeps>;
   oauthDeps(options?: InvocationOptions): Promise<OAuthEnrollmentDeps>;
   republishDeps(): RepublishDeps;
+  /** The freshness check's deps; undefined when no freshness target is set. */
+  freshnessDeps(): FreshnessWatchDeps | undefined;
   /** False when the map API secret is absent or blank: map update polling is skipped. */
   mapEnabled(): Promise<boolean>;
   /**
@@ -253,6 +256,22 @@ export function createRuntime(settings: RuntimeSettings, ports: RuntimePorts): R
         now,
         brands: settings.api.brands,
         ...(settings.stateTtlMs !== undefined ? { stateTtlMs: settings.stateTtlMs } : {}),
+        ...(publish ? { publish } : {}),
+      };
+    },
+
+    freshnessDeps() {
+      const targets = settings.freshnessTargets;
+      if (!targets || Object.keys(targets).length === 0) return undefined;
+      return {
+        stores: ports.stores,
+        vehicles: ports.stores.vehicles,
+        rateBudget: ports.rateBudget,
+        rateBudgetConfig,
+        pollingConfig,
+        bus: meteredBus(ports.bus, sink, { firstPublish: false }),
+        now,
+        targets,
         ...(publish ? { publish } : {}),
       };
     },

@@ -63,6 +63,8 @@ describe('event catalogue', () => {
         'webhook.delivery.exhausted',
         'webhook.test',
         'carhook.quota.changed',
+        'carhook.freshness.at_risk',
+        'carhook.freshness.restored',
       ].sort(),
     );
     for (const type of EVENT_TYPES) {

@@ -54,6 +54,7 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 /** Values valid under one published schema (the keyword subset the generator emits; unknown ones fail loudly). */
 function arbitraryOf(schema: JsonSchema): fc.Arbitrary<Json> {
   if (Array.isArray(schema.enum)) return fc.constantFrom(...(schema.enum as Json[]));
+  if (Array.isArray(schema.anyOf)) return fc.oneof(...(schema.anyOf as JsonSchema[]).map(arbitraryOf));
   const min = typeof schema.minimum === 'number' ? schema.minimum : undefined;
   switch (schema.type) {
     case 'string':
@@ -105,6 +106,8 @@ function arbitraryOf(schema: JsonSchema): fc.Arbitrary<Json> {
         .tuple(known, fc.dictionary(key, arbitraryOf(extra as JsonSchema), { maxKeys: 3 }))
         .map(([a, b]) => ({ ...b, ...a }));
     }
+    case 'null':
+      return fc.constant(null);
     default:
       throw new TypeError(`the generator does not know ${JSON.stringify(schema)}`);
   }

@@ -981,6 +981,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "carhook.freshness.at_risk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A kind of change is at risk of missing its freshness target: the capacity model's p95 lag for the fleet as it is, or the p95 measured over the last hour, passed it. At most one per kind per hour.
+         * @description Operational: sent only to subscriptions that name it (`carhook.*` or `carhook.freshness.at_risk`), never through `*`.
+         */
+        post: operations["receiveCarhookFreshnessAtRisk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "carhook.freshness.restored": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A kind of change told at risk is back within its freshness target: both the predicted and the measured p95 lag are within it.
+         * @description Operational: sent only to subscriptions that name it (`carhook.*` or `carhook.freshness.restored`), never through `*`.
+         */
+        post: operations["receiveCarhookFreshnessRestored"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -3501,6 +3541,197 @@ export interface components {
             timestamp: string;
             data: components["schemas"]["CarhookQuotaChangedEvent"];
         };
+        /** @description The envelope of a carhook.freshness.at_risk event (version 1): A kind of change is at risk of missing its freshness target: the capacity model's p95 lag for the fleet as it is, or the p95 measured over the last hour, passed it. At most one per kind per hour. */
+        CarhookFreshnessAtRiskEvent: {
+            /** @description deterministic: the same change has the same id on every retry and re-poll */
+            id: string;
+            /** @constant */
+            type: "carhook.freshness.at_risk";
+            /** @constant */
+            schemaVersion: 1;
+            /**
+             * Format: date-time
+             * @description when it happened, from the API record
+             */
+            occurredAt: string;
+            /**
+             * Format: date-time
+             * @description when Carhook saw it
+             */
+            detectedAt: string;
+            /** @description per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle */
+            sequence: number;
+            vehicle?: {
+                id: string;
+                vin?: string;
+                brand?: string;
+                /** @description model as the API names it, when it says */
+                model?: string;
+                /** @description sub-model (trim) as the API names it, when it says */
+                subModel?: string;
+            };
+            enrollment?: {
+                id: string;
+                /** @enum {string} */
+                kind: "oauth-user" | "fleet-contract";
+            };
+            /** @description every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids */
+            enrollments?: {
+                id: string;
+                /** @enum {string} */
+                kind: "oauth-user" | "fleet-contract";
+            }[];
+            source: {
+                /** @enum {string} */
+                api: "v2" | "v1" | "map" | "services" | "carhook";
+                operation?: string;
+                recordId?: string;
+            };
+            data: {
+                /**
+                 * @description the kind of change whose target it is
+                 * @enum {string}
+                 */
+                kind: "alerts" | "trips" | "collisions" | "fuel" | "maintenance" | "services" | "map";
+                /** @description the freshness target: the p95 detection lag it should stay within, in seconds */
+                targetS: number;
+                /** @description the capacity model's p95 lag for the fleet as it is, in seconds (null: no read is left for it) */
+                predictedP95S: number | null;
+                /** @description the staleness the planner guarantees for it, in seconds (null: none) */
+                guaranteeS: number | null;
+                /** @description the p95 detection lag of this kind's events detected in the last hour, when there were enough of them */
+                measuredP95S?: number;
+                /** @description this kind's events of the last hour the measured p95 is taken from (0: none) */
+                measuredEvents: number;
+                /** @description vehicles polled one by one (the fleet the model sizes) */
+                vehicles: number;
+                /** @description requests per window followed now */
+                quotaLimit: number;
+                /** @description the window of the quota */
+                windowSeconds: number;
+                /** @description requests per window that would meet the target for this fleet (null: none would, or the quota is not what limits it) */
+                quotaForTarget: number | null;
+                /**
+                 * Format: date-time
+                 * @description the check that found it
+                 */
+                checkedAt: string;
+            };
+            /**
+             * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+             * @constant
+             */
+            sample?: true;
+        };
+        /** @description The body of a carhook.freshness.at_risk webhook (Standard Webhooks payload around the envelope). */
+        CarhookFreshnessAtRiskWebhook: {
+            /** @constant */
+            type: "carhook.freshness.at_risk";
+            /**
+             * Format: date-time
+             * @description The event’s occurredAt.
+             */
+            timestamp: string;
+            data: components["schemas"]["CarhookFreshnessAtRiskEvent"];
+        };
+        /** @description The envelope of a carhook.freshness.restored event (version 1): A kind of change told at risk is back within its freshness target: both the predicted and the measured p95 lag are within it. */
+        CarhookFreshnessRestoredEvent: {
+            /** @description deterministic: the same change has the same id on every retry and re-poll */
+            id: string;
+            /** @constant */
+            type: "carhook.freshness.restored";
+            /** @constant */
+            schemaVersion: 1;
+            /**
+             * Format: date-time
+             * @description when it happened, from the API record
+             */
+            occurredAt: string;
+            /**
+             * Format: date-time
+             * @description when Carhook saw it
+             */
+            detectedAt: string;
+            /** @description per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle */
+            sequence: number;
+            vehicle?: {
+                id: string;
+                vin?: string;
+                brand?: string;
+                /** @description model as the API names it, when it says */
+                model?: string;
+                /** @description sub-model (trim) as the API names it, when it says */
+                subModel?: string;
+            };
+            enrollment?: {
+                id: string;
+                /** @enum {string} */
+                kind: "oauth-user" | "fleet-contract";
+            };
+            /** @description every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids */
+            enrollments?: {
+                id: string;
+                /** @enum {string} */
+                kind: "oauth-user" | "fleet-contract";
+            }[];
+            source: {
+                /** @enum {string} */
+                api: "v2" | "v1" | "map" | "services" | "carhook";
+                operation?: string;
+                recordId?: string;
+            };
+            data: {
+                /**
+                 * @description the kind of change whose target it is
+                 * @enum {string}
+                 */
+                kind: "alerts" | "trips" | "collisions" | "fuel" | "maintenance" | "services" | "map";
+                /** @description the freshness target: the p95 detection lag it should stay within, in seconds */
+                targetS: number;
+                /** @description the capacity model's p95 lag for the fleet as it is, in seconds (null: no read is left for it) */
+                predictedP95S: number | null;
+                /** @description the staleness the planner guarantees for it, in seconds (null: none) */
+                guaranteeS: number | null;
+                /** @description the p95 detection lag of this kind's events detected in the last hour, when there were enough of them */
+                measuredP95S?: number;
+                /** @description this kind's events of the last hour the measured p95 is taken from (0: none) */
+                measuredEvents: number;
+                /** @description vehicles polled one by one (the fleet the model sizes) */
+                vehicles: number;
+                /** @description requests per window followed now */
+                quotaLimit: number;
+                /** @description the window of the quota */
+                windowSeconds: number;
+                /** @description requests per window that would meet the target for this fleet (null: none would, or the quota is not what limits it) */
+                quotaForTarget: number | null;
+                /**
+                 * Format: date-time
+                 * @description the check that found it
+                 */
+                checkedAt: string;
+                /**
+                 * Format: date-time
+                 * @description when the at-risk this ends was told
+                 */
+                atRiskSince: string;
+            };
+            /**
+             * @description true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+             * @constant
+             */
+            sample?: true;
+        };
+        /** @description The body of a carhook.freshness.restored webhook (Standard Webhooks payload around the envelope). */
+        CarhookFreshnessRestoredWebhook: {
+            /** @constant */
+            type: "carhook.freshness.restored";
+            /**
+             * Format: date-time
+             * @description The event’s occurredAt.
+             */
+            timestamp: string;
+            data: components["schemas"]["CarhookFreshnessRestoredEvent"];
+        };
         FleetContract: {
             vin: string;
             contract: string;
@@ -5950,6 +6181,92 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CarhookQuotaChangedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: received; the delivery succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled (nothing more is sent until it is enabled). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 15 s: the delivery is retried on the schedule (Retry-After is honoured for 429 and 5xx). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveCarhookFreshnessAtRisk: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry, replay and recovery of the event. Drop a request whose id you have already handled. */
+                "webhook-id": string;
+                /** @description When the attempt was signed, in Unix seconds. Refuse one far from your clock. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed with the subscription secret (whsec_…); during a rotation one signature per valid secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CarhookFreshnessAtRiskWebhook"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: received; the delivery succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled (nothing more is sent until it is enabled). */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, or none within 15 s: the delivery is retried on the schedule (Retry-After is honoured for 429 and 5xx). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveCarhookFreshnessRestored: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry, replay and recovery of the event. Drop a request whose id you have already handled. */
+                "webhook-id": string;
+                /** @description When the attempt was signed, in Unix seconds. Refuse one far from your clock. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` keyed with the subscription secret (whsec_…); during a rotation one signature per valid secret, space-separated. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CarhookFreshnessRestoredWebhook"];
             };
         };
         responses: {

@@ -13,6 +13,12 @@
  */
 import type { FreshnessKind } from './kinds';
 
+/**
+ * The kinds are checked every this many planner cycles (./watch.ts): 5 minutes with the default
+ * cycle of a minute. The sweeper runs every minute; most runs find no check due.
+ */
+export const FRESHNESS_CHECK_CYCLES = 5;
+
 /** At most one at-risk (and the restored that follows it) per kind in this long. */
 export const FRESHNESS_TELL_EVERY_MS = 3_600_000;
 

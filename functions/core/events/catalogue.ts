@@ -2,6 +2,8 @@ import * as z from 'zod';
 import type { EventDefinition } from './common';
 import type { TypedEnvelope } from './envelope';
 import { type EventEnvelope, envelopeSchema } from './envelope';
+import { carhookFreshnessAtRisk } from './types/carhook.freshness.at_risk';
+import { carhookFreshnessRestored } from './types/carhook.freshness.restored';
 import { carhookQuotaChanged } from './types/carhook.quota.changed';
 import { enrollmentReauthorizationRequired } from './types/enrollment.reauthorization_required';
 import { enrollmentVehicleAdded } from './types/enrollment.vehicle.added';
@@ -45,6 +47,8 @@ export const definitions = [
   webhookDeliveryExhausted,
   webhookTest,
   carhookQuotaChanged,
+  carhookFreshnessAtRisk,
+  carhookFreshnessRestored,
 ] as const;
 
 type Definitions = (typeof definitions)[number];

@@ -4,6 +4,9 @@
  * it follows the code). docs/events.md (bin/events-doc.ts) and the console's catalogue page
  * (`GET /event-types`) say the same, from here.
  */
+
+import { FRESHNESS_CHECK_CYCLES } from '../capacity/freshness';
+import { MEASURED_MIN_EVENTS } from '../capacity/measured';
 import { RETRY_SCHEDULES } from '../delivery/retry-schedule';
 import { DEFAULT_CONFIG } from '../detection/config';
 import { DEFAULT_POLLING_CONFIG } from '../polling/config';
@@ -143,6 +146,17 @@ export const NOTES: Readonly<Record<EventType, Note>> = {
       "The quota Carhook spends changes: the API's `X-RateLimit-Limit` rises (followed at once, up to the ceiling: the configured quota, or `--quota-max` / `CARHOOK_QUOTA_MAX_REQUESTS` / CDK `quota.max` when set higher) or falls (followed at once), or a deploy with another quota, window or ceiling replaces what was followed. On the bus, and sent to the subscriptions that name `carhook.*` or the type.",
     reads: 'every API response (`X-RateLimit-Limit`); none of its own',
     delay: 'the first response that shows it; the planner sizes its cycles from it from the next cycle',
+  },
+  'carhook.freshness.at_risk': {
+    trigger: `A kind of change with a freshness target (\`--freshness-targets\`, \`CARHOOK_FRESHNESS_TARGETS\`, CDK \`freshnessTargets\`) is at risk: the capacity model's p95 lag for the fleet as it is (what \`GET /capacity\` shows), or the p95 lag of its events detected in the last hour (${MEASURED_MIN_EVENTS} events at least; history left out), passed the target. At most one per kind per hour; on the bus, and sent to the subscriptions that name \`carhook.*\` or the type.`,
+    reads: 'none: the vehicle records (learned rates), the quota followed and the event log',
+    delay: `the next freshness check: every ${FRESHNESS_CHECK_CYCLES} planner cycles (${span(FRESHNESS_CHECK_CYCLES * config.cycleMs)} by default), run by the sweeper`,
+  },
+  'carhook.freshness.restored': {
+    trigger:
+      'A kind told at risk is back: its predicted and its measured p95 lag are both within the target. Ends the at-risk it names (`atRiskSince`); a kind at risk again within the hour is told again once the hour has passed.',
+    reads: 'none: the vehicle records (learned rates), the quota followed and the event log',
+    delay: `the next freshness check: every ${FRESHNESS_CHECK_CYCLES} planner cycles (${span(FRESHNESS_CHECK_CYCLES * config.cycleMs)} by default), run by the sweeper`,
   },
   'webhook.delivery.exhausted': {
     trigger: `A delivery failed its first attempt and every retry (${standard.retriesMs.length + 1} attempts; ${fast.retriesMs.length + 1} with \`--retry-schedule fast\`) and is dead-lettered. On the bus, and sent to the subscriptions that name \`webhook.*\` (never to the failing one).`,

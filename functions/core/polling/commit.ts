@@ -348,7 +348,7 @@ export async function applyObservations(deps: CommitDeps, input: ApplyInput): Pr
 
 /** Publishes events just committed; failures stay unpublished in the log (never thrown). */
 export async function publishCommitted(
-  deps: Pick<CommitDeps, 'stores' | 'bus' | 'now' | 'publish'>,
+  deps: Pick<CommitDeps, 'bus' | 'now' | 'publish'> & { readonly stores: Pick<Stores, 'events'> },
   events: readonly EventEnvelope[],
 ): Promise<{ published: string[]; unpublished: string[] }> {
   if (events.length === 0) return { published: [], unpublished: [] };

@@ -2,6 +2,216 @@
 // Regenerate with `npm run generate -w @carhook/events`.
 
 /**
+ * A kind of change is at risk of missing its freshness target: the capacity model's p95 lag for the fleet as it is, or the p95 measured over the last hour, passed it. At most one per kind per hour.
+ */
+export interface CarhookFreshnessAtRiskV1 {
+/**
+ * deterministic: the same change has the same id on every retry and re-poll
+ */
+id: string
+type: "carhook.freshness.at_risk"
+schemaVersion: 1
+/**
+ * when it happened, from the API record
+ */
+occurredAt: string
+/**
+ * when Carhook saw it
+ */
+detectedAt: string
+/**
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle
+ */
+sequence: number
+vehicle?: {
+id: string
+vin?: string
+brand?: string
+/**
+ * model as the API names it, when it says
+ */
+model?: string
+/**
+ * sub-model (trim) as the API names it, when it says
+ */
+subModel?: string
+}
+enrollment?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}
+/**
+ * every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids
+ */
+enrollments?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}[]
+source: {
+api: ("v2" | "v1" | "map" | "services" | "carhook")
+operation?: string
+recordId?: string
+}
+data: {
+/**
+ * the kind of change whose target it is
+ */
+kind: ("alerts" | "trips" | "collisions" | "fuel" | "maintenance" | "services" | "map")
+/**
+ * the freshness target: the p95 detection lag it should stay within, in seconds
+ */
+targetS: number
+/**
+ * the capacity model's p95 lag for the fleet as it is, in seconds (null: no read is left for it)
+ */
+predictedP95S: (number | null)
+/**
+ * the staleness the planner guarantees for it, in seconds (null: none)
+ */
+guaranteeS: (number | null)
+/**
+ * the p95 detection lag of this kind's events detected in the last hour, when there were enough of them
+ */
+measuredP95S?: number
+/**
+ * this kind's events of the last hour the measured p95 is taken from (0: none)
+ */
+measuredEvents: number
+/**
+ * vehicles polled one by one (the fleet the model sizes)
+ */
+vehicles: number
+/**
+ * requests per window followed now
+ */
+quotaLimit: number
+/**
+ * the window of the quota
+ */
+windowSeconds: number
+/**
+ * requests per window that would meet the target for this fleet (null: none would, or the quota is not what limits it)
+ */
+quotaForTarget: (number | null)
+/**
+ * the check that found it
+ */
+checkedAt: string
+}
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
+}
+
+/**
+ * A kind of change told at risk is back within its freshness target: both the predicted and the measured p95 lag are within it.
+ */
+export interface CarhookFreshnessRestoredV1 {
+/**
+ * deterministic: the same change has the same id on every retry and re-poll
+ */
+id: string
+type: "carhook.freshness.restored"
+schemaVersion: 1
+/**
+ * when it happened, from the API record
+ */
+occurredAt: string
+/**
+ * when Carhook saw it
+ */
+detectedAt: string
+/**
+ * per-vehicle increasing number (one counter per VIN across all vehicle.* and enrollment.vehicle.* events, no gaps): orders the vehicle events and reveals a missing one; 0 for events not about a vehicle
+ */
+sequence: number
+vehicle?: {
+id: string
+vin?: string
+brand?: string
+/**
+ * model as the API names it, when it says
+ */
+model?: string
+/**
+ * sub-model (trim) as the API names it, when it says
+ */
+subModel?: string
+}
+enrollment?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}
+/**
+ * every active enrollment of this vehicle, when it has more than one (an OAuth user and a fleet contract for the same VIN): one stream, all the enrollment ids
+ */
+enrollments?: {
+id: string
+kind: ("oauth-user" | "fleet-contract")
+}[]
+source: {
+api: ("v2" | "v1" | "map" | "services" | "carhook")
+operation?: string
+recordId?: string
+}
+data: {
+/**
+ * the kind of change whose target it is
+ */
+kind: ("alerts" | "trips" | "collisions" | "fuel" | "maintenance" | "services" | "map")
+/**
+ * the freshness target: the p95 detection lag it should stay within, in seconds
+ */
+targetS: number
+/**
+ * the capacity model's p95 lag for the fleet as it is, in seconds (null: no read is left for it)
+ */
+predictedP95S: (number | null)
+/**
+ * the staleness the planner guarantees for it, in seconds (null: none)
+ */
+guaranteeS: (number | null)
+/**
+ * the p95 detection lag of this kind's events detected in the last hour, when there were enough of them
+ */
+measuredP95S?: number
+/**
+ * this kind's events of the last hour the measured p95 is taken from (0: none)
+ */
+measuredEvents: number
+/**
+ * vehicles polled one by one (the fleet the model sizes)
+ */
+vehicles: number
+/**
+ * requests per window followed now
+ */
+quotaLimit: number
+/**
+ * the window of the quota
+ */
+windowSeconds: number
+/**
+ * requests per window that would meet the target for this fleet (null: none would, or the quota is not what limits it)
+ */
+quotaForTarget: (number | null)
+/**
+ * the check that found it
+ */
+checkedAt: string
+/**
+ * when the at-risk this ends was told
+ */
+atRiskSince: string
+}
+/**
+ * true on a sample an operator sent on request (`POST /subscriptions/{id}/sample`): not a real change, never counted in sequence (0)
+ */
+sample?: true
+}
+
+/**
  * The quota Carhook spends changed: the API's X-RateLimit-Limit rose (followed up to the configured ceiling) or fell (followed at once), or a new configuration replaced it.
  */
 export interface CarhookQuotaChangedV1 {
@@ -1728,6 +1938,8 @@ sample?: true
 
 /** Every event type Carhook publishes, at its current version. */
 export type CarhookEvent =
+  | CarhookFreshnessAtRiskV1
+  | CarhookFreshnessRestoredV1
   | CarhookQuotaChangedV1
   | EnrollmentReauthorizationRequiredV1
   | EnrollmentVehicleAddedV1
@@ -1751,6 +1963,8 @@ export type CarhookEvent =
 
 /** The current schema version of each event type. */
 export const CURRENT_VERSIONS = {
+  'carhook.freshness.at_risk': 1,
+  'carhook.freshness.restored': 1,
   'carhook.quota.changed': 1,
   'enrollment.reauthorization_required': 1,
   'enrollment.vehicle.added': 1,
@@ -1772,6 +1986,16 @@ export const CURRENT_VERSIONS = {
   'webhook.endpoint.disabled': 1,
   'webhook.test': 1,
 } as const;
+
+/** True when `event` is a `carhook.freshness.at_risk` event of schema version 1. */
+export function isCarhookFreshnessAtRisk(event: { readonly type: string; readonly schemaVersion?: unknown }): event is CarhookFreshnessAtRiskV1 {
+  return event.type === 'carhook.freshness.at_risk' && event.schemaVersion === 1;
+}
+
+/** True when `event` is a `carhook.freshness.restored` event of schema version 1. */
+export function isCarhookFreshnessRestored(event: { readonly type: string; readonly schemaVersion?: unknown }): event is CarhookFreshnessRestoredV1 {
+  return event.type === 'carhook.freshness.restored' && event.schemaVersion === 1;
+}
 
 /** True when `event` is a `carhook.quota.changed` event of schema version 1. */
 export function isCarhookQuotaChanged(event: { readonly type: string; readonly schemaVersion?: unknown }): event is CarhookQuotaChangedV1 {

@@ -187,6 +187,8 @@ describe('every catalogue type, end to end in the local runtime', { timeout: 60_
       polling: { dailyMs: 1000, discoveryIntervalMs: 1000 },
       // A vehicle is told silent after 10 s without a record (learned from its own history: 2.5 s to 70 s).
       silenceAfterMs: 10_000,
+      // Alerts within 30 s at p95: met at this quota, missed when the API lowers it to 6 a minute.
+      freshnessTargets: { alerts: 30_000 },
       out: null,
       err: null,
     });
@@ -440,6 +442,25 @@ describe('every catalogue type, end to end in the local runtime', { timeout: 60_
     expect(rx.received.filter((r) => r.path === '/all').map((r) => r.envelope.type)).not.toContain(
       'carhook.quota.changed',
     );
+  });
+
+  it('carhook.freshness.at_risk / restored: the quota falls below what the alerts target needs, then comes back', async () => {
+    const clientId = (rt.sim as NonNullable<LocalRuntime['sim']>).clientId;
+    expect((await control('PUT', `/clients/${clientId}/quota`, { limit: 6 })).status).toBe(200);
+    await expectWebhook('/carhook', 'carhook.quota.changed', (e) => e.data.limit === 6);
+    // The freshness check runs every 5 planner cycles (5 steps here).
+    await rt.advance(5 * STEP_MS);
+    const atRisk = await expectWebhook('/carhook', 'carhook.freshness.at_risk');
+    // The vehicles still polled one by one: the earlier tests paused some.
+    expect(atRisk.data).toMatchObject({ kind: 'alerts', targetS: 30, quotaLimit: 6, vehicles: 3 });
+    expect(atRisk.data.predictedP95S as number).toBeGreaterThan(30);
+    expect((await control('PUT', `/clients/${clientId}/quota`, { limit: 100_000 })).status).toBe(200);
+    await expectWebhook('/carhook', 'carhook.quota.changed', (e) => e.data.limit === 100_000);
+    await rt.advance(5 * STEP_MS);
+    const restored = await expectWebhook('/carhook', 'carhook.freshness.restored');
+    expect(restored.data).toMatchObject({ kind: 'alerts', quotaLimit: 100_000, atRiskSince: atRisk.data.checkedAt });
+    expect(restored.data.predictedP95S as number).toBeLessThanOrEqual(30);
+    expect(rx.received.filter((r) => r.envelope.type.startsWith('carhook.freshness.'))).toHaveLength(2);
   });
 
   it('covered every catalogue type, with the payload shapes docs/events.md shows', async () => {
