@@ -21,9 +21,7 @@ import {
 } from '../adapters/local/dynamodb-local';
 import { createQueueTable, LocalQueue } from '../adapters/local/queue';
 import { SecretError } from '../adapters/secrets/types';
-import { watchFreshness } from '../core/capacity/watch';
 import type { DeliveryJob } from '../core/delivery/engine';
-import { republishPending } from '../core/polling/commit';
 import type { PollJob } from '../core/polling/jobs';
 import { runPlanner } from '../core/polling/planner';
 import { QUEUE_NAMES } from '../core/queue/ports';
@@ -55,7 +53,7 @@ import {
 } from './simulator';
 import { loadOrCreateState } from './state';
 import { createTimers } from './timers';
-import { drainLocalQueues, startLocalWorkers, subscribeFanOut } from './workers';
+import { drainLocalQueues, startLocalWorkers, subscribeFanOut, sweepOnce } from './workers';
 
 export { banner } from './banner';
 export * from './options';
@@ -304,15 +302,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     const plan = async () => {
       await runPlanner(await runtime.plannerDeps());
     };
-    // The sweeper: events committed but not published (crash between commit and publish) and
-    // deliveries whose queue message was lost go out again, with the same ids; and the freshness
-    // check, when targets are set.
-    const sweep = async () => {
-      await republishPending(runtime.republishDeps());
-      await webhooks.engine.sweep();
-      const freshness = runtime.freshnessDeps();
-      if (freshness) await watchFreshness(freshness);
-    };
+    const sweep = () => sweepOnce(runtime, webhooks);
     // On the simulated clock nothing runs by itself: `advance` runs what is due.
     const workers = simulated ? { stop: async () => {} } : startLocalWorkers(workerOptions);
     const timers = createTimers(err);

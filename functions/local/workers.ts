@@ -5,7 +5,9 @@
  */
 import type { LocalBus } from '../adapters/local/bus';
 import type { LocalQueue } from '../adapters/local/queue';
+import { watchFreshness } from '../core/capacity/watch';
 import { type DeliveryJob, deliveryJobHandler, parseDeliveryJob } from '../core/delivery/engine';
+import { republishPending } from '../core/polling/commit';
 import type { PollJob } from '../core/polling/jobs';
 import { runPollJob } from '../core/polling/worker';
 import { runConsumer } from '../core/queue/process';
@@ -114,4 +116,16 @@ export function startLocalWorkers(o: LocalWorkersOptions): LocalWorkers {
 export async function drainLocalQueues(o: LocalWorkersOptions): Promise<number> {
   const [poll, delivery] = await consume(o, new AbortController().signal, true);
   return poll.received + delivery.received;
+}
+
+/**
+ * The sweeper, as the scheduled function runs it: events committed but not published (a crash
+ * between commit and publish) and deliveries whose queue message was lost go out again, with the
+ * same ids; then the freshness check, when targets are set.
+ */
+export async function sweepOnce(runtime: Runtime, webhooks: Webhooks): Promise<void> {
+  await republishPending(runtime.republishDeps());
+  await webhooks.engine.sweep();
+  const freshness = runtime.freshnessDeps();
+  if (freshness) await watchFreshness(freshness);
 }

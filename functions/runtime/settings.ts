@@ -148,7 +148,7 @@ export const choiceSchema = <S extends ChoiceSetting>(setting: S) =>
  * ./freshness-targets.ts); no target by default.
  */
 export const FRESHNESS_TARGETS_SETTING = {
-  doc: 'The staleness each kind of change should stay within, e.g. `alerts=5m,maintenance=1h`: `GET /capacity` reports each kind against its target.',
+  doc: 'The p95 lag each kind of change should stay within, shown by `GET /capacity`; passing one is told as `carhook.freshness.at_risk`.',
   names: { env: 'CARHOOK_FRESHNESS_TARGETS', flag: '--freshness-targets', prop: 'freshnessTargets' },
   /** Bounds of one target (ms): a second to 30 days. */
   minMs: 1000,

@@ -171,7 +171,9 @@ describe('the freshness check', () => {
       vehicles: 100,
       atRiskSince: iso(atRiskAt),
     });
-    expect((w.bus.received[1]?.data as { predictedP95S: number }).predictedP95S).toBeLessThan(600);
+    expect(
+      ((w.bus.received[1] as EventEnvelope).data as { predictedP95S: number }).predictedP95S,
+    ).toBeLessThan(600);
   });
 
   it('tells a measured p95 past the target even when the model meets it', async () => {
@@ -202,7 +204,9 @@ describe('the freshness check', () => {
       measuredP95S: 600,
       measuredEvents: 30,
     });
-    expect((w.bus.received[0]?.data as { predictedP95S: number }).predictedP95S).toBeLessThan(300);
+    expect(
+      ((w.bus.received[0] as EventEnvelope).data as { predictedP95S: number }).predictedP95S,
+    ).toBeLessThan(300);
   });
 
   it('keeps what the bus refused in the event log: the sweeper publishes it, same id', async () => {
@@ -211,9 +215,9 @@ describe('the freshness check', () => {
     w.bus.failing = true;
     const result = await watchFreshness(w.deps);
     expect(result).toMatchObject({ kind: 'Checked', published: [] });
-    const told = (result as { told: string[] }).told;
+    const told = (result as { told: readonly string[] }).told;
     expect(told).toHaveLength(1);
-    expect((result as { unpublished: string[] }).unpublished).toEqual(told);
+    expect((result as { unpublished: readonly string[] }).unpublished).toEqual(told);
     // The next check is not due and tells nothing more; the sweeper publishes the one kept.
     w.bus.failing = false;
     expect(await watchFreshness(w.deps)).toMatchObject({ kind: 'NotDue' });

@@ -163,6 +163,27 @@ describe('Lambda handlers on DynamoDB Local, the simulator and fake AWS clients'
       expect((await sweeper(schedulerEvent(), lambdaContext('sweeper'))).events.published).toBe(0);
     });
 
+    it('runs the freshness check in the sweep when targets are set: at risk told once on the bus', async () => {
+      const http = createHttpApiHandler(lazy(() => w.runtime(['secrets', 'bus'])));
+      await enrollThroughHttpApi(http);
+      const sweeper = createSweeperHandler(
+        lazy(() => w.runtime(WEBHOOK_NEEDS, WEBHOOK_UNBOUND, { CARHOOK_FRESHNESS_TARGETS: 'trips=1s' })),
+      );
+      const first = await sweeper(schedulerEvent(), lambdaContext('sweeper'));
+      // A read a minute at best: a p95 of 1 s cannot be met.
+      expect(first.freshness).toMatchObject({ kind: 'Checked', told: [expect.any(String)] });
+      const told = w.eventBridge.entries.filter((e) => e.DetailType === 'carhook.freshness.at_risk');
+      expect(told.map((e) => (JSON.parse(e.Detail ?? '{}') as Json).id)).toEqual(
+        (first.freshness as { told: readonly string[] }).told,
+      );
+      expect(told[0]?.Source).toBe('carhook');
+      // The next run within five planner cycles: not due, nothing told.
+      expect((await sweeper(schedulerEvent(), lambdaContext('sweeper'))).freshness).toMatchObject({
+        kind: 'NotDue',
+      });
+      expect(w.eventBridge.detailTypes().filter((t) => t.startsWith('carhook.freshness.'))).toHaveLength(1);
+    });
+
     it('subscribes a webhook over the HTTP API, fans a bus event out to it, and retries through the deliveries queue', async () => {
       let calls = 0;
       const receiver = await startReceiver((_req, res) => {
@@ -403,6 +424,7 @@ describe('Lambda handlers on DynamoDB Local, the simulator and fake AWS clients'
           error: 'ProvisionedThroughputExceededException: Throughput exceeds the current capacity',
         });
         expect(failure.deliveries).toEqual({ ok: true, value: { requeued: 1 } });
+        expect(failure.freshness).toEqual({ ok: true, value: { kind: 'NoTargets' } });
         expect(failure.message).toMatch(/^sweep failed \(events: ProvisionedThroughputExceededException/);
         expect(w.sqs.sent.map((e) => JSON.parse(e.MessageBody ?? '{}'))).toEqual([{ deliveryId: id }]);
         expect(w.eventBridge.entries).toHaveLength(published);

@@ -458,7 +458,11 @@ describe('every catalogue type, end to end in the local runtime', { timeout: 60_
     await expectWebhook('/carhook', 'carhook.quota.changed', (e) => e.data.limit === 100_000);
     await rt.advance(5 * STEP_MS);
     const restored = await expectWebhook('/carhook', 'carhook.freshness.restored');
-    expect(restored.data).toMatchObject({ kind: 'alerts', quotaLimit: 100_000, atRiskSince: atRisk.data.checkedAt });
+    expect(restored.data).toMatchObject({
+      kind: 'alerts',
+      quotaLimit: 100_000,
+      atRiskSince: atRisk.data.checkedAt,
+    });
     expect(restored.data.predictedP95S as number).toBeLessThanOrEqual(30);
     expect(rx.received.filter((r) => r.envelope.type.startsWith('carhook.freshness.'))).toHaveLength(2);
   });
