@@ -6,6 +6,7 @@
 import type { EventBridgeEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createSqsBatchHandler } from '../adapters/sqs/lambda';
 import { type EventEnvelope, envelopeSchema } from '../core/events/envelope';
+import { FieldError } from '../core/field-error';
 import { type AwsRuntime, createAwsRuntime, lazy } from '../runtime/aws';
 import { ALL_SERVICES } from '../runtime/aws-services';
 import { required } from '../runtime/config';
@@ -16,15 +17,9 @@ import { createWebhooks } from '../runtime/webhooks';
 type FanOutInput = EventBridgeEvent<string, unknown> | SQSEvent;
 
 /** The bus event is not a Carhook envelope: names the field (it would fail the same way again). */
-export class FanOutInputError extends Error {
+export class FanOutInputError extends FieldError {
   override readonly name = 'FanOutInputError';
   readonly kind = 'Malformed';
-  constructor(
-    readonly field: string,
-    message: string,
-  ) {
-    super(`${field}: ${message}`);
-  }
 }
 
 export function parseBusEvent(raw: unknown): EventEnvelope {

@@ -4,19 +4,14 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
+import { FieldError } from '../core/field-error';
 import { sendError } from './errors';
 
 export const MIN_ADMIN_TOKEN_LENGTH = 16;
 
-export class HttpAppConfigError extends Error {
+export class HttpAppConfigError extends FieldError {
   override readonly name = 'HttpAppConfigError';
   readonly kind = 'InvalidConfig';
-  constructor(
-    readonly field: string,
-    message: string,
-  ) {
-    super(`${field}: ${message}`);
-  }
 }
 
 /**

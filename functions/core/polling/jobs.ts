@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { FieldError } from '../field-error';
 import { pollStrategies, type VehicleResource, vehicleResources } from './config';
 
 /**
@@ -79,14 +80,11 @@ export type PollMapJob = z.output<JobSchemas['pollMapJobSchema']>;
 export type DiscoverVehiclesJob = z.output<JobSchemas['discoverVehiclesJobSchema']>;
 export type PollJob = z.output<JobSchemas['pollJobSchema']>;
 
-export class InvalidJobError extends Error {
+export class InvalidJobError extends FieldError {
   override readonly name = 'InvalidJobError';
   readonly kind = 'InvalidJob';
-  constructor(
-    readonly field: string,
-    why: string,
-  ) {
-    super(`poll job ${field}: ${why}`);
+  constructor(field: string, why: string) {
+    super(field, why, 'poll job ');
   }
 }
 

@@ -13,6 +13,7 @@
  * Everything here is pure; the stores (memory, DynamoDB) persist `BucketState`.
  */
 
+import { FieldError } from '../field-error';
 import {
   ceilingOf,
   followedConfig,
@@ -53,15 +54,9 @@ export interface RateObservation {
   readonly observedAt: number;
 }
 
-export class RateBudgetError extends Error {
+export class RateBudgetError extends FieldError {
   override readonly name = 'RateBudgetError';
   readonly kind = 'InvalidInput';
-  constructor(
-    readonly field: string,
-    why: string,
-  ) {
-    super(`${field}: ${why}`);
-  }
 }
 
 export function validateConfig(config: RateBudgetConfig): RateBudgetConfig {
