@@ -4,16 +4,11 @@
  * Like the contract, it imports nothing that needs Node (the console's typecheck reads it).
  */
 import * as z from 'zod';
+import { latestParts } from '../core/detection/latest-record';
 import { named, vehicleSchema } from './contract';
 
 const iso = z.string().meta({ format: 'date-time' });
-
-const readRecord = z.object({
-  eventId: z.string(),
-  occurredAt: iso,
-  readAt: iso,
-  data: z.looseObject({}).meta({ description: 'the `data` of the event that told it' }),
-});
+const parts = latestParts(iso);
 
 export const vehicleStateSchema = named(
   'VehicleState',
@@ -37,20 +32,10 @@ export const vehicleStateSchema = named(
       maintenance: z
         .object({ days: z.number(), mileageKm: z.number(), updatedAt: iso.optional(), readAt: iso })
         .optional(),
-      lastTrip: readRecord.optional(),
-      lastCollision: readRecord.optional(),
-      position: z
-        .object({
-          lat: z.number(),
-          lon: z.number(),
-          alt: z.number().optional(),
-          heading: z.number().optional(),
-          at: iso.optional(),
-          readAt: iso,
-          from: z.string(),
-        })
-        .optional(),
-      fuel: z.object({ level: z.number(), at: iso.optional(), readAt: iso, from: z.string() }).optional(),
+      lastTrip: parts.record.optional(),
+      lastCollision: parts.record.optional(),
+      position: parts.position.optional(),
+      fuel: parts.fuel.optional(),
       lastActivityAt: iso.optional(),
       lastReadAt: iso.optional(),
     })
