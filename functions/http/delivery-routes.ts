@@ -39,6 +39,13 @@ export function addDeliveryRoutes(
 ): void {
   const { service, listed, byId, pageQuery, common, badRequest, notFound } = deps;
   const disabled = errorResponse('The subscription is disabled: enable it first.');
+  /** What replay and recover answer: queued (202), or why not. */
+  const queued = (schema: z.ZodType) => ({
+    202: { description: 'Queued.', schema },
+    400: badRequest,
+    404: notFound,
+    409: disabled,
+  });
 
   const attemptQuery = z.object({
     limit: z.string().optional().meta({ description: 'Page size, 1-100 (default 50).' }),
@@ -124,12 +131,7 @@ export function addDeliveryRoutes(
       params: byId,
       body: service.schemas.replay,
       bodyName: 'ReplayRequest',
-      responses: {
-        202: { description: 'Queued.', schema: replayResultSchema },
-        400: badRequest,
-        404: notFound,
-        409: disabled,
-      },
+      responses: queued(replayResultSchema),
     },
     async (c, { params, body }) => reply(c, await service.replay(params.id, body), 202),
   );
@@ -146,12 +148,7 @@ export function addDeliveryRoutes(
       params: byId,
       body: service.schemas.recover,
       bodyName: 'RecoverRequest',
-      responses: {
-        202: { description: 'Queued.', schema: recoverResultSchema },
-        400: badRequest,
-        404: notFound,
-        409: disabled,
-      },
+      responses: queued(recoverResultSchema),
     },
     async (c, { params, body }) => reply(c, await service.recover(params.id, body), 202),
   );

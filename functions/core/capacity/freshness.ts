@@ -45,15 +45,16 @@ export interface KindMemory {
 }
 export type FreshnessMemory = Readonly<Partial<Record<FreshnessKind, KindMemory>>>;
 
+/** A signal: when it was decided, and the kind's figures then. */
+interface Signal<T extends string> {
+  readonly type: T;
+  readonly at: number;
+  readonly freshness: KindFreshness;
+}
 export type FreshnessSignal =
-  | { readonly type: 'carhook.freshness.at_risk'; readonly at: number; readonly freshness: KindFreshness }
-  | {
-      readonly type: 'carhook.freshness.restored';
-      readonly at: number;
-      readonly freshness: KindFreshness;
-      /** When the at-risk it ends was told. */
-      readonly atRiskSince: number;
-    };
+  | Signal<'carhook.freshness.at_risk'>
+  /** `atRiskSince`: when the at-risk it ends was told. */
+  | (Signal<'carhook.freshness.restored'> & { readonly atRiskSince: number });
 
 export const isAtRisk = (f: KindFreshness): boolean =>
   f.predictedP95Ms === null ||

@@ -10,7 +10,7 @@ import { type NextStep, nextStep, type SubscriptionHealth } from '../webhooks/po
 import type { DeliveryAttempt } from '../webhooks/sender';
 import { disabledEvent, exhaustedEvent } from './operational';
 import type { SecretBox } from './secrets';
-import { describe, type EngineState, enqueue, publish } from './state';
+import { describe, type EngineState, enqueue, publish, reportStoreFailure } from './state';
 
 // One attempt of one delivery: send it, record the subscription's health, decide what follows
 // (the retry policy), write the outcome of a claimed delivery, and act on the decision.
@@ -200,12 +200,7 @@ export async function attemptClaimed(
     return await finishClaimed(state, delivery, subscription, done);
   } catch (error) {
     // The delivery stays claimed: when its lease ends the sweep (or its queue message) retries it.
-    state.report({
-      kind: 'StoreFailure',
-      deliveryId: delivery.id,
-      subscriptionId: subscription.id,
-      message: describe(error),
-    });
+    reportStoreFailure(state, delivery, subscription, error);
     return undefined;
   }
 }

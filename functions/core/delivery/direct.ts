@@ -4,7 +4,7 @@ import type { DeliveryAttempt } from '../webhooks/sender';
 import { afterRecorded, attemptOnce, decide, finishClaimed } from './attempt';
 import { DeliveryError } from './contract';
 import { recordAttempt } from './recording';
-import { describe, type EngineState, enqueue } from './state';
+import { type EngineState, enqueue, reportStoreFailure } from './state';
 
 /**
  * A fan-out's first attempt before any write: the fan-out message (SQS; the unpublished event
@@ -43,12 +43,7 @@ export function attemptDirect(
         return lease;
       },
       (error: unknown) => {
-        state.report({
-          kind: 'StoreFailure',
-          deliveryId: delivery.id,
-          subscriptionId: subscription.id,
-          message: describe(error),
-        });
+        reportStoreFailure(state, delivery, subscription, error);
         return undefined;
       },
     );
@@ -114,12 +109,7 @@ export function attemptDirect(
     await afterRecorded(state, first, subscription, attempt, decided);
     markDurable();
   })().catch((error: unknown) => {
-    state.report({
-      kind: 'StoreFailure',
-      deliveryId: delivery.id,
-      subscriptionId: subscription.id,
-      message: describe(error),
-    });
+    reportStoreFailure(state, delivery, subscription, error);
     markFailed(error);
   });
   return { durable, done };

@@ -10,25 +10,8 @@ import { createEngineState } from './state';
 // recording.ts (group commit of direct outcomes), operational.ts (webhook.* events), jobs.ts (queue
 // worker, test sends, replay, resume, sweep). The public contract is contract.ts.
 
-export {
-  DEFAULT_ATTEMPT_BUDGET_MS,
-  DEFAULT_DIRECT_HOLD_MS,
-  DEFAULT_GLOBAL_CONCURRENCY,
-  DEFAULT_LEASE_MS,
-  DEFAULT_MAX_WAITING_PER_SUBSCRIPTION,
-  DEFAULT_PER_SUBSCRIPTION_CONCURRENCY,
-  DEFAULT_RECORD_CONCURRENCY,
-  DEFAULT_SLOW_FOR_MS,
-  DEFAULT_SWEEP_GRACE_MS,
-  type DeliveryEngine,
-  type DeliveryEngineDeps,
-  DeliveryError,
-  type DeliveryJob,
-  type DeliveryProblem,
-  deliveryJobSchema,
-  type FanOutResult,
-  parseDeliveryJob,
-} from './contract';
+// The public contract, as the engine's importers know it.
+export * from './contract';
 
 export function createDeliveryEngine(deps: DeliveryEngineDeps): DeliveryEngine {
   const state = createEngineState(deps);

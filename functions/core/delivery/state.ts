@@ -184,6 +184,21 @@ export function newDelivery(
   };
 }
 
+/** A store write of one delivery failed: reported (the delivery's lease or its sweep retries it), not thrown. */
+export function reportStoreFailure(
+  state: EngineState,
+  delivery: Pick<DeliveryRecord, 'id'>,
+  subscription: Pick<SubscriptionRecord, 'id'>,
+  error: unknown,
+): void {
+  state.report({
+    kind: 'StoreFailure',
+    deliveryId: delivery.id,
+    subscriptionId: subscription.id,
+    message: describe(error),
+  });
+}
+
 /** Sends deliveries to the queue, 100 per call; a failed send is reported, not thrown. */
 export async function enqueue(state: EngineState, ids: readonly string[], delaySeconds = 0): Promise<void> {
   for (let i = 0; i < ids.length; i += 100) {

@@ -106,15 +106,11 @@ export interface VehicleRecord {
 }
 
 /** What a caller gives to create a vehicle; the store fills the rest. */
-export interface NewVehicle {
-  readonly id: string;
-  readonly enrollmentId: string;
-  readonly vin: string;
-  readonly brand?: string;
-  readonly model?: string;
-  readonly subModel?: string;
-  readonly apiVehicleId?: string;
-  readonly nextPollAt: IsoDate;
+export interface NewVehicle
+  extends Pick<
+    VehicleRecord,
+    'id' | 'enrollmentId' | 'vin' | 'brand' | 'model' | 'subModel' | 'apiVehicleId' | 'nextPollAt'
+  > {
   readonly hints?: Partial<SchedulingHints>;
 }
 

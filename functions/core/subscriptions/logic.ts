@@ -51,28 +51,31 @@ export function dueSortKey(d: Pick<DeliveryRecord, 'nextAttemptAt' | 'id'>): str
   return `${d.nextAttemptAt}#${d.id}`;
 }
 
+/** Each of `ids` a non-empty id and each of `dates` an ISO date, refused as `<what>.<field>`. */
+function requireFields<T>(
+  what: string,
+  record: T,
+  ids: readonly (keyof T & string)[],
+  dates: readonly (keyof T & string)[],
+) {
+  for (const k of ids) requireId(`${what}.${k}`, record[k]);
+  for (const k of dates) requireIsoDate(`${what}.${k}`, record[k]);
+}
+
 export function validateSubscription(s: SubscriptionRecord): SubscriptionRecord {
-  requireId('subscription.id', s.id);
-  requireId('subscription.url', s.url);
-  requireId('subscription.secretCiphertext', s.secretCiphertext);
+  requireFields('subscription', s, ['id', 'url', 'secretCiphertext'], ['createdAt', 'updatedAt']);
   if (s.status !== 'active' && s.status !== 'disabled')
     throw invalidInput('subscription.status', 'must be active or disabled');
-  requireIsoDate('subscription.createdAt', s.createdAt);
-  requireIsoDate('subscription.updatedAt', s.updatedAt);
   return s;
 }
 
 export function validateDelivery(d: DeliveryRecord): DeliveryRecord {
-  requireId('delivery.id', d.id);
-  requireId('delivery.subscriptionId', d.subscriptionId);
-  requireId('delivery.eventId', d.eventId);
+  requireFields('delivery', d, ['id', 'subscriptionId', 'eventId'], ['nextAttemptAt', 'createdAt']);
   if (d.envelope?.id !== d.eventId) throw invalidInput('delivery.envelope.id', 'must equal delivery.eventId');
   if (!deliveryStatuses.includes(d.status))
     throw invalidInput('delivery.status', `must be one of ${deliveryStatuses.join(', ')}`);
   if (!Number.isInteger(d.attempts) || d.attempts < 0)
     throw invalidInput('delivery.attempts', 'must be a non-negative integer');
-  requireIsoDate('delivery.nextAttemptAt', d.nextAttemptAt);
-  requireIsoDate('delivery.createdAt', d.createdAt);
   return d;
 }
 

@@ -1,6 +1,6 @@
 import type { EventEnvelope } from '../events/envelope';
 import type { IsoDate } from '../store/records';
-import type { AttemptOutcome, ErrorClass } from '../webhooks/outcome';
+import type { AttemptOutcome, DeliveryAttempt } from '../webhooks/outcome';
 import type { SubscriptionHealth } from '../webhooks/policy';
 import type { SubscriptionStatus } from './schemas';
 
@@ -81,29 +81,17 @@ export interface DeliveryRecord {
 /** What the worker decided after an attempt (shown in the attempt log). */
 export type AttemptDecision = 'done' | 'retry' | 'dead-letter' | 'disabled';
 
-/** One line of `GET /subscriptions/{id}/deliveries`. */
-export interface AttemptRecord {
+/**
+ * One line of `GET /subscriptions/{id}/deliveries`: the attempt as the sender made it (without the
+ * address it connected to), and where it stands in its delivery.
+ */
+export interface AttemptRecord extends Omit<DeliveryAttempt, 'remoteAddress'> {
   readonly subscriptionId: string;
   readonly deliveryId: string;
   readonly eventId: string;
   readonly eventType: string;
   /** 1-based; a gap means an attempt was abandoned by a worker that died mid-attempt. */
   readonly attemptNumber: number;
-  readonly startedAt: IsoDate;
-  readonly durationMs: number;
-  readonly outcome: AttemptOutcome;
-  readonly statusCode?: number;
-  readonly error?: string;
-  /** Why it failed, in one word (functions/core/webhooks/sender.ts `ErrorClass`). */
-  readonly errorClass?: ErrorClass;
-  /** The headers sent (the signature, never the secret). */
-  readonly requestHeaders?: Readonly<Record<string, string>>;
-  /** The response's headers, when there was a response. */
-  readonly responseHeaders?: Readonly<Record<string, string>>;
-  /** At most 4 KB of the response body. */
-  readonly responseExcerpt?: string;
-  readonly responseTruncated?: boolean;
-  readonly retryAfterMs?: number;
   readonly decision: AttemptDecision;
   readonly nextAttemptAt?: IsoDate;
 }

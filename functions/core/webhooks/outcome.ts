@@ -24,3 +24,27 @@ export const ERROR_CLASSES = [
   'other',
 ] as const;
 export type ErrorClass = (typeof ERROR_CLASSES)[number];
+
+/** One attempt of one delivery: what the attempt log (`GET /subscriptions/{id}/deliveries`) shows. */
+export interface DeliveryAttempt {
+  /** ISO 8601, the attempt's start (also its `webhook-timestamp`). */
+  readonly startedAt: string;
+  readonly durationMs: number;
+  readonly statusCode?: number;
+  readonly outcome: AttemptOutcome;
+  /** The receiver's Retry-After, clamped to [5 s, 24 h] (the sender's RETRY_AFTER_MIN_MS, RETRY_AFTER_MAX_MS). */
+  readonly retryAfterMs?: number;
+  readonly error?: string;
+  /** Why it failed, in one word (absent on success). */
+  readonly errorClass?: ErrorClass;
+  /** The headers sent (the signature is there; the secret never is). */
+  readonly requestHeaders?: Readonly<Record<string, string>>;
+  /** The response's headers (lower-cased names, at most the sender's MAX_RESPONSE_HEADERS). */
+  readonly responseHeaders?: Readonly<Record<string, string>>;
+  /** At most the sender's MAX_EXCERPT_BYTES bytes of the response body, UTF-8. */
+  readonly responseExcerpt?: string;
+  /** True when the body was longer than the excerpt and the connection was cut. */
+  readonly responseTruncated?: boolean;
+  /** The address actually connected to (after the guarded lookup). */
+  readonly remoteAddress?: string;
+}

@@ -19,33 +19,15 @@ export const RETRY_AFTER_MAX_MS = 24 * 60 * 60 * 1000;
 /** Statuses whose Retry-After is honoured: rate limiting and a gateway or service that is unavailable. */
 export const RETRY_AFTER_STATUSES: readonly number[] = [429, 502, 503, 504];
 
-import type { AttemptOutcome, ErrorClass } from './outcome';
+import type { AttemptOutcome, DeliveryAttempt, ErrorClass } from './outcome';
 
-export { ATTEMPT_OUTCOMES, type AttemptOutcome, ERROR_CLASSES, type ErrorClass } from './outcome';
-
-/** One attempt of one delivery: what the attempt log (`GET /subscriptions/{id}/deliveries`) shows. */
-export interface DeliveryAttempt {
-  /** ISO 8601, the attempt's start (also its `webhook-timestamp`). */
-  readonly startedAt: string;
-  readonly durationMs: number;
-  readonly statusCode?: number;
-  readonly outcome: AttemptOutcome;
-  /** The receiver's Retry-After, clamped to [RETRY_AFTER_MIN_MS, RETRY_AFTER_MAX_MS]. */
-  readonly retryAfterMs?: number;
-  readonly error?: string;
-  /** Why it failed, in one word (absent on success). */
-  readonly errorClass?: ErrorClass;
-  /** The headers sent (the signature is there; the secret never is). */
-  readonly requestHeaders?: Readonly<Record<string, string>>;
-  /** The response's headers (lower-cased names, at most MAX_RESPONSE_HEADERS). */
-  readonly responseHeaders?: Readonly<Record<string, string>>;
-  /** At most MAX_EXCERPT_BYTES bytes of the response body, UTF-8. */
-  readonly responseExcerpt?: string;
-  /** True when the body was longer than the excerpt and the connection was cut. */
-  readonly responseTruncated?: boolean;
-  /** The address actually connected to (after the guarded lookup). */
-  readonly remoteAddress?: string;
-}
+export {
+  ATTEMPT_OUTCOMES,
+  type AttemptOutcome,
+  type DeliveryAttempt,
+  ERROR_CLASSES,
+  type ErrorClass,
+} from './outcome';
 
 export interface SendInput {
   readonly url: string;
