@@ -74,18 +74,32 @@ describe('the capacity model', () => {
 
   it('says how many vehicles like these fit a target, and the quota a target needs', () => {
     // p95 = 0.95 × 60 s × N / 106 ≤ 120 s → N ≤ 223.
-    expect(vehiclesThatFit(fleet(100), quota, fair, 'trips', 120_000)).toBe(223);
+    expect(
+      vehiclesThatFit({ vehicles: fleet(100), quota, settings: fair, kind: 'trips', targetMs: 120_000 }),
+    ).toBe(223);
     // Already missed: the same 223 fit, fewer than the fleet.
-    expect(vehiclesThatFit(fleet(500), quota, fair, 'trips', 120_000)).toBe(223);
+    expect(
+      vehiclesThatFit({ vehicles: fleet(500), quota, settings: fair, kind: 'trips', targetMs: 120_000 }),
+    ).toBe(223);
     // Not even one vehicle meets a target shorter than a cycle allows.
-    expect(vehiclesThatFit(fleet(500), quota, fair, 'trips', 50_000)).toBe(0);
+    expect(
+      vehiclesThatFit({ vehicles: fleet(500), quota, settings: fair, kind: 'trips', targetMs: 50_000 }),
+    ).toBe(0);
     // 200 vehicles within 61 s: 187 reads, so a budget of 190, so 212 requests a minute.
-    expect(quotaForTarget(fleet(200), quota, fair, 'trips', 61_000)).toBe(212);
+    expect(
+      quotaForTarget({ vehicles: fleet(200), quota, settings: fair, kind: 'trips', targetMs: 61_000 }),
+    ).toBe(212);
     // Shorter than a cycle allows: no quota meets it.
-    expect(quotaForTarget(fleet(200), quota, fair, 'trips', 50_000)).toBeUndefined();
+    expect(
+      quotaForTarget({ vehicles: fleet(200), quota, settings: fair, kind: 'trips', targetMs: 50_000 }),
+    ).toBeUndefined();
     // Not bound by the quota, or nothing to be like.
-    expect(vehiclesThatFit(fleet(10), quota, fair, 'map', 1000)).toBeUndefined();
-    expect(vehiclesThatFit([], quota, fair, 'trips', 1000)).toBeUndefined();
+    expect(
+      vehiclesThatFit({ vehicles: fleet(10), quota, settings: fair, kind: 'map', targetMs: 1000 }),
+    ).toBeUndefined();
+    expect(
+      vehiclesThatFit({ vehicles: [], quota, settings: fair, kind: 'trips', targetMs: 1000 }),
+    ).toBeUndefined();
   });
 
   it('reports every kind, and for a kind with a target whether it is met', () => {

@@ -162,19 +162,23 @@ export const quotaBound = (kind: FreshnessKind): boolean => kind !== 'services' 
 const MAX_VEHICLES = 1_000_000;
 const MAX_LIMIT = 10_000_000;
 
+/** A freshness target asked of the fleet: `kind`'s p95 within `targetMs`. */
+export interface TargetQuestion {
+  readonly vehicles: readonly CapacityVehicle[];
+  readonly quota: CapacityQuota;
+  readonly settings: CapacitySettings;
+  readonly kind: FreshnessKind;
+  readonly targetMs: number;
+}
+
 /**
  * The most vehicles like the current ones whose predicted p95 of `kind` stays within `targetMs`
  * (fewer than the fleet when it misses the target already; 0 when not even one vehicle would meet
  * it; `undefined` when the fleet is empty, so there is nothing to be like, or the kind does not
  * depend on the quota).
  */
-export function vehiclesThatFit(
-  vehicles: readonly CapacityVehicle[],
-  quota: CapacityQuota,
-  settings: CapacitySettings,
-  kind: FreshnessKind,
-  targetMs: number,
-): number | undefined {
+export function vehiclesThatFit(q: TargetQuestion): number | undefined {
+  const { vehicles, quota, settings, kind, targetMs } = q;
   const n = vehicles.length;
   if (n === 0 || !quotaBound(kind)) return undefined;
   const meets = (count: number): boolean =>
@@ -195,13 +199,8 @@ export function vehiclesThatFit(
  * `targetMs` for the current fleet; `undefined` when no quota can (the target is shorter than a
  * cycle allows), the fleet is empty, or the kind does not depend on the quota.
  */
-export function quotaForTarget(
-  vehicles: readonly CapacityVehicle[],
-  quota: CapacityQuota,
-  settings: CapacitySettings,
-  kind: FreshnessKind,
-  targetMs: number,
-): number | undefined {
+export function quotaForTarget(q: TargetQuestion): number | undefined {
+  const { vehicles, quota, settings, kind, targetMs } = q;
   if (vehicles.length === 0 || !quotaBound(kind)) return undefined;
   const meets = (limit: number): boolean =>
     predictFleet(vehicles, { ...quota, limit }, settings).kinds[kind].p95Ms <= targetMs;

@@ -104,8 +104,9 @@ export function capacityReport(input: {
       p95S: seconds(k.p95Ms),
     };
     if (targetMs === undefined) return base;
-    const fit = vehiclesThatFit(vehicles, quota, config, kind, targetMs);
-    const needed = quotaForTarget(vehicles, quota, config, kind, targetMs);
+    const question = { vehicles, quota, settings: config, kind, targetMs };
+    const fit = vehiclesThatFit(question);
+    const needed = quotaForTarget(question);
     return {
       ...base,
       target: {

@@ -19,7 +19,7 @@ export const RETRY_AFTER_MAX_MS = 24 * 60 * 60 * 1000;
 /** Statuses whose Retry-After is honoured: rate limiting and a gateway or service that is unavailable. */
 export const RETRY_AFTER_STATUSES: readonly number[] = [429, 502, 503, 504];
 
-import type { AttemptOutcome, DeliveryAttempt, ErrorClass } from './outcome';
+import type { AttemptOutcome, DeliveryAttempt } from './outcome';
 
 export {
   ATTEMPT_OUTCOMES,
