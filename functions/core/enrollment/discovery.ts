@@ -22,6 +22,7 @@ import { diffEnrollmentVehicles, type EnrollmentState, enrollmentStateSchema } f
 import type { ObservationOf } from '../detection/observations';
 import type { PublishTuning } from '../polling/commit';
 import type { EventBus } from '../publishing/ports';
+import { vehicleIdOf } from '../store/identity';
 import type { Stores } from '../store/ports';
 import type { OAuthUserEnrollment } from '../store/records';
 import { commitToVehicleStreams } from './vehicle-stream';
@@ -30,10 +31,6 @@ export const ENROLLMENT_STATE_FORMAT = 'enrollment-1';
 
 /** The VehicleStateStore key of an enrollment's vehicle list state. */
 export const enrollmentStateKey = (enrollmentId: string): string => `enrollment:${enrollmentId}`;
-
-/** Carhook's vehicle id: unique across enrollments. */
-export const vehicleIdOf = (enrollmentId: string, apiVehicleId: string): string =>
-  `${enrollmentId}:${apiVehicleId}`;
 
 export interface DiscoveryDeps {
   readonly stores: Stores;
