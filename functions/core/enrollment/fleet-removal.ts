@@ -11,8 +11,9 @@
  * still polled, confirmed unknown again, and its event is found already told).
  */
 import type { CarClient } from '../api';
+import type { VehicleStreamDeps } from '../polling/vehicle-stream';
 import type { FleetContractEnrollment, VehicleRecord } from '../store/records';
-import { announce, type MembershipDeps, membershipEvent } from './membership';
+import { announce, membershipEvent } from './membership';
 
 export type FleetPresence =
   /** The API answered for the VIN under its contract. */
@@ -34,7 +35,7 @@ export async function confirmFleetVehicle(
 
 /** Tells `enrollment.vehicle.removed` for the fleet vehicle, then stops polling it. */
 export async function removeFleetVehicle(
-  deps: MembershipDeps,
+  deps: VehicleStreamDeps,
   enrollment: Pick<FleetContractEnrollment, 'id' | 'kind'>,
   vehicle: Pick<VehicleRecord, 'id' | 'vin' | 'brand'>,
 ): Promise<{ readonly removedEvents: readonly string[]; readonly paused: boolean }> {

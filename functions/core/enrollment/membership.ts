@@ -7,7 +7,7 @@
  *   the one single-vehicle read that answers for every known vehicle): the simulator, like the API,
  *   answers 404 for a VIN it does not know and 403 for a contract that does not cover the VIN.
  *
- * Each event joins its vehicle's stream (./vehicle-stream.ts): numbered on the vehicle's one
+ * Each event joins its vehicle's stream (../polling/vehicle-stream.ts): numbered on the vehicle's one
  * `sequence` and written to the event log in the same conditional commit as the vehicle's state,
  * then published, as a poll's are (a crash between the two is repaired by the sweeper). Their ids
  * are deterministic (enrollment, vehicle, transition) and the vehicle's state remembers them, so
@@ -16,22 +16,10 @@
 import type { CarClient } from '../api';
 import { buildEvent, type CarhookEvent } from '../events/catalogue';
 import { eventId } from '../events/ids';
-import type { PublishTuning } from '../polling/commit';
-import type { EventBus } from '../publishing/ports';
-import type { Stores } from '../store/ports';
+import { commitToVehicleStreams, type VehicleStreamDeps } from '../polling/vehicle-stream';
 import type { Enrollment, VehicleRecord } from '../store/records';
 import { type EnrollFleetResult, enrollFleetContract, validateFleetInput } from './fleet';
 import { unenrollEnrollment } from './unenroll';
-import { commitToVehicleStreams } from './vehicle-stream';
-
-export interface MembershipDeps {
-  readonly stores: Stores;
-  readonly bus: EventBus;
-  readonly now: () => number;
-  readonly publish?: PublishTuning;
-  /** Re-numberings of an event after a `VersionConflict` before the request fails (default 10). */
-  readonly conflictRetries?: number;
-}
 
 type MembershipType = 'enrollment.vehicle.added' | 'enrollment.vehicle.removed';
 
@@ -79,7 +67,7 @@ export function membershipEvent(
  * vehicle already numbered is skipped), then publishes what was new.
  */
 export const announce: (
-  deps: MembershipDeps,
+  deps: VehicleStreamDeps,
   events: readonly CarhookEvent[],
 ) => ReturnType<typeof commitToVehicleStreams> = commitToVehicleStreams;
 
@@ -87,7 +75,7 @@ export const announce: (
  * `announce` for a management request: events other writers kept from being numbered fail the
  * request (500), so the caller repeats it, and the repeat tells them under the same ids.
  */
-async function announceOrFail(deps: MembershipDeps, events: readonly CarhookEvent[]) {
+async function announceOrFail(deps: VehicleStreamDeps, events: readonly CarhookEvent[]) {
   const told = await announce(deps, events);
   if (told.failed.length > 0) {
     throw new Error(
@@ -98,7 +86,7 @@ async function announceOrFail(deps: MembershipDeps, events: readonly CarhookEven
 }
 
 /** `enrollment.vehicle.added` for a fleet enrollment's vehicle, at the enrollment's creation. */
-async function announceFleetAdded(deps: MembershipDeps, enrollment: Enrollment): Promise<void> {
+async function announceFleetAdded(deps: VehicleStreamDeps, enrollment: Enrollment): Promise<void> {
   const vehicles = await deps.stores.vehicles.listByEnrollment(enrollment.id);
   await announceOrFail(
     deps,
@@ -132,7 +120,7 @@ export type UnenrollAnnouncedResult =
  * first; the events follow, so a repeated DELETE after a crash emits what the first one missed.
  */
 export async function unenrollAndAnnounce(
-  deps: MembershipDeps,
+  deps: VehicleStreamDeps,
   enrollmentId: string,
 ): Promise<UnenrollAnnouncedResult> {
   const enrollment = await deps.stores.enrollments.get(enrollmentId);
@@ -223,7 +211,7 @@ export type EnrollCheckedFleetResult =
  * then the enrollment stored and `enrollment.vehicle.added` emitted. A refused check stores nothing.
  */
 export async function enrollCheckedFleetContract(
-  deps: MembershipDeps & { readonly newId?: () => string },
+  deps: VehicleStreamDeps & { readonly newId?: () => string },
   client: Pick<CarClient, 'v1'>,
   input: unknown,
 ): Promise<EnrollCheckedFleetResult> {
