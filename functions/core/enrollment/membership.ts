@@ -14,69 +14,21 @@
  * repeating a DELETE never emits a duplicate nor takes a second number.
  */
 import type { CarClient } from '../api';
-import { buildEvent, type CarhookEvent } from '../events/catalogue';
-import { eventId } from '../events/ids';
+import { membershipEvent } from '../detection/membership';
+import type { CarhookEvent } from '../events/catalogue';
 import { commitToVehicleStreams, type VehicleStreamDeps } from '../polling/vehicle-stream';
-import type { Enrollment, VehicleRecord } from '../store/records';
+import type { Enrollment } from '../store/records';
 import { type EnrollFleetResult, enrollFleetContract, validateFleetInput } from './fleet';
 import { unenrollEnrollment } from './unenroll';
 
-type MembershipType = 'enrollment.vehicle.added' | 'enrollment.vehicle.removed';
-
-/**
- * One membership event, not yet numbered (`sequence` 0): `announce` gives it the next number of
- * its vehicle's stream when it commits it.
- */
-export function membershipEvent(
-  type: MembershipType,
-  input: {
-    readonly enrollment: Pick<Enrollment, 'id' | 'kind'>;
-    readonly vehicle: Pick<VehicleRecord, 'id' | 'vin' | 'brand'>;
-    /** Why: `unenrolled`, `fleet-enrolled`. Part of the event id. */
-    readonly transition: string;
-    readonly at: number;
-    readonly operation: string;
-    /** The API whose answer revealed it (default `carhook`: a management call). */
-    readonly api?: 'v1' | 'v2' | 'carhook';
-  },
-): CarhookEvent {
-  const { enrollment, vehicle } = input;
-  const at = new Date(input.at).toISOString();
-  const brand = vehicle.brand;
-  return buildEvent(type, {
-    id: eventId({ scope: enrollment.id, type, key: vehicle.id, transition: input.transition }),
-    occurredAt: at,
-    detectedAt: at,
-    sequence: 0,
-    vehicle:
-      brand === undefined
-        ? { id: vehicle.id, vin: vehicle.vin }
-        : { id: vehicle.id, vin: vehicle.vin, brand },
-    enrollment: { id: enrollment.id, kind: enrollment.kind },
-    source: { api: input.api ?? 'carhook', operation: input.operation, recordId: vehicle.id },
-    data: {
-      vehicleId: vehicle.id,
-      vin: vehicle.vin,
-      ...(brand === undefined ? {} : { brand }),
-    },
-  }) as CarhookEvent;
-}
-
 /**
  * Commits each event on its vehicle's stream (numbered, with the vehicle's state; an event its
- * vehicle already numbered is skipped), then publishes what was new.
- */
-export const announce: (
-  deps: VehicleStreamDeps,
-  events: readonly CarhookEvent[],
-) => ReturnType<typeof commitToVehicleStreams> = commitToVehicleStreams;
-
-/**
- * `announce` for a management request: events other writers kept from being numbered fail the
- * request (500), so the caller repeats it, and the repeat tells them under the same ids.
+ * vehicle already numbered is skipped), then publishes what was new. For a management request:
+ * events other writers kept from being numbered fail the request (500), so the caller repeats it,
+ * and the repeat tells them under the same ids.
  */
 async function announceOrFail(deps: VehicleStreamDeps, events: readonly CarhookEvent[]) {
-  const told = await announce(deps, events);
+  const told = await commitToVehicleStreams(deps, events);
   if (told.failed.length > 0) {
     throw new Error(
       `the events of vehicle(s) ${told.failed.join(', ')} could not be numbered (their state kept changing); nothing is lost: repeat the request`,

@@ -14,7 +14,7 @@ import type { FleetContractEnrollment, VehicleRecord, VehicleStateRecord } from 
 
 /**
  * The active fleet contract that polls this VIN, when it is not the vehicle's own enrollment. A
- * contract whose vehicle is paused (the v1 API no longer knows it, ../enrollment/fleet-removal.ts)
+ * contract whose vehicle is paused (the v1 API no longer knows it, ./fleet-removal.ts)
  * polls nothing: the VIN is then polled through this enrollment again.
  */
 export async function coveringFleet(
