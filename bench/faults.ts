@@ -33,7 +33,8 @@ import {
 } from '../functions/core/delivery/engine';
 import { createSecretBox, fixedCipher } from '../functions/core/delivery/secrets';
 import type { EventEnvelope } from '../functions/core/events/envelope';
-import { type JobResult, type PollJob, runPlanner, runPollJob } from '../functions/core/polling';
+import { type JobResult, runPollJob } from '../functions/core/jobs/worker';
+import { type PollJob, runPlanner } from '../functions/core/polling';
 import { republishPending } from '../functions/core/polling/commit';
 import type { Stores } from '../functions/core/store/ports';
 import type { DeliveryStore, SubscriptionStore } from '../functions/core/subscriptions/ports';

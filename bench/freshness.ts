@@ -41,12 +41,12 @@ import { parseArgs } from 'node:util';
 import { sqrtAllocation } from '../functions/core/capacity/lag';
 import { predictFleet } from '../functions/core/capacity/model';
 import { capacityVehicles } from '../functions/core/capacity/report';
+import { runPollJob } from '../functions/core/jobs/worker';
 import {
   createPlannerMemory,
   type PollStrategy,
   pollStrategies,
   runPlanner,
-  runPollJob,
 } from '../functions/core/polling';
 import { DEFAULT_POLLING_CONFIG } from '../functions/core/polling/config';
 import { guaranteeMs } from '../functions/core/polling/selection';

@@ -7,7 +7,7 @@
  * the two times. `--trace PREFIX` (bench/freshness.ts) writes PREFIX-<world>-<vehicles>-<strategy>.jsonl.
  */
 import { writeFile } from 'node:fs/promises';
-import type { JobResult } from '../../functions/core/polling';
+import type { JobResult } from '../../functions/core/jobs/worker';
 import type { VehicleRecord } from '../../functions/core/store/records';
 import type { MadeFreshnessChange } from './freshness-world';
 

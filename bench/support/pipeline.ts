@@ -14,17 +14,16 @@ import {
   startAuthorization,
 } from '../../functions/core/enrollment';
 import type { EventEnvelope } from '../../functions/core/events/envelope';
+import { type JobResult, runPollJob } from '../../functions/core/jobs/worker';
 import {
   type ApiAccess,
   createPlannerMemory,
-  type JobResult,
   type PlannerMemory,
   type PlannerRun,
   type PollDeps,
   type PollingConfig,
   type PollJob,
   runPlanner,
-  runPollJob,
 } from '../../functions/core/polling';
 import type { EventBus, PublishResult } from '../../functions/core/publishing/ports';
 import type { JobQueue, OutgoingMessage } from '../../functions/core/queue/ports';

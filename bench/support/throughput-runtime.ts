@@ -24,19 +24,15 @@ import { parseKeyRing } from '../../functions/adapters/secrets/secrets-manager';
 import type { CarhookSecrets } from '../../functions/adapters/secrets/types';
 import { createTokenSet } from '../../functions/core/crypto/token-cipher';
 import { type DeliveryJob, deliveryJobHandler, parseDeliveryJob } from '../../functions/core/delivery/engine';
-import {
-  completeAuthorization,
-  enrollmentIdOf,
-  startAuthorization,
-  vehicleIdOf,
-} from '../../functions/core/enrollment';
+import { completeAuthorization, enrollmentIdOf, startAuthorization } from '../../functions/core/enrollment';
 import type { EventEnvelope } from '../../functions/core/events/envelope';
+import { type JobResult, runPollJob } from '../../functions/core/jobs/worker';
 import type { PollJob } from '../../functions/core/polling/jobs';
 import { createPlannerMemory, runPlanner } from '../../functions/core/polling/planner';
-import { type JobResult, runPollJob } from '../../functions/core/polling/worker';
 import type { EventBus, PublishResult } from '../../functions/core/publishing/ports';
 import { type JobQueue, QUEUE_NAMES, type QueueConsumer } from '../../functions/core/queue/ports';
 import { runConsumer } from '../../functions/core/queue/process';
+import { vehicleIdOf } from '../../functions/core/store/identity';
 import type { OAuthUserEnrollment } from '../../functions/core/store/records';
 import { compileAllowList } from '../../functions/core/webhooks/ssrf';
 import { CARHOOK_METRIC_NAMES } from '../../functions/runtime/metric-names';

@@ -4,7 +4,7 @@
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createSqsBatchHandler } from '../adapters/sqs/lambda';
-import { runPollJob } from '../core/polling/worker';
+import { runPollJob } from '../core/jobs/worker';
 import { type AwsRuntime, createAwsRuntime, lazy } from '../runtime/aws';
 import { ALL_SERVICES } from '../runtime/aws-services';
 import { withPowertools } from '../runtime/lambda';

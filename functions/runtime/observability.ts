@@ -6,7 +6,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { EventEnvelope } from '../core/events/envelope';
-import type { JobResult } from '../core/polling/worker';
+import type { JobResult } from '../core/jobs/worker';
 import type { EventBus } from '../core/publishing/ports';
 import { CARHOOK_METRIC_NAMES, type CarhookMetric, METRICS_NAMESPACE } from './metric-names';
 

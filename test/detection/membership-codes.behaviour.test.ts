@@ -4,8 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { alertCodeBook } from '../../functions/core/detection/alert-codes';
-import { MAX_TOLD, sequenceMembership } from '../../functions/core/detection/membership';
-import { membershipEvent } from '../../functions/core/enrollment/membership';
+import { MAX_TOLD, membershipEvent, sequenceMembership } from '../../functions/core/detection/membership';
 import { at, baselined, T0 } from './fixtures';
 
 const vehicle = { id: 'veh-1', vin: 'VF3ABCDEFGH123456', brand: 'P' };

@@ -4,8 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { diff } from '../../functions/core/detection/diff';
-import { MAX_TOLD, sequenceMembership } from '../../functions/core/detection/membership';
-import { membershipEvent } from '../../functions/core/enrollment/membership';
+import { MAX_TOLD, membershipEvent, sequenceMembership } from '../../functions/core/detection/membership';
 import type { CarhookEvent } from '../../functions/core/events/catalogue';
 import { alert, at, baselined, collision, context, expectValidEvents, obs, T0 } from './fixtures';
 

@@ -8,7 +8,7 @@ import {
   validateFleetInput,
 } from '../../functions/core/enrollment';
 import type { EventEnvelope } from '../../functions/core/events/envelope';
-import { runPollJob } from '../../functions/core/polling';
+import { runPollJob } from '../../functions/core/jobs/worker';
 import { MemoryBus, type Pipeline, startPipeline } from '../polling/support';
 
 const at = (ms: number) => new Date(ms).toISOString();

@@ -21,7 +21,7 @@ import {
 } from '../../functions/core/detection';
 import type { Observation } from '../../functions/core/detection/observations';
 import { describeValidationError, validateEvent } from '../../functions/core/events';
-import { runPollJob } from '../../functions/core/polling';
+import { runPollJob } from '../../functions/core/jobs/worker';
 import {
   CASES,
   callbackCode,

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { enrollFleetContract } from '../../functions/core/enrollment';
-import type { JobResult } from '../../functions/core/polling';
+import type { JobResult } from '../../functions/core/jobs/worker';
 import { alertCodesFor } from '../../functions/core/polling/alert-codes';
 import type { SimVehicle } from '../../sim/world/types';
 import { type Pipeline, startPipeline, userWithVehicles } from './support';

@@ -9,14 +9,13 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { enrollFleetContract } from '../../functions/core/enrollment';
+import { type JobResult, runDiscovery } from '../../functions/core/jobs/worker';
 import {
-  type JobResult,
   type PollFleetJob,
   type PollSummary,
   type PollVehicleJob,
   pollFleet,
   pollVehicle,
-  runDiscovery,
 } from '../../functions/core/polling';
 import type { SimUser, SimVehicle } from '../../sim/world/types';
 import { type Pipeline, startPipeline, userWithVehicles } from './support';

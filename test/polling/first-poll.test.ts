@@ -3,7 +3,8 @@
  * running, after its events read was answered, is not history: a later poll reports it.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runPlanner, runPollJob } from '../../functions/core/polling';
+import { runPollJob } from '../../functions/core/jobs/worker';
+import { runPlanner } from '../../functions/core/polling';
 import { type Pipeline, startPipeline, userWithVehicles } from './support';
 
 describe("a vehicle's first poll", () => {

@@ -6,9 +6,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CarClient, Result, V1Target } from '../../functions/core/api';
 import { enrollFleetContract } from '../../functions/core/enrollment';
-import { confirmFleetVehicle } from '../../functions/core/enrollment/fleet-removal';
 import { validateEvent } from '../../functions/core/events/validate';
-import { bulkWithSplit, type JobResult } from '../../functions/core/polling';
+import type { JobResult } from '../../functions/core/jobs/worker';
+import { bulkWithSplit } from '../../functions/core/polling';
+import { confirmFleetVehicle } from '../../functions/core/polling/fleet-removal';
 import type { SimVehicle } from '../../sim/world/types';
 import { type Pipeline, startPipeline } from './support';
 

@@ -1,10 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type JobResult,
-  type PollStrategy,
-  type PollSummary,
-  pollVehicle,
-} from '../../functions/core/polling';
+import type { JobResult } from '../../functions/core/jobs/worker';
+import { type PollStrategy, type PollSummary, pollVehicle } from '../../functions/core/polling';
 import { type Pipeline, startPipeline, userWithVehicles } from './support';
 
 const summaries = (results: JobResult[]): PollSummary[] =>

@@ -8,7 +8,7 @@ import { diff } from '../../functions/core/detection/diff';
 import { STATE_FORMAT, serializeState } from '../../functions/core/detection/state';
 import { enrollFleetContract, unenrollEnrollment } from '../../functions/core/enrollment';
 import type { EventEnvelope } from '../../functions/core/events/envelope';
-import type { JobResult } from '../../functions/core/polling';
+import type { JobResult } from '../../functions/core/jobs/worker';
 import { applyObservations } from '../../functions/core/polling/commit';
 import { DEFAULT_POLLING_CONFIG } from '../../functions/core/polling/config';
 import { stateKeyOf } from '../../functions/core/store/identity';

@@ -14,11 +14,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { enrollFleetContract } from '../../functions/core/enrollment';
+import { runPollJob } from '../../functions/core/jobs/worker';
 import {
   type PollJob,
   type PollVehicleJob,
   republishPending,
-  runPollJob,
   type VehicleResource,
 } from '../../functions/core/polling';
 import {

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventEnvelope } from '../../functions/core/events/envelope';
-import type { JobResult, PollSummary } from '../../functions/core/polling';
+import type { JobResult } from '../../functions/core/jobs/worker';
+import type { PollSummary } from '../../functions/core/polling';
 import { republishPending } from '../../functions/core/polling';
 import type { SimUser } from '../../sim/world/types';
 import { gateReads, type Pipeline, startPipeline, userWithVehicles } from './support';

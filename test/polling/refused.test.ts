@@ -5,7 +5,8 @@
  * simulator, stores; the planner's side alone is in ./memory.test.ts and ./work-waiting.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { type JobResult, type PollSummary, runPlanner, runPollJob } from '../../functions/core/polling';
+import { type JobResult, runPollJob } from '../../functions/core/jobs/worker';
+import { type PollSummary, runPlanner } from '../../functions/core/polling';
 import type { RateBudget } from '../../functions/core/ratelimit/budget';
 import { type Pipeline, startPipeline } from './support';
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { JobResult, PollSummary } from '../../functions/core/polling';
-import { runPlanner, runPollJob } from '../../functions/core/polling';
+import { type JobResult, runPollJob } from '../../functions/core/jobs/worker';
+import type { PollSummary } from '../../functions/core/polling';
+import { runPlanner } from '../../functions/core/polling';
 import { type Pipeline, startPipeline } from './support';
 
 const summaries = (results: JobResult[]): PollSummary[] =>

@@ -12,7 +12,8 @@ import {
   startPollPipeline,
 } from '../../bench/support/pipeline';
 import type { EventEnvelope } from '../../functions/core/events/envelope';
-import type { JobResult, PollDeps } from '../../functions/core/polling';
+import type { JobResult } from '../../functions/core/jobs/worker';
+import type { PollDeps } from '../../functions/core/polling';
 import type { EventBus, PublishResult } from '../../functions/core/publishing/ports';
 import type { Stores } from '../../functions/core/store/ports';
 import type { TokenManager } from '../../functions/core/tokens';

@@ -1,8 +1,12 @@
-import type { CarhookEvent } from '../events/catalogue';
+import { buildEvent, type CarhookEvent } from '../events/catalogue';
+import { eventId } from '../events/ids';
+import type { EnrollmentRef } from './context';
 import { initialState, type VehicleState } from './state';
 
 /**
- * Enrollment events of a vehicle (`enrollment.vehicle.added` / `removed`) numbered on the vehicle's
+ * Enrollment events of a vehicle (`enrollment.vehicle.added` / `removed`): the ones the vehicle-list
+ * diff tells (./enrollment.ts) and the ones built here by `membershipEvent` (an enrollment deleted,
+ * a fleet contract enrolled, a fleet vehicle the v1 API no longer knows), numbered on the vehicle's
  * own `sequence`, the counter its `vehicle.*` events take in `diff`: one counter per physical
  * vehicle across every event type, so a consumer orders a vehicle's events by it and a missing
  * number is a missed event.
@@ -11,6 +15,47 @@ import { initialState, type VehicleState } from './state';
  * (the poll commit's `expectedVersion`), so a racing poll or a second enrollment change either sees
  * the numbers taken or loses the write and numbers again on the new state.
  */
+
+type MembershipType = 'enrollment.vehicle.added' | 'enrollment.vehicle.removed';
+
+/**
+ * One membership event, not yet numbered (`sequence` 0): `sequenceMembership` gives it the next
+ * number of its vehicle's stream when it is committed there.
+ */
+export function membershipEvent(
+  type: MembershipType,
+  input: {
+    readonly enrollment: EnrollmentRef;
+    readonly vehicle: { readonly id: string; readonly vin: string; readonly brand?: string };
+    /** Why: `unenrolled`, `fleet-enrolled`, `v1-unknown`. Part of the event id. */
+    readonly transition: string;
+    readonly at: number;
+    readonly operation: string;
+    /** The API whose answer revealed it (default `carhook`: a management call). */
+    readonly api?: 'v1' | 'v2' | 'carhook';
+  },
+): CarhookEvent {
+  const { enrollment, vehicle } = input;
+  const at = new Date(input.at).toISOString();
+  const brand = vehicle.brand;
+  return buildEvent(type, {
+    id: eventId({ scope: enrollment.id, type, key: vehicle.id, transition: input.transition }),
+    occurredAt: at,
+    detectedAt: at,
+    sequence: 0,
+    vehicle:
+      brand === undefined
+        ? { id: vehicle.id, vin: vehicle.vin }
+        : { id: vehicle.id, vin: vehicle.vin, brand },
+    enrollment: { id: enrollment.id, kind: enrollment.kind },
+    source: { api: input.api ?? 'carhook', operation: input.operation, recordId: vehicle.id },
+    data: {
+      vehicleId: vehicle.id,
+      vin: vehicle.vin,
+      ...(brand === undefined ? {} : { brand }),
+    },
+  }) as CarhookEvent;
+}
 
 /** How many told enrollment event ids a state keeps (newest first). */
 export const MAX_TOLD = 100;

@@ -11,7 +11,7 @@
  *
  * The enrollment-level state is kept through the VehicleStateStore under the id
  * `enrollment:<enrollmentId>` (a versioned, opaque state: exactly what that port offers), so no new
- * port is needed. Each event joins its vehicle's stream (./vehicle-stream.ts): numbered on the
+ * port is needed. Each event joins its vehicle's stream (../polling/vehicle-stream.ts): numbered on the
  * vehicle's one `sequence`, committed with the vehicle's state. Order: vehicles created/paused,
  * then the events on their vehicles' streams, then the enrollment state. Every step is idempotent,
  * so a crash in between is repaired by the next run, which re-diffs to the same event ids and finds
@@ -20,29 +20,22 @@
 import type { CarClient } from '../api';
 import { diffEnrollmentVehicles, type EnrollmentState, enrollmentStateSchema } from '../detection/enrollment';
 import type { ObservationOf } from '../detection/observations';
-import type { PublishTuning } from '../polling/commit';
-import type { EventBus } from '../publishing/ports';
-import type { Stores } from '../store/ports';
+import { commitToVehicleStreams, type VehicleStreamDeps } from '../polling/vehicle-stream';
+import { vehicleIdOf } from '../store/identity';
 import type { OAuthUserEnrollment } from '../store/records';
-import { commitToVehicleStreams } from './vehicle-stream';
 
 export const ENROLLMENT_STATE_FORMAT = 'enrollment-1';
 
 /** The VehicleStateStore key of an enrollment's vehicle list state. */
 export const enrollmentStateKey = (enrollmentId: string): string => `enrollment:${enrollmentId}`;
 
-/** Carhook's vehicle id: unique across enrollments. */
-export const vehicleIdOf = (enrollmentId: string, apiVehicleId: string): string =>
-  `${enrollmentId}:${apiVehicleId}`;
-
-export interface DiscoveryDeps {
-  readonly stores: Stores;
-  readonly bus: EventBus;
-  readonly now: () => number;
-  readonly publish?: PublishTuning;
+export interface DiscoveryDeps extends VehicleStreamDeps {
   /** Page size of GET /vehicles (default 100). */
   readonly pageLimit?: number;
-  /** Re-diffs after a VersionConflict (default 3). */
+  /**
+   * Re-diffs after a VersionConflict on the enrollment state (default 3); also the re-numberings
+   * of each event on its vehicle's stream when given.
+   */
   readonly conflictRetries?: number;
 }
 

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
+import { vehicleIdOf } from '../store/identity';
 import type { Stores } from '../store/ports';
 import type { FleetContractEnrollment } from '../store/records';
 
@@ -99,9 +100,6 @@ export function validateFleetInput(
   return { ok: true, value: { vin, contract, brand: code } };
 }
 
-/** Fleet vehicle ids: `<enrollmentId>:<vin>` (no v2 id: the planner polls them in v1 batches). */
-export const fleetVehicleIdOf = (enrollmentId: string, vin: string): string => `${enrollmentId}:${vin}`;
-
 export async function enrollFleetContract(
   deps: { readonly stores: Stores; readonly now: () => number; readonly newId?: () => string },
   input: unknown,
@@ -138,7 +136,7 @@ export async function enrollFleetContract(
       message: `enrollment id ${enrollmentId} already exists; retry`,
     };
   }
-  const vehicleId = fleetVehicleIdOf(enrollmentId, vin);
+  const vehicleId = vehicleIdOf(enrollmentId, vin);
   await deps.stores.vehicles.put({ id: vehicleId, enrollmentId, vin, brand, nextPollAt: at }, now);
   return { kind: 'Enrolled', enrollmentId, vehicleId };
 }

@@ -5,7 +5,6 @@ export {
   ENROLLMENT_STATE_FORMAT,
   enrollmentStateKey,
   syncVehicleList,
-  vehicleIdOf,
 } from './discovery';
 export {
   brandNameOf,
@@ -13,7 +12,6 @@ export {
   enrollFleetContract,
   type FleetEnrollmentInput,
   fleetContractSchema,
-  fleetVehicleIdOf,
   validateFleetInput,
 } from './fleet';
 export {

@@ -7,88 +7,28 @@
  *   the one single-vehicle read that answers for every known vehicle): the simulator, like the API,
  *   answers 404 for a VIN it does not know and 403 for a contract that does not cover the VIN.
  *
- * Each event joins its vehicle's stream (./vehicle-stream.ts): numbered on the vehicle's one
+ * Each event joins its vehicle's stream (../polling/vehicle-stream.ts): numbered on the vehicle's one
  * `sequence` and written to the event log in the same conditional commit as the vehicle's state,
  * then published, as a poll's are (a crash between the two is repaired by the sweeper). Their ids
  * are deterministic (enrollment, vehicle, transition) and the vehicle's state remembers them, so
  * repeating a DELETE never emits a duplicate nor takes a second number.
  */
 import type { CarClient } from '../api';
-import { buildEvent, type CarhookEvent } from '../events/catalogue';
-import { eventId } from '../events/ids';
-import type { PublishTuning } from '../polling/commit';
-import type { EventBus } from '../publishing/ports';
-import type { Stores } from '../store/ports';
-import type { Enrollment, VehicleRecord } from '../store/records';
+import { membershipEvent } from '../detection/membership';
+import type { CarhookEvent } from '../events/catalogue';
+import { commitToVehicleStreams, type VehicleStreamDeps } from '../polling/vehicle-stream';
+import type { Enrollment } from '../store/records';
 import { type EnrollFleetResult, enrollFleetContract, validateFleetInput } from './fleet';
 import { unenrollEnrollment } from './unenroll';
-import { commitToVehicleStreams } from './vehicle-stream';
-
-export interface MembershipDeps {
-  readonly stores: Stores;
-  readonly bus: EventBus;
-  readonly now: () => number;
-  readonly publish?: PublishTuning;
-  /** Re-numberings of an event after a `VersionConflict` before the request fails (default 10). */
-  readonly conflictRetries?: number;
-}
-
-type MembershipType = 'enrollment.vehicle.added' | 'enrollment.vehicle.removed';
-
-/**
- * One membership event, not yet numbered (`sequence` 0): `announce` gives it the next number of
- * its vehicle's stream when it commits it.
- */
-export function membershipEvent(
-  type: MembershipType,
-  input: {
-    readonly enrollment: Pick<Enrollment, 'id' | 'kind'>;
-    readonly vehicle: Pick<VehicleRecord, 'id' | 'vin' | 'brand'>;
-    /** Why: `unenrolled`, `fleet-enrolled`. Part of the event id. */
-    readonly transition: string;
-    readonly at: number;
-    readonly operation: string;
-    /** The API whose answer revealed it (default `carhook`: a management call). */
-    readonly api?: 'v1' | 'v2' | 'carhook';
-  },
-): CarhookEvent {
-  const { enrollment, vehicle } = input;
-  const at = new Date(input.at).toISOString();
-  const brand = vehicle.brand;
-  return buildEvent(type, {
-    id: eventId({ scope: enrollment.id, type, key: vehicle.id, transition: input.transition }),
-    occurredAt: at,
-    detectedAt: at,
-    sequence: 0,
-    vehicle:
-      brand === undefined
-        ? { id: vehicle.id, vin: vehicle.vin }
-        : { id: vehicle.id, vin: vehicle.vin, brand },
-    enrollment: { id: enrollment.id, kind: enrollment.kind },
-    source: { api: input.api ?? 'carhook', operation: input.operation, recordId: vehicle.id },
-    data: {
-      vehicleId: vehicle.id,
-      vin: vehicle.vin,
-      ...(brand === undefined ? {} : { brand }),
-    },
-  }) as CarhookEvent;
-}
 
 /**
  * Commits each event on its vehicle's stream (numbered, with the vehicle's state; an event its
- * vehicle already numbered is skipped), then publishes what was new.
+ * vehicle already numbered is skipped), then publishes what was new. For a management request:
+ * events other writers kept from being numbered fail the request (500), so the caller repeats it,
+ * and the repeat tells them under the same ids.
  */
-export const announce: (
-  deps: MembershipDeps,
-  events: readonly CarhookEvent[],
-) => ReturnType<typeof commitToVehicleStreams> = commitToVehicleStreams;
-
-/**
- * `announce` for a management request: events other writers kept from being numbered fail the
- * request (500), so the caller repeats it, and the repeat tells them under the same ids.
- */
-async function announceOrFail(deps: MembershipDeps, events: readonly CarhookEvent[]) {
-  const told = await announce(deps, events);
+async function announceOrFail(deps: VehicleStreamDeps, events: readonly CarhookEvent[]) {
+  const told = await commitToVehicleStreams(deps, events);
   if (told.failed.length > 0) {
     throw new Error(
       `the events of vehicle(s) ${told.failed.join(', ')} could not be numbered (their state kept changing); nothing is lost: repeat the request`,
@@ -98,7 +38,7 @@ async function announceOrFail(deps: MembershipDeps, events: readonly CarhookEven
 }
 
 /** `enrollment.vehicle.added` for a fleet enrollment's vehicle, at the enrollment's creation. */
-async function announceFleetAdded(deps: MembershipDeps, enrollment: Enrollment): Promise<void> {
+async function announceFleetAdded(deps: VehicleStreamDeps, enrollment: Enrollment): Promise<void> {
   const vehicles = await deps.stores.vehicles.listByEnrollment(enrollment.id);
   await announceOrFail(
     deps,
@@ -132,7 +72,7 @@ export type UnenrollAnnouncedResult =
  * first; the events follow, so a repeated DELETE after a crash emits what the first one missed.
  */
 export async function unenrollAndAnnounce(
-  deps: MembershipDeps,
+  deps: VehicleStreamDeps,
   enrollmentId: string,
 ): Promise<UnenrollAnnouncedResult> {
   const enrollment = await deps.stores.enrollments.get(enrollmentId);
@@ -223,7 +163,7 @@ export type EnrollCheckedFleetResult =
  * then the enrollment stored and `enrollment.vehicle.added` emitted. A refused check stores nothing.
  */
 export async function enrollCheckedFleetContract(
-  deps: MembershipDeps & { readonly newId?: () => string },
+  deps: VehicleStreamDeps & { readonly newId?: () => string },
   client: Pick<CarClient, 'v1'>,
   input: unknown,
 ): Promise<EnrollCheckedFleetResult> {

@@ -78,4 +78,3 @@ export {
   ratesAt,
 } from './rates';
 export { type ChosenRead, guaranteeMs, type ReadCandidate, selectReads, stableHash } from './selection';
-export { type JobResult, runDiscovery, runPollJob } from './worker';

@@ -8,14 +8,13 @@
  * refused gets no observation, so nothing is fixed or removed for it). A batch answered 404 / 403
  * is split too: the VIN refused alone, or one the maintenance list leaves out (a known vehicle
  * always has its record), may be one the API no longer knows, which
- * ../enrollment/fleet-removal.ts confirms with one read before anything is applied for it.
+ * ./fleet-removal.ts confirms with one read before anything is applied for it.
  */
 import type { ApiError, CarClient, Result, V1Target } from '../api';
 import type { V1Alert, V1Crash, V1Maintenance, V1Trip } from '../api/model';
 import { diff } from '../detection/diff';
 import type { Observation } from '../detection/observations';
 import { parseState } from '../detection/state';
-import { confirmFleetVehicle, removeFleetVehicle } from '../enrollment/fleet-removal';
 import { stateKeyOf } from '../store/identity';
 import type {
   FleetContractEnrollment,
@@ -25,6 +24,7 @@ import type {
 import { alertCodesFor } from './alert-codes';
 import { applyObservations, detectionContext } from './commit';
 import { DEFAULT_POLLING_CONFIG, type PollingConfig } from './config';
+import { confirmFleetVehicle, removeFleetVehicle } from './fleet-removal';
 import type { PollFleetJob } from './jobs';
 import { createMeteredClient } from './metered-client';
 import type { PollDeps, ResourceFailure } from './poll-vehicle';

@@ -8,14 +8,13 @@
 
 import { parseState, STATE_FORMAT, serializeState } from '../detection/state';
 import type { EnrollmentRef } from '../detection/work';
-import { fleetVehicleIdOf } from '../enrollment/fleet';
-import { isLegacyState, stateKeyOf } from '../store/identity';
+import { isLegacyState, stateKeyOf, vehicleIdOf } from '../store/identity';
 import type { Stores } from '../store/ports';
 import type { FleetContractEnrollment, VehicleRecord, VehicleStateRecord } from '../store/records';
 
 /**
  * The active fleet contract that polls this VIN, when it is not the vehicle's own enrollment. A
- * contract whose vehicle is paused (the v1 API no longer knows it, ../enrollment/fleet-removal.ts)
+ * contract whose vehicle is paused (the v1 API no longer knows it, ./fleet-removal.ts)
  * polls nothing: the VIN is then polled through this enrollment again.
  */
 export async function coveringFleet(
@@ -25,7 +24,7 @@ export async function coveringFleet(
   if (vehicle.vin === '') return undefined;
   const fleet = await stores.enrollments.findByFleetVin(vehicle.vin);
   if (fleet === undefined || fleet.status !== 'active' || fleet.id === vehicle.enrollmentId) return undefined;
-  const polled = await stores.vehicles.get(fleetVehicleIdOf(fleet.id, vehicle.vin));
+  const polled = await stores.vehicles.get(vehicleIdOf(fleet.id, vehicle.vin));
   return polled !== undefined && !polled.paused ? fleet : undefined;
 }
 

@@ -1,6 +1,13 @@
 import type { VehicleRecord, VehicleStateRecord } from './records';
 
 /**
+ * Carhook's vehicle id, unique across enrollments: `<enrollmentId>:<key>`, the key being the API's
+ * vehicle id for an OAuth user's vehicle (v2) and the VIN for a fleet contract's (v1: no v2 id, the
+ * planner polls them in v1 batches).
+ */
+export const vehicleIdOf = (enrollmentId: string, key: string): string => `${enrollmentId}:${key}`;
+
+/**
  * One identity per physical vehicle. A car is enrolled through an OAuth user (Carhook vehicle id
  * `<enrollmentId>:<apiVehicleId>`) or a fleet contract (`<enrollmentId>:<vin>`), and may be
  * enrolled again later or through both at once: the vehicle ids differ, the VIN does not (the API

@@ -2,13 +2,22 @@
  * One entry point for the poll job queue: dispatches a received job body to its use case. The
  * handler (SQS batch or the local queue consumer) parses nothing itself: a malformed body fails
  * here with `InvalidJobError` naming the field.
+ *
+ * It sits above both core/polling and core/enrollment because the queue carries jobs of both:
+ * vehicle, fleet and map polls (../polling) and vehicle discovery (../enrollment/discovery.ts,
+ * which itself builds on polling's commit). Neither of the two has to know the other's jobs.
  */
 import { type DiscoveryResult, syncVehicleList } from '../enrollment/discovery';
-import { type PollJob, parsePollJob } from './jobs';
-import { createMeteredClient } from './metered-client';
-import { type FleetPollSummary, pollFleet } from './poll-fleet';
-import { type MapPollSummary, pollMap } from './poll-map';
-import { type PollDeps, type PollSummary, pollVehicle, publishReauthorization } from './poll-vehicle';
+import { type PollJob, parsePollJob } from '../polling/jobs';
+import { createMeteredClient } from '../polling/metered-client';
+import { type FleetPollSummary, pollFleet } from '../polling/poll-fleet';
+import { type MapPollSummary, pollMap } from '../polling/poll-map';
+import {
+  type PollDeps,
+  type PollSummary,
+  pollVehicle,
+  publishReauthorization,
+} from '../polling/poll-vehicle';
 
 export type JobResult =
   | { readonly kind: 'poll-vehicle'; readonly summary: PollSummary }

@@ -1,10 +1,13 @@
 /**
- * Enrollment events about a vehicle join the vehicle's one stream: each takes the next number of
- * the vehicle's (VIN-keyed) `sequence`, written in the same conditional commit as the state that
- * counts it (`commitPoll` with `expectedVersion`, as a poll commits). A poll or another enrollment
+ * Events about a vehicle told outside a poll's diff (enrollment membership: a vehicle added to or
+ * removed from a user's list, a fleet contract enrolled or deleted, a fleet vehicle the v1 API no
+ * longer knows) join the vehicle's one stream: each takes the next number of the vehicle's
+ * (VIN-keyed) `sequence`, written in the same conditional commit as the state that counts it
+ * (`commitPoll` with `expectedVersion`, as a poll commits, ./commit.ts). A poll or another such
  * change racing on the same vehicle makes one of the two commits fail with `VersionConflict`; the
  * loser numbers again on the state the winner wrote, so a vehicle's events are 1, 2, 3… across all
- * types, with no repeat and no gap.
+ * types, with no repeat and no gap. It lives with the poll commit because it is the same write on
+ * the same state; core/enrollment builds on it.
  *
  * The ids are deterministic and the state remembers which enrollment events it numbered
  * (`told`), so a retry after a crash (a repeated DELETE, a discovery run again) tells nothing twice.
@@ -12,12 +15,13 @@
 import { sequenceMembership } from '../detection/membership';
 import { parseState, STATE_FORMAT, serializeState } from '../detection/state';
 import type { CarhookEvent } from '../events/catalogue';
-import { type PublishTuning, publishCommitted } from '../polling/commit';
 import type { EventBus } from '../publishing/ports';
 import { isLegacyState, stateKeyOf } from '../store/identity';
 import type { Stores } from '../store/ports';
 import type { VehicleRecord } from '../store/records';
+import { type PublishTuning, publishCommitted } from './commit';
 
+/** What committing on a vehicle's stream needs (and what enrollment's use cases take). */
 export interface VehicleStreamDeps {
   readonly stores: Stores;
   readonly bus: EventBus;
