@@ -8,6 +8,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { StoreError } from '../../core/store/errors';
+import { decodeCursor, encodeCursor, requirePageLimit } from '../../core/store/logic';
+import type { Page, PageRequest } from '../../core/store/records';
 
 /** What every adapter of the table shares. */
 export interface TableContext {
@@ -194,6 +196,37 @@ export async function queryRange(ctx: TableContext, query: RangeQuery, want: num
     });
   }
   return out;
+}
+
+/**
+ * One page out of `items` read in sort-key order with one item more than `limit` asked for: that
+ * extra item only tells that a next page exists, whose cursor is the last item's sort key.
+ */
+export function pageOf<T>(
+  items: readonly Item[],
+  limit: number,
+  sortName: string,
+  parse: (item: Item) => T,
+): Page<T> {
+  const page = items.slice(0, limit);
+  const last = page.at(-1);
+  const parsed = page.map(parse);
+  return items.length > limit && last !== undefined
+    ? { items: parsed, cursor: encodeCursor(String(last[sortName])) }
+    : { items: parsed };
+}
+
+/** One page of a partition: the request's cursor is the sort key the page starts after. */
+export async function queryPage<T>(
+  ctx: TableContext,
+  query: Omit<RangeQuery, 'after'>,
+  request: PageRequest,
+  parse: (item: Item) => T,
+): Promise<Page<T>> {
+  const limit = requirePageLimit(request.limit);
+  const after = decodeCursor(request.cursor);
+  const items = await queryRange(ctx, after !== undefined ? { ...query, after } : query, limit + 1);
+  return pageOf(items, limit, query.sortName, parse);
 }
 
 /** Runs `work` over `items` with at most `concurrency` in flight; results in input order. */

@@ -1,12 +1,6 @@
 import { paginateQuery, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { invalidInput } from '../../core/store/errors';
-import {
-  decodeCursor,
-  encodeCursor,
-  requireId,
-  requireIsoDate,
-  requirePageLimit,
-} from '../../core/store/logic';
+import { decodeCursor, requireId, requireIsoDate, requirePageLimit } from '../../core/store/logic';
 import {
   validateAttemptFilter,
   validateDelivery,
@@ -22,7 +16,9 @@ import {
   type Item,
   isConditionalCheckFailed,
   isTransactionCanceled,
+  pageOf,
   putIfAbsent,
+  queryPage,
   queryRange,
   shardOf,
   storeFailure,
@@ -276,25 +272,18 @@ export function createDynamoDeliveryStore(
 
     async listBySubscription(query) {
       requireId('subscriptionId', query.subscriptionId);
-      const limit = requirePageLimit(query.limit);
-      const after = decodeCursor(query.cursor);
-      const items = await queryRange(
+      const page = await queryPage(
         ctx,
         {
           index: INDEX.gsi1,
           partitionName: 'gsi1pk',
           partitionValue: deliveryKeys.ofSubscription(query.subscriptionId, query.status),
           sortName: 'gsi1sk',
-          ...(after !== undefined ? { after } : {}),
         },
-        limit + 1,
+        query,
+        (i) => fromItem(ctx, i),
       );
-      const page = items.slice(0, limit);
-      const last = page.at(-1);
-      return {
-        items: page.map((i) => fromItem(ctx, i)).filter((d) => d.status === query.status),
-        ...(items.length > limit && last ? { cursor: encodeCursor(String(last.gsi1sk)) } : {}),
-      };
+      return { ...page, items: page.items.filter((d) => d.status === query.status) };
     },
 
     async listDue(query) {
@@ -318,16 +307,9 @@ export function createDynamoDeliveryStore(
           ),
         ),
       );
-      const merged = shards
-        .flat()
-        .sort((a, b) => (String(a.gsi2sk) < String(b.gsi2sk) ? -1 : 1))
-        .slice(0, limit + 1);
-      const page = merged.slice(0, limit);
-      const last = page.at(-1);
-      return {
-        items: page.map((i) => fromItem(ctx, i)).filter((d) => d.status === 'pending'),
-        ...(merged.length > limit && last ? { cursor: encodeCursor(String(last.gsi2sk)) } : {}),
-      };
+      const merged = shards.flat().sort((a, b) => (String(a.gsi2sk) < String(b.gsi2sk) ? -1 : 1));
+      const page = pageOf(merged, limit, 'gsi2sk', (i) => fromItem(ctx, i));
+      return { ...page, items: page.items.filter((d) => d.status === 'pending') };
     },
 
     async listAttempts(query) {
@@ -382,12 +364,7 @@ export function createDynamoDeliveryStore(
       } catch (error) {
         throw storeFailure(ctx, 'Query attempts', error, { subscriptionId: query.subscriptionId });
       }
-      const page = items.slice(0, limit);
-      const last = page.at(-1);
-      return {
-        items: page.map(attemptFromItem),
-        ...(items.length > limit && last ? { cursor: encodeCursor(String(last.sk)) } : {}),
-      };
+      return pageOf(items, limit, 'sk', attemptFromItem);
     },
   };
   return store;

@@ -3,7 +3,6 @@ import type { EventEnvelope } from '../../core/events/envelope';
 import { invalidInput } from '../../core/store/errors';
 import {
   decodeCursor,
-  encodeCursor,
   iso,
   prepareEvents,
   requireCiphertext,
@@ -34,6 +33,7 @@ import {
   isTransactionCanceled,
   keys,
   malformed,
+  pageOf,
   queryRange,
   storeFailure,
   type TableContext,
@@ -194,28 +194,22 @@ export function createDynamoEnrollmentStore(ctx: TableContext): EnrollmentStore 
         throw invalidInput('status', `must be one of ${enrollmentStatuses.join(', ')}`);
       }
       const after = decodeCursor(query.cursor);
-      const items = await queryRange(
-        ctx,
+      const range =
         query.status !== undefined
           ? {
               index: INDEX.gsi1,
               partitionName: 'gsi1pk',
               partitionValue: keys.enrollmentsByStatus(query.status),
               sortName: 'gsi1sk',
-              ...(after !== undefined ? { after } : {}),
             }
           : {
               index: INDEX.gsi2,
               partitionName: 'gsi2pk',
               partitionValue: keys.allEnrollments,
               sortName: 'gsi2sk',
-              ...(after !== undefined ? { after } : {}),
-            },
-        limit + 1,
-      );
-      const page = items.slice(0, limit).map((item) => enrollmentFromItem(ctx, item));
-      const last = page.at(-1);
-      return items.length > limit && last ? { items: page, cursor: encodeCursor(last.id) } : { items: page };
+            };
+      const items = await queryRange(ctx, after !== undefined ? { ...range, after } : range, limit + 1);
+      return pageOf(items, limit, range.sortName, (item) => enrollmentFromItem(ctx, item));
     },
 
     async findByFleetVin(vin) {

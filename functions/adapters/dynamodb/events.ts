@@ -2,7 +2,6 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type EventEnvelope, envelopeSchema } from '../../core/events/envelope';
 import {
   decodeCursor,
-  encodeCursor,
   eventExpiresAt,
   eventSortKey,
   isExpired,
@@ -16,13 +15,15 @@ import {
   requireTypes,
 } from '../../core/store/logic';
 import type { AppendResult, EventLog, EventTimeQuery } from '../../core/store/ports';
-import type { Page, StoredEvent } from '../../core/store/records';
+import type { StoredEvent } from '../../core/store/records';
 import {
   type Item,
   isConditionalCheckFailed,
   keys,
   malformed,
   mapConcurrent,
+  pageOf,
+  queryPage,
   queryRange,
   type RangeQuery,
   storeFailure,
@@ -133,13 +134,7 @@ function daysBetween(from: string, to: string): string[] {
 export function createDynamoEventLog(ctx: TableContext): EventLog {
   const { tableName: TableName, doc } = ctx;
 
-  const toPage = (items: Item[], limit: number): Page<StoredEvent> => {
-    const page = items.slice(0, limit).map((item) => storedEventFromItem(ctx, item));
-    const last = page.at(-1);
-    return items.length > limit && last !== undefined
-      ? { items: page, cursor: encodeCursor(eventSortKey(last.envelope)) }
-      : { items: page };
-  };
+  const parse = (item: Item) => storedEventFromItem(ctx, item);
 
   const validate = (query: EventTimeQuery) => {
     requireEpochMs('now', query.now);
@@ -190,7 +185,7 @@ export function createDynamoEventLog(ctx: TableContext): EventLog {
         },
         limit + 1,
       );
-      return toPage(items, limit);
+      return pageOf(items, limit, 'gsi1sk', parse);
     },
 
     async listByTime(query) {
@@ -219,26 +214,23 @@ export function createDynamoEventLog(ctx: TableContext): EventLog {
         items.push(...found);
         if (items.length > limit) break;
       }
-      return toPage(items, limit);
+      return pageOf(items, limit, 'gsi2sk', parse);
     },
 
     async listUnpublished(query) {
       requireEpochMs('now', query.now);
-      const limit = requirePageLimit(query.limit);
-      const after = decodeCursor(query.cursor);
-      const items = await queryRange(
+      return queryPage(
         ctx,
         {
           index: INDEX.unpublished,
           partitionName: 'unpublished',
           partitionValue: keys.unpublished,
           sortName: 'gsi2sk',
-          ...(after !== undefined ? { after } : {}),
           filter: liveFilter(query.now, undefined),
         },
-        limit + 1,
+        query,
+        parse,
       );
-      return toPage(items, limit);
     },
 
     async markPublished(eventIds, now) {

@@ -1,7 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   decodeCursor,
-  encodeCursor,
   iso,
   isTerminalPause,
   newVehicleRecord,
@@ -26,6 +25,7 @@ import {
   isConditionalCheckFailed,
   keys,
   malformed,
+  pageOf,
   putIfAbsent,
   queryRange,
   shardOf,
@@ -208,12 +208,7 @@ export function createDynamoVehicleStore(ctx: TableContext): VehicleStore {
         .sort((a, b) =>
           String(a.gsi2sk) < String(b.gsi2sk) ? -1 : String(a.gsi2sk) > String(b.gsi2sk) ? 1 : 0,
         );
-      const page = merged.slice(0, limit);
-      const last = page.at(-1);
-      const items = page.map((item) => vehicleFromItem(ctx, item));
-      return merged.length > limit && last !== undefined
-        ? { items, cursor: encodeCursor(String(last.gsi2sk)) }
-        : { items };
+      return pageOf(merged, limit, 'gsi2sk', (item) => vehicleFromItem(ctx, item));
     },
 
     async touchSchedule(vehicleId, update, now) {
