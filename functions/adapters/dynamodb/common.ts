@@ -249,6 +249,26 @@ export async function mapConcurrent<T, R>(
 }
 
 /**
+ * Sends one conditional write (PutItem, UpdateItem or DeleteItem): true when written, false when its
+ * condition did not hold (DynamoDB then writes nothing and answers ConditionalCheckFailedException);
+ * any other failure is thrown.
+ */
+export async function writeIf(
+  ctx: Pick<TableContext, 'tableName'>,
+  send: () => Promise<unknown>,
+  operation: string,
+  context: Record<string, string>,
+): Promise<boolean> {
+  try {
+    await send();
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw storeFailure(ctx, operation, error, context);
+  }
+}
+
+/**
  * PutItem only where no item has this key yet: true when written, false when one already existed
  * (ids are deterministic, so "already there" is an answer, not an error).
  */
@@ -258,19 +278,8 @@ export async function putIfAbsent(
   operation: string,
   context: Record<string, string>,
 ): Promise<boolean> {
-  try {
-    await ctx.doc.send(
-      new PutCommand({
-        TableName: ctx.tableName,
-        Item: item,
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return false;
-    throw storeFailure(ctx, operation, error, context);
-  }
+  const put = { TableName: ctx.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' };
+  return writeIf(ctx, () => ctx.doc.send(new PutCommand(put)), operation, context);
 }
 
 /** A strongly consistent GetItem; undefined when there is no such item. */

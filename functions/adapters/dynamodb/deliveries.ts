@@ -23,6 +23,7 @@ import {
   shardOf,
   storeFailure,
   type TableContext,
+  writeIf,
 } from './common';
 import { BATCH_ITEMS, batchWriter, type DeliveryStoreOptions, keyOf } from './delivery-batch';
 import {
@@ -57,33 +58,27 @@ export function createDynamoDeliveryStore(
     requireId('id', id);
     const at = new Date(now).toISOString();
     const toPending = to === 'pending';
-    try {
-      await doc.send(
-        new UpdateCommand({
-          TableName,
-          Key: deliveryKeys.delivery(id),
-          UpdateExpression: toPending
-            ? 'SET #status = :to, updatedAt = :at, nextAttemptAt = :at, gsi1pk = :gsi1pk, gsi2pk = :gsi2pk, gsi2sk = :gsi2sk'
-            : 'SET #status = :to, updatedAt = :at, gsi1pk = :gsi1pk REMOVE gsi2pk, gsi2sk',
-          ConditionExpression: 'attribute_exists(pk) AND #status = :from',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':to': to,
-            ':from': from,
-            ':at': at,
-            // gsi1pk needs the subscription id: it is the part of the old key before `#<status>`.
-            ':gsi1pk': await gsi1For(id, to),
-            ...(toPending
-              ? { ':gsi2pk': deliveryKeys.due(shardOf(id, DELIVERY_DUE_SHARDS)), ':gsi2sk': `${at}#${id}` }
-              : {}),
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw fail(`UpdateItem delivery ${from}→${to}`, error, id);
-    }
+    // gsi1pk needs the subscription id: it is the part of the old key before `#<status>`.
+    const gsi1pk = await gsi1For(id, to);
+    const update = new UpdateCommand({
+      TableName,
+      Key: deliveryKeys.delivery(id),
+      UpdateExpression: toPending
+        ? 'SET #status = :to, updatedAt = :at, nextAttemptAt = :at, gsi1pk = :gsi1pk, gsi2pk = :gsi2pk, gsi2sk = :gsi2sk'
+        : 'SET #status = :to, updatedAt = :at, gsi1pk = :gsi1pk REMOVE gsi2pk, gsi2sk',
+      ConditionExpression: 'attribute_exists(pk) AND #status = :from',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':to': to,
+        ':from': from,
+        ':at': at,
+        ':gsi1pk': gsi1pk,
+        ...(toPending
+          ? { ':gsi2pk': deliveryKeys.due(shardOf(id, DELIVERY_DUE_SHARDS)), ':gsi2sk': `${at}#${id}` }
+          : {}),
+      },
+    });
+    return writeIf(ctx, () => doc.send(update), `UpdateItem delivery ${from}→${to}`, { deliveryId: id });
   }
 
   async function gsi1For(id: string, status: DeliveryStatus): Promise<string> {
@@ -241,29 +236,22 @@ export function createDynamoDeliveryStore(
     async release(id, attemptNumber, now) {
       requireId('id', id);
       const at = new Date(now).toISOString();
-      try {
-        await doc.send(
-          new UpdateCommand({
-            TableName,
-            Key: deliveryKeys.delivery(id),
-            UpdateExpression:
-              'SET attempts = attempts - :one, nextAttemptAt = :at, gsi2sk = :gsi2sk, updatedAt = :at',
-            ConditionExpression: 'attribute_exists(pk) AND #status = :pending AND attempts = :n',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':one': 1,
-              ':at': at,
-              ':gsi2sk': `${at}#${id}`,
-              ':pending': 'pending',
-              ':n': attemptNumber,
-            },
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionalCheckFailed(error)) return false;
-        throw fail('UpdateItem delivery release', error, id);
-      }
+      const update = new UpdateCommand({
+        TableName,
+        Key: deliveryKeys.delivery(id),
+        UpdateExpression:
+          'SET attempts = attempts - :one, nextAttemptAt = :at, gsi2sk = :gsi2sk, updatedAt = :at',
+        ConditionExpression: 'attribute_exists(pk) AND #status = :pending AND attempts = :n',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':one': 1,
+          ':at': at,
+          ':gsi2sk': `${at}#${id}`,
+          ':pending': 'pending',
+          ':n': attemptNumber,
+        },
+      });
+      return writeIf(ctx, () => doc.send(update), 'UpdateItem delivery release', { deliveryId: id });
     },
 
     park: (id, now) => transition(id, 'pending', 'parked', now),

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventEnvelope } from '../../core/events/envelope';
 import { invalidInput } from '../../core/store/errors';
 import {
@@ -34,6 +34,7 @@ import {
   keys,
   malformed,
   pageOf,
+  putIfAbsent,
   queryRange,
   storeFailure,
   type TableContext,
@@ -134,13 +135,10 @@ export function createDynamoEnrollmentStore(ctx: TableContext): EnrollmentStore 
         ConditionExpression: 'attribute_not_exists(pk)',
       };
       if (enrollment.kind !== 'fleet-contract') {
-        try {
-          await doc.send(new PutCommand(putEnrollment));
-          return { kind: 'Created' };
-        } catch (error) {
-          if (isConditionalCheckFailed(error)) return { kind: 'AlreadyExists', enrollmentId: enrollment.id };
-          throw storeFailure(ctx, 'PutItem enrollment', error, { enrollmentId: enrollment.id });
-        }
+        const created = await putIfAbsent(ctx, putEnrollment.Item, 'PutItem enrollment', {
+          enrollmentId: enrollment.id,
+        });
+        return created ? { kind: 'Created' } : { kind: 'AlreadyExists', enrollmentId: enrollment.id };
       }
       // The VIN uniqueness item and the enrollment are written together or not at all.
       try {

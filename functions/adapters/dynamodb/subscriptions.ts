@@ -15,6 +15,7 @@ import {
   queryRange,
   storeFailure,
   type TableContext,
+  writeIf,
 } from './common';
 import { INDEX } from './table';
 
@@ -121,22 +122,15 @@ export function createDynamoSubscriptionStore(ctx: TableContext): SubscriptionSt
     values: Record<string, unknown>,
   ): Promise<boolean> {
     requireId('id', id);
-    try {
-      await doc.send(
-        new UpdateCommand({
-          TableName,
-          Key: subscriptionKeys.subscription(id),
-          UpdateExpression: update,
-          ConditionExpression: `attribute_exists(pk) AND ${condition}`,
-          ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
-          ExpressionAttributeValues: values,
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw fail(op, error, id);
-    }
+    const command = new UpdateCommand({
+      TableName,
+      Key: subscriptionKeys.subscription(id),
+      UpdateExpression: update,
+      ConditionExpression: `attribute_exists(pk) AND ${condition}`,
+      ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+      ExpressionAttributeValues: values,
+    });
+    return writeIf(ctx, () => doc.send(command), op, { subscriptionId: id });
   }
 
   return {
