@@ -94,6 +94,17 @@ export function cancellationReasons(error: unknown): CancellationReason[] {
   }));
 }
 
+/**
+ * Why a write was refused, one reason per action: a single write's ConditionalCheckFailedException
+ * as one such reason, a transaction's as its TransactionCanceledException lists them (the only way
+ * TransactWriteItems reports a failed condition); undefined for any other error.
+ */
+export function refusalReasons(error: unknown): CancellationReason[] | undefined {
+  if (isConditionalCheckFailed(error))
+    return [{ code: 'ConditionalCheckFailed', item: conditionFailedItem(error) }];
+  return isTransactionCanceled(error) ? cancellationReasons(error) : undefined;
+}
+
 /** Any DynamoDB failure we do not handle as an outcome, with the context to act on it. */
 export function storeFailure(
   ctx: Pick<TableContext, 'tableName'>,

@@ -10,16 +10,15 @@ import {
 import type { ClaimResult, DeliveryStore, RecordedAttempt } from '../../core/subscriptions/ports';
 import type { DeliveryStatus } from '../../core/subscriptions/records';
 import {
-  cancellationReasons,
   conditionFailedItem,
   getConsistent,
   type Item,
   isConditionalCheckFailed,
-  isTransactionCanceled,
   pageOf,
   putIfAbsent,
   queryPage,
   queryRange,
+  refusalReasons,
   shardOf,
   storeFailure,
   type TableContext,
@@ -203,8 +202,7 @@ export function createDynamoDeliveryStore(
         );
         return true;
       } catch (error) {
-        if (isTransactionCanceled(error) && cancellationReasons(error)[0]?.code === 'ConditionalCheckFailed')
-          return false;
+        if (refusalReasons(error)?.[0]?.code === 'ConditionalCheckFailed') return false;
         throw fail('TransactWriteItems delivery finish', error, input.deliveryId);
       }
     },

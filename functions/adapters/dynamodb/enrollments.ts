@@ -25,17 +25,16 @@ import {
   type FleetContractEnrollment,
 } from '../../core/store/records';
 import {
-  cancellationReasons,
   conditionFailedItem,
   getConsistent,
   type Item,
   isConditionalCheckFailed,
-  isTransactionCanceled,
   keys,
   malformed,
   pageOf,
   putIfAbsent,
   queryRange,
+  refusalReasons,
   storeFailure,
   type TableContext,
 } from './common';
@@ -159,12 +158,13 @@ export function createDynamoEnrollmentStore(ctx: TableContext): EnrollmentStore 
         );
         return { kind: 'Created' };
       } catch (error) {
-        if (!isTransactionCanceled(error)) {
+        const reasons = refusalReasons(error);
+        if (!reasons) {
           throw storeFailure(ctx, 'TransactWriteItems create enrollment', error, {
             enrollmentId: enrollment.id,
           });
         }
-        const [enrollmentReason, vinReason] = cancellationReasons(error);
+        const [enrollmentReason, vinReason] = reasons;
         if (enrollmentReason?.code === 'ConditionalCheckFailed') {
           return { kind: 'AlreadyExists', enrollmentId: enrollment.id };
         }
@@ -297,11 +297,9 @@ export function createDynamoEnrollmentStore(ctx: TableContext): EnrollmentStore 
           }
           return true;
         } catch (error) {
-          if (isConditionalCheckFailed(error)) return false;
-          if (!isTransactionCanceled(error)) {
-            throw storeFailure(ctx, 'mark reauthorization_required', error, { enrollmentId });
-          }
-          const [statusReason, eventReason] = cancellationReasons(error);
+          const reasons = refusalReasons(error);
+          if (!reasons) throw storeFailure(ctx, 'mark reauthorization_required', error, { enrollmentId });
+          const [statusReason, eventReason] = reasons;
           if (statusReason?.code === 'ConditionalCheckFailed') return false;
           // The event id is already logged (first write wins): make the transition alone.
           if (eventReason?.code === 'ConditionalCheckFailed') {
@@ -354,13 +352,8 @@ export function createDynamoEnrollmentStore(ctx: TableContext): EnrollmentStore 
         }
         return true;
       } catch (error) {
-        if (isConditionalCheckFailed(error)) return false;
-        if (
-          isTransactionCanceled(error) &&
-          cancellationReasons(error)[0]?.code === 'ConditionalCheckFailed'
-        ) {
-          return false;
-        }
+        // The status update's condition, alone or as the transaction's first action.
+        if (refusalReasons(error)?.[0]?.code === 'ConditionalCheckFailed') return false;
         throw storeFailure(ctx, 'unenroll', error, { enrollmentId });
       }
     },
