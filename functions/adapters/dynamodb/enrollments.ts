@@ -25,10 +25,8 @@ import {
   type FleetContractEnrollment,
 } from '../../core/store/records';
 import {
-  conditionFailedItem,
   getConsistent,
   type Item,
-  isConditionalCheckFailed,
   keys,
   malformed,
   pageOf,
@@ -258,9 +256,9 @@ export function createDynamoEnrollmentStore(ctx: TableContext): EnrollmentStore 
         );
         return { kind: 'Saved', reactivated: old?.status === 'reauthorization_required' };
       } catch (error) {
-        if (!isConditionalCheckFailed(error))
-          throw storeFailure(ctx, 'UpdateItem save tokens', error, { enrollmentId });
-        const current = conditionFailedItem(error);
+        const refused = refusalReasons(error);
+        if (!refused) throw storeFailure(ctx, 'UpdateItem save tokens', error, { enrollmentId });
+        const current = refused[0]?.item;
         if (current?.kind !== 'oauth-user') return { kind: 'NotFound' };
         return { kind: 'NotAllowed', status: current.status as EnrollmentStatus };
       }
