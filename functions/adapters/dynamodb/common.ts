@@ -8,6 +8,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { StoreError } from '../../core/store/errors';
+import { decodeCursor, encodeCursor, requirePageLimit } from '../../core/store/logic';
+import type { Page, PageRequest } from '../../core/store/records';
 
 /** What every adapter of the table shares. */
 export interface TableContext {
@@ -90,6 +92,17 @@ export function cancellationReasons(error: unknown): CancellationReason[] {
     code: reason.Code ?? 'None',
     item: reason.Item ? unmarshall(reason.Item) : undefined,
   }));
+}
+
+/**
+ * Why a write was refused, one reason per action: a single write's ConditionalCheckFailedException
+ * as one such reason, a transaction's as its TransactionCanceledException lists them (the only way
+ * TransactWriteItems reports a failed condition); undefined for any other error.
+ */
+export function refusalReasons(error: unknown): CancellationReason[] | undefined {
+  if (isConditionalCheckFailed(error))
+    return [{ code: 'ConditionalCheckFailed', item: conditionFailedItem(error) }];
+  return isTransactionCanceled(error) ? cancellationReasons(error) : undefined;
 }
 
 /** Any DynamoDB failure we do not handle as an outcome, with the context to act on it. */
@@ -196,6 +209,37 @@ export async function queryRange(ctx: TableContext, query: RangeQuery, want: num
   return out;
 }
 
+/**
+ * One page out of `items` read in sort-key order with one item more than `limit` asked for: that
+ * extra item only tells that a next page exists, whose cursor is the last item's sort key.
+ */
+export function pageOf<T>(
+  items: readonly Item[],
+  limit: number,
+  sortName: string,
+  parse: (item: Item) => T,
+): Page<T> {
+  const page = items.slice(0, limit);
+  const last = page.at(-1);
+  const parsed = page.map(parse);
+  return items.length > limit && last !== undefined
+    ? { items: parsed, cursor: encodeCursor(String(last[sortName])) }
+    : { items: parsed };
+}
+
+/** One page of a partition: the request's cursor is the sort key the page starts after. */
+export async function queryPage<T>(
+  ctx: TableContext,
+  query: Omit<RangeQuery, 'after'>,
+  request: PageRequest,
+  parse: (item: Item) => T,
+): Promise<Page<T>> {
+  const limit = requirePageLimit(request.limit);
+  const after = decodeCursor(request.cursor);
+  const items = await queryRange(ctx, after !== undefined ? { ...query, after } : query, limit + 1);
+  return pageOf(items, limit, query.sortName, parse);
+}
+
 /** Runs `work` over `items` with at most `concurrency` in flight; results in input order. */
 export async function mapConcurrent<T, R>(
   items: readonly T[],
@@ -216,6 +260,26 @@ export async function mapConcurrent<T, R>(
 }
 
 /**
+ * Sends one conditional write (PutItem, UpdateItem or DeleteItem): true when written, false when its
+ * condition did not hold (DynamoDB then writes nothing and answers ConditionalCheckFailedException);
+ * any other failure is thrown.
+ */
+export async function writeIf(
+  ctx: Pick<TableContext, 'tableName'>,
+  send: () => Promise<unknown>,
+  operation: string,
+  context: Record<string, string>,
+): Promise<boolean> {
+  try {
+    await send();
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw storeFailure(ctx, operation, error, context);
+  }
+}
+
+/**
  * PutItem only where no item has this key yet: true when written, false when one already existed
  * (ids are deterministic, so "already there" is an answer, not an error).
  */
@@ -225,19 +289,8 @@ export async function putIfAbsent(
   operation: string,
   context: Record<string, string>,
 ): Promise<boolean> {
-  try {
-    await ctx.doc.send(
-      new PutCommand({
-        TableName: ctx.tableName,
-        Item: item,
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return false;
-    throw storeFailure(ctx, operation, error, context);
-  }
+  const put = { TableName: ctx.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' };
+  return writeIf(ctx, () => ctx.doc.send(new PutCommand(put)), operation, context);
 }
 
 /** A strongly consistent GetItem; undefined when there is no such item. */

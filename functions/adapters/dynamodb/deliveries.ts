@@ -1,12 +1,6 @@
 import { paginateQuery, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { invalidInput } from '../../core/store/errors';
-import {
-  decodeCursor,
-  encodeCursor,
-  requireId,
-  requireIsoDate,
-  requirePageLimit,
-} from '../../core/store/logic';
+import { decodeCursor, requireId, requireIsoDate, requirePageLimit } from '../../core/store/logic';
 import {
   validateAttemptFilter,
   validateDelivery,
@@ -16,17 +10,19 @@ import {
 import type { ClaimResult, DeliveryStore, RecordedAttempt } from '../../core/subscriptions/ports';
 import type { DeliveryStatus } from '../../core/subscriptions/records';
 import {
-  cancellationReasons,
   conditionFailedItem,
   getConsistent,
   type Item,
   isConditionalCheckFailed,
-  isTransactionCanceled,
+  pageOf,
   putIfAbsent,
+  queryPage,
   queryRange,
+  refusalReasons,
   shardOf,
   storeFailure,
   type TableContext,
+  writeIf,
 } from './common';
 import { BATCH_ITEMS, batchWriter, type DeliveryStoreOptions, keyOf } from './delivery-batch';
 import {
@@ -61,33 +57,27 @@ export function createDynamoDeliveryStore(
     requireId('id', id);
     const at = new Date(now).toISOString();
     const toPending = to === 'pending';
-    try {
-      await doc.send(
-        new UpdateCommand({
-          TableName,
-          Key: deliveryKeys.delivery(id),
-          UpdateExpression: toPending
-            ? 'SET #status = :to, updatedAt = :at, nextAttemptAt = :at, gsi1pk = :gsi1pk, gsi2pk = :gsi2pk, gsi2sk = :gsi2sk'
-            : 'SET #status = :to, updatedAt = :at, gsi1pk = :gsi1pk REMOVE gsi2pk, gsi2sk',
-          ConditionExpression: 'attribute_exists(pk) AND #status = :from',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':to': to,
-            ':from': from,
-            ':at': at,
-            // gsi1pk needs the subscription id: it is the part of the old key before `#<status>`.
-            ':gsi1pk': await gsi1For(id, to),
-            ...(toPending
-              ? { ':gsi2pk': deliveryKeys.due(shardOf(id, DELIVERY_DUE_SHARDS)), ':gsi2sk': `${at}#${id}` }
-              : {}),
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw fail(`UpdateItem delivery ${from}→${to}`, error, id);
-    }
+    // gsi1pk needs the subscription id: it is the part of the old key before `#<status>`.
+    const gsi1pk = await gsi1For(id, to);
+    const update = new UpdateCommand({
+      TableName,
+      Key: deliveryKeys.delivery(id),
+      UpdateExpression: toPending
+        ? 'SET #status = :to, updatedAt = :at, nextAttemptAt = :at, gsi1pk = :gsi1pk, gsi2pk = :gsi2pk, gsi2sk = :gsi2sk'
+        : 'SET #status = :to, updatedAt = :at, gsi1pk = :gsi1pk REMOVE gsi2pk, gsi2sk',
+      ConditionExpression: 'attribute_exists(pk) AND #status = :from',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':to': to,
+        ':from': from,
+        ':at': at,
+        ':gsi1pk': gsi1pk,
+        ...(toPending
+          ? { ':gsi2pk': deliveryKeys.due(shardOf(id, DELIVERY_DUE_SHARDS)), ':gsi2sk': `${at}#${id}` }
+          : {}),
+      },
+    });
+    return writeIf(ctx, () => doc.send(update), `UpdateItem delivery ${from}→${to}`, { deliveryId: id });
   }
 
   async function gsi1For(id: string, status: DeliveryStatus): Promise<string> {
@@ -212,8 +202,7 @@ export function createDynamoDeliveryStore(
         );
         return true;
       } catch (error) {
-        if (isTransactionCanceled(error) && cancellationReasons(error)[0]?.code === 'ConditionalCheckFailed')
-          return false;
+        if (refusalReasons(error)?.[0]?.code === 'ConditionalCheckFailed') return false;
         throw fail('TransactWriteItems delivery finish', error, input.deliveryId);
       }
     },
@@ -245,29 +234,22 @@ export function createDynamoDeliveryStore(
     async release(id, attemptNumber, now) {
       requireId('id', id);
       const at = new Date(now).toISOString();
-      try {
-        await doc.send(
-          new UpdateCommand({
-            TableName,
-            Key: deliveryKeys.delivery(id),
-            UpdateExpression:
-              'SET attempts = attempts - :one, nextAttemptAt = :at, gsi2sk = :gsi2sk, updatedAt = :at',
-            ConditionExpression: 'attribute_exists(pk) AND #status = :pending AND attempts = :n',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':one': 1,
-              ':at': at,
-              ':gsi2sk': `${at}#${id}`,
-              ':pending': 'pending',
-              ':n': attemptNumber,
-            },
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionalCheckFailed(error)) return false;
-        throw fail('UpdateItem delivery release', error, id);
-      }
+      const update = new UpdateCommand({
+        TableName,
+        Key: deliveryKeys.delivery(id),
+        UpdateExpression:
+          'SET attempts = attempts - :one, nextAttemptAt = :at, gsi2sk = :gsi2sk, updatedAt = :at',
+        ConditionExpression: 'attribute_exists(pk) AND #status = :pending AND attempts = :n',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':one': 1,
+          ':at': at,
+          ':gsi2sk': `${at}#${id}`,
+          ':pending': 'pending',
+          ':n': attemptNumber,
+        },
+      });
+      return writeIf(ctx, () => doc.send(update), 'UpdateItem delivery release', { deliveryId: id });
     },
 
     park: (id, now) => transition(id, 'pending', 'parked', now),
@@ -276,25 +258,18 @@ export function createDynamoDeliveryStore(
 
     async listBySubscription(query) {
       requireId('subscriptionId', query.subscriptionId);
-      const limit = requirePageLimit(query.limit);
-      const after = decodeCursor(query.cursor);
-      const items = await queryRange(
+      const page = await queryPage(
         ctx,
         {
           index: INDEX.gsi1,
           partitionName: 'gsi1pk',
           partitionValue: deliveryKeys.ofSubscription(query.subscriptionId, query.status),
           sortName: 'gsi1sk',
-          ...(after !== undefined ? { after } : {}),
         },
-        limit + 1,
+        query,
+        (i) => fromItem(ctx, i),
       );
-      const page = items.slice(0, limit);
-      const last = page.at(-1);
-      return {
-        items: page.map((i) => fromItem(ctx, i)).filter((d) => d.status === query.status),
-        ...(items.length > limit && last ? { cursor: encodeCursor(String(last.gsi1sk)) } : {}),
-      };
+      return { ...page, items: page.items.filter((d) => d.status === query.status) };
     },
 
     async listDue(query) {
@@ -318,16 +293,9 @@ export function createDynamoDeliveryStore(
           ),
         ),
       );
-      const merged = shards
-        .flat()
-        .sort((a, b) => (String(a.gsi2sk) < String(b.gsi2sk) ? -1 : 1))
-        .slice(0, limit + 1);
-      const page = merged.slice(0, limit);
-      const last = page.at(-1);
-      return {
-        items: page.map((i) => fromItem(ctx, i)).filter((d) => d.status === 'pending'),
-        ...(merged.length > limit && last ? { cursor: encodeCursor(String(last.gsi2sk)) } : {}),
-      };
+      const merged = shards.flat().sort((a, b) => (String(a.gsi2sk) < String(b.gsi2sk) ? -1 : 1));
+      const page = pageOf(merged, limit, 'gsi2sk', (i) => fromItem(ctx, i));
+      return { ...page, items: page.items.filter((d) => d.status === 'pending') };
     },
 
     async listAttempts(query) {
@@ -382,12 +350,7 @@ export function createDynamoDeliveryStore(
       } catch (error) {
         throw storeFailure(ctx, 'Query attempts', error, { subscriptionId: query.subscriptionId });
       }
-      const page = items.slice(0, limit);
-      const last = page.at(-1);
-      return {
-        items: page.map(attemptFromItem),
-        ...(items.length > limit && last ? { cursor: encodeCursor(String(last.sk)) } : {}),
-      };
+      return pageOf(items, limit, 'sk', attemptFromItem);
     },
   };
   return store;

@@ -1,9 +1,8 @@
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventEnvelope } from '../../core/events/envelope';
 import { invalidInput } from '../../core/store/errors';
 import {
   decodeCursor,
-  encodeCursor,
   iso,
   prepareEvents,
   requireCiphertext,
@@ -26,15 +25,14 @@ import {
   type FleetContractEnrollment,
 } from '../../core/store/records';
 import {
-  cancellationReasons,
-  conditionFailedItem,
   getConsistent,
   type Item,
-  isConditionalCheckFailed,
-  isTransactionCanceled,
   keys,
   malformed,
+  pageOf,
+  putIfAbsent,
   queryRange,
+  refusalReasons,
   storeFailure,
   type TableContext,
 } from './common';
@@ -134,13 +132,10 @@ export function createDynamoEnrollmentStore(ctx: TableContext): EnrollmentStore 
         ConditionExpression: 'attribute_not_exists(pk)',
       };
       if (enrollment.kind !== 'fleet-contract') {
-        try {
-          await doc.send(new PutCommand(putEnrollment));
-          return { kind: 'Created' };
-        } catch (error) {
-          if (isConditionalCheckFailed(error)) return { kind: 'AlreadyExists', enrollmentId: enrollment.id };
-          throw storeFailure(ctx, 'PutItem enrollment', error, { enrollmentId: enrollment.id });
-        }
+        const created = await putIfAbsent(ctx, putEnrollment.Item, 'PutItem enrollment', {
+          enrollmentId: enrollment.id,
+        });
+        return created ? { kind: 'Created' } : { kind: 'AlreadyExists', enrollmentId: enrollment.id };
       }
       // The VIN uniqueness item and the enrollment are written together or not at all.
       try {
@@ -161,12 +156,13 @@ export function createDynamoEnrollmentStore(ctx: TableContext): EnrollmentStore 
         );
         return { kind: 'Created' };
       } catch (error) {
-        if (!isTransactionCanceled(error)) {
+        const reasons = refusalReasons(error);
+        if (!reasons) {
           throw storeFailure(ctx, 'TransactWriteItems create enrollment', error, {
             enrollmentId: enrollment.id,
           });
         }
-        const [enrollmentReason, vinReason] = cancellationReasons(error);
+        const [enrollmentReason, vinReason] = reasons;
         if (enrollmentReason?.code === 'ConditionalCheckFailed') {
           return { kind: 'AlreadyExists', enrollmentId: enrollment.id };
         }
@@ -194,28 +190,22 @@ export function createDynamoEnrollmentStore(ctx: TableContext): EnrollmentStore 
         throw invalidInput('status', `must be one of ${enrollmentStatuses.join(', ')}`);
       }
       const after = decodeCursor(query.cursor);
-      const items = await queryRange(
-        ctx,
+      const range =
         query.status !== undefined
           ? {
               index: INDEX.gsi1,
               partitionName: 'gsi1pk',
               partitionValue: keys.enrollmentsByStatus(query.status),
               sortName: 'gsi1sk',
-              ...(after !== undefined ? { after } : {}),
             }
           : {
               index: INDEX.gsi2,
               partitionName: 'gsi2pk',
               partitionValue: keys.allEnrollments,
               sortName: 'gsi2sk',
-              ...(after !== undefined ? { after } : {}),
-            },
-        limit + 1,
-      );
-      const page = items.slice(0, limit).map((item) => enrollmentFromItem(ctx, item));
-      const last = page.at(-1);
-      return items.length > limit && last ? { items: page, cursor: encodeCursor(last.id) } : { items: page };
+            };
+      const items = await queryRange(ctx, after !== undefined ? { ...range, after } : range, limit + 1);
+      return pageOf(items, limit, range.sortName, (item) => enrollmentFromItem(ctx, item));
     },
 
     async findByFleetVin(vin) {
@@ -266,9 +256,9 @@ export function createDynamoEnrollmentStore(ctx: TableContext): EnrollmentStore 
         );
         return { kind: 'Saved', reactivated: old?.status === 'reauthorization_required' };
       } catch (error) {
-        if (!isConditionalCheckFailed(error))
-          throw storeFailure(ctx, 'UpdateItem save tokens', error, { enrollmentId });
-        const current = conditionFailedItem(error);
+        const refused = refusalReasons(error);
+        if (!refused) throw storeFailure(ctx, 'UpdateItem save tokens', error, { enrollmentId });
+        const current = refused[0]?.item;
         if (current?.kind !== 'oauth-user') return { kind: 'NotFound' };
         return { kind: 'NotAllowed', status: current.status as EnrollmentStatus };
       }
@@ -305,11 +295,9 @@ export function createDynamoEnrollmentStore(ctx: TableContext): EnrollmentStore 
           }
           return true;
         } catch (error) {
-          if (isConditionalCheckFailed(error)) return false;
-          if (!isTransactionCanceled(error)) {
-            throw storeFailure(ctx, 'mark reauthorization_required', error, { enrollmentId });
-          }
-          const [statusReason, eventReason] = cancellationReasons(error);
+          const reasons = refusalReasons(error);
+          if (!reasons) throw storeFailure(ctx, 'mark reauthorization_required', error, { enrollmentId });
+          const [statusReason, eventReason] = reasons;
           if (statusReason?.code === 'ConditionalCheckFailed') return false;
           // The event id is already logged (first write wins): make the transition alone.
           if (eventReason?.code === 'ConditionalCheckFailed') {
@@ -362,13 +350,8 @@ export function createDynamoEnrollmentStore(ctx: TableContext): EnrollmentStore 
         }
         return true;
       } catch (error) {
-        if (isConditionalCheckFailed(error)) return false;
-        if (
-          isTransactionCanceled(error) &&
-          cancellationReasons(error)[0]?.code === 'ConditionalCheckFailed'
-        ) {
-          return false;
-        }
+        // The status update's condition, alone or as the transaction's first action.
+        if (refusalReasons(error)?.[0]?.code === 'ConditionalCheckFailed') return false;
         throw storeFailure(ctx, 'unenroll', error, { enrollmentId });
       }
     },

@@ -1,8 +1,7 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type EventEnvelope, envelopeSchema } from '../../core/events/envelope';
 import {
   decodeCursor,
-  encodeCursor,
   eventExpiresAt,
   eventSortKey,
   isExpired,
@@ -16,17 +15,20 @@ import {
   requireTypes,
 } from '../../core/store/logic';
 import type { AppendResult, EventLog, EventTimeQuery } from '../../core/store/ports';
-import type { Page, StoredEvent } from '../../core/store/records';
+import type { StoredEvent } from '../../core/store/records';
 import {
   type Item,
-  isConditionalCheckFailed,
   keys,
   malformed,
   mapConcurrent,
+  pageOf,
+  putIfAbsent,
+  queryPage,
   queryRange,
   type RangeQuery,
   storeFailure,
   type TableContext,
+  writeIf,
 } from './common';
 import { INDEX } from './table';
 
@@ -85,21 +87,9 @@ export async function appendEvents(
   ctx: TableContext,
   events: readonly EventEnvelope[],
 ): Promise<AppendResult> {
-  const outcomes = await mapConcurrent(events, WRITE_CONCURRENCY, async (event) => {
-    try {
-      await ctx.doc.send(
-        new PutCommand({
-          TableName: ctx.tableName,
-          Item: eventItem(event, ctx.eventRetentionMs),
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw storeFailure(ctx, 'PutItem event', error, { eventId: event.id });
-    }
-  });
+  const outcomes = await mapConcurrent(events, WRITE_CONCURRENCY, (event) =>
+    putIfAbsent(ctx, eventItem(event, ctx.eventRetentionMs), 'PutItem event', { eventId: event.id }),
+  );
   return {
     written: events.filter((_, i) => outcomes[i]).map((e) => e.id),
     alreadyPresent: events.filter((_, i) => !outcomes[i]).map((e) => e.id),
@@ -133,13 +123,7 @@ function daysBetween(from: string, to: string): string[] {
 export function createDynamoEventLog(ctx: TableContext): EventLog {
   const { tableName: TableName, doc } = ctx;
 
-  const toPage = (items: Item[], limit: number): Page<StoredEvent> => {
-    const page = items.slice(0, limit).map((item) => storedEventFromItem(ctx, item));
-    const last = page.at(-1);
-    return items.length > limit && last !== undefined
-      ? { items: page, cursor: encodeCursor(eventSortKey(last.envelope)) }
-      : { items: page };
-  };
+  const parse = (item: Item) => storedEventFromItem(ctx, item);
 
   const validate = (query: EventTimeQuery) => {
     requireEpochMs('now', query.now);
@@ -190,7 +174,7 @@ export function createDynamoEventLog(ctx: TableContext): EventLog {
         },
         limit + 1,
       );
-      return toPage(items, limit);
+      return pageOf(items, limit, 'gsi1sk', parse);
     },
 
     async listByTime(query) {
@@ -219,26 +203,23 @@ export function createDynamoEventLog(ctx: TableContext): EventLog {
         items.push(...found);
         if (items.length > limit) break;
       }
-      return toPage(items, limit);
+      return pageOf(items, limit, 'gsi2sk', parse);
     },
 
     async listUnpublished(query) {
       requireEpochMs('now', query.now);
-      const limit = requirePageLimit(query.limit);
-      const after = decodeCursor(query.cursor);
-      const items = await queryRange(
+      return queryPage(
         ctx,
         {
           index: INDEX.unpublished,
           partitionName: 'unpublished',
           partitionValue: keys.unpublished,
           sortName: 'gsi2sk',
-          ...(after !== undefined ? { after } : {}),
           filter: liveFilter(query.now, undefined),
         },
-        limit + 1,
+        query,
+        parse,
       );
-      return toPage(items, limit);
     },
 
     async markPublished(eventIds, now) {
@@ -246,34 +227,27 @@ export function createDynamoEventLog(ctx: TableContext): EventLog {
       eventIds.forEach((id, index) => {
         requireId(`eventIds[${index}]`, id);
       });
-      await mapConcurrent([...new Set(eventIds)], WRITE_CONCURRENCY, async (eventId) => {
-        try {
-          await doc.send(
-            new UpdateCommand({
-              TableName,
-              Key: keys.event(eventId),
-              UpdateExpression: 'SET #published = :true, #publishedAt = :now REMOVE #unpublished',
-              ConditionExpression:
-                'attribute_exists(pk) AND #expiresAt > :nowSeconds AND #published = :false',
-              ExpressionAttributeNames: {
-                '#published': 'published',
-                '#publishedAt': 'publishedAt',
-                '#unpublished': 'unpublished',
-                '#expiresAt': 'expiresAt',
-              },
-              ExpressionAttributeValues: {
-                ':true': true,
-                ':false': false,
-                ':now': iso(now),
-                ':nowSeconds': now / 1000,
-              },
-            }),
-          );
-        } catch (error) {
-          // Unknown, expired or already published: nothing to do (idempotent).
-          if (!isConditionalCheckFailed(error))
-            throw storeFailure(ctx, 'UpdateItem mark published', error, { eventId });
-        }
+      await mapConcurrent([...new Set(eventIds)], WRITE_CONCURRENCY, (eventId) => {
+        const update = new UpdateCommand({
+          TableName,
+          Key: keys.event(eventId),
+          UpdateExpression: 'SET #published = :true, #publishedAt = :now REMOVE #unpublished',
+          ConditionExpression: 'attribute_exists(pk) AND #expiresAt > :nowSeconds AND #published = :false',
+          ExpressionAttributeNames: {
+            '#published': 'published',
+            '#publishedAt': 'publishedAt',
+            '#unpublished': 'unpublished',
+            '#expiresAt': 'expiresAt',
+          },
+          ExpressionAttributeValues: {
+            ':true': true,
+            ':false': false,
+            ':now': iso(now),
+            ':nowSeconds': now / 1000,
+          },
+        });
+        // Unknown, expired or already published: the condition fails and there is nothing to do.
+        return writeIf(ctx, () => doc.send(update), 'UpdateItem mark published', { eventId });
       });
     },
   };

@@ -30,6 +30,7 @@ import {
   malformed,
   storeFailure,
   type TableContext,
+  writeIf,
 } from './common';
 
 /**
@@ -278,20 +279,14 @@ export function createDynamoRateBudget(
   };
 
   const recordFollowed = async (followed: FollowedQuota): Promise<void> => {
-    try {
-      await doc.send(
-        new PutCommand({
-          TableName,
-          Item: { ...FOLLOWED_KEY, entity: 'FollowedQuota', ...followed },
-          // A slower worker's older change never replaces a newer one.
-          ConditionExpression: 'attribute_not_exists(pk) OR changedAt <= :changedAt',
-          ExpressionAttributeValues: { ':changedAt': followed.changedAt },
-        }),
-      );
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return;
-      throw storeFailure(ctx, 'PutItem followed quota', error, { clientId: followed.clientId });
-    }
+    const put = new PutCommand({
+      TableName,
+      Item: { ...FOLLOWED_KEY, entity: 'FollowedQuota', ...followed },
+      // A slower worker's older change never replaces a newer one.
+      ConditionExpression: 'attribute_not_exists(pk) OR changedAt <= :changedAt',
+      ExpressionAttributeValues: { ':changedAt': followed.changedAt },
+    });
+    await writeIf(ctx, () => doc.send(put), 'PutItem followed quota', { clientId: followed.clientId });
   };
 
   return {

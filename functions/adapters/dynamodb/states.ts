@@ -15,14 +15,11 @@ import {
 import type { CommitPollInput, CommitPollResult, VehicleStateStore } from '../../core/store/ports';
 import type { VehicleStateRecord } from '../../core/store/records';
 import {
-  cancellationReasons,
-  conditionFailedItem,
   getConsistent,
   type Item,
-  isConditionalCheckFailed,
-  isTransactionCanceled,
   keys,
   malformed,
+  refusalReasons,
   storeFailure,
   type TableContext,
 } from './common';
@@ -167,11 +164,10 @@ export function createDynamoVehicleStateStore(ctx: TableContext): VehicleStateSt
           alreadyPresent,
         );
       } catch (error) {
-        if (isConditionalCheckFailed(error)) return conflict(input, conditionFailedItem(error));
-        if (!isTransactionCanceled(error)) {
+        const reasons = refusalReasons(error);
+        if (!reasons) {
           throw storeFailure(ctx, 'TransactWriteItems commit poll', error, { vehicleId: input.vehicleId });
         }
-        const reasons = cancellationReasons(error);
         if (reasons[0]?.code === 'ConditionalCheckFailed') return conflict(input, reasons[0].item);
         if (schedule && reasons[1]?.code === 'ConditionalCheckFailed') {
           throw invalidInput('schedule', `vehicle ${input.vehicleId} does not exist`, {

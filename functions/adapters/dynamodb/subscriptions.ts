@@ -1,11 +1,5 @@
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  decodeCursor,
-  encodeCursor,
-  requireId,
-  requireIsoDate,
-  requirePageLimit,
-} from '../../core/store/logic';
+import { requireId, requireIsoDate } from '../../core/store/logic';
 import { MAX_FAILURE_ERROR, validateSubscription } from '../../core/subscriptions/logic';
 import type { SubscriptionStore } from '../../core/subscriptions/ports';
 import type { SubscriptionChanges, SubscriptionRecord } from '../../core/subscriptions/records';
@@ -17,9 +11,11 @@ import {
   isConditionalCheckFailed,
   malformed,
   putIfAbsent,
+  queryPage,
   queryRange,
   storeFailure,
   type TableContext,
+  writeIf,
 } from './common';
 import { INDEX } from './table';
 
@@ -126,22 +122,15 @@ export function createDynamoSubscriptionStore(ctx: TableContext): SubscriptionSt
     values: Record<string, unknown>,
   ): Promise<boolean> {
     requireId('id', id);
-    try {
-      await doc.send(
-        new UpdateCommand({
-          TableName,
-          Key: subscriptionKeys.subscription(id),
-          UpdateExpression: update,
-          ConditionExpression: `attribute_exists(pk) AND ${condition}`,
-          ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
-          ExpressionAttributeValues: values,
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw fail(op, error, id);
-    }
+    const command = new UpdateCommand({
+      TableName,
+      Key: subscriptionKeys.subscription(id),
+      UpdateExpression: update,
+      ConditionExpression: `attribute_exists(pk) AND ${condition}`,
+      ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+      ExpressionAttributeValues: values,
+    });
+    return writeIf(ctx, () => doc.send(command), op, { subscriptionId: id });
   }
 
   return {
@@ -159,22 +148,17 @@ export function createDynamoSubscriptionStore(ctx: TableContext): SubscriptionSt
     },
 
     async list(request = {}) {
-      const limit = requirePageLimit(request.limit);
-      const after = decodeCursor(request.cursor);
-      const items = await queryRange(
+      return queryPage(
         ctx,
         {
           index: INDEX.gsi2,
           partitionName: 'gsi2pk',
           partitionValue: subscriptionKeys.all,
           sortName: 'gsi2sk',
-          ...(after !== undefined ? { after } : {}),
         },
-        limit + 1,
+        request,
+        (i) => fromItem(ctx, i),
       );
-      const page = items.slice(0, limit).map((i) => fromItem(ctx, i));
-      const last = page.at(-1);
-      return items.length > limit && last ? { items: page, cursor: encodeCursor(last.id) } : { items: page };
     },
 
     async listActive() {

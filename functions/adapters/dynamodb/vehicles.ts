@@ -1,7 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   decodeCursor,
-  encodeCursor,
   iso,
   isTerminalPause,
   newVehicleRecord,
@@ -26,11 +25,13 @@ import {
   isConditionalCheckFailed,
   keys,
   malformed,
+  pageOf,
   putIfAbsent,
   queryRange,
   shardOf,
   storeFailure,
   type TableContext,
+  writeIf,
 } from './common';
 import { INDEX } from './table';
 
@@ -208,34 +209,22 @@ export function createDynamoVehicleStore(ctx: TableContext): VehicleStore {
         .sort((a, b) =>
           String(a.gsi2sk) < String(b.gsi2sk) ? -1 : String(a.gsi2sk) > String(b.gsi2sk) ? 1 : 0,
         );
-      const page = merged.slice(0, limit);
-      const last = page.at(-1);
-      const items = page.map((item) => vehicleFromItem(ctx, item));
-      return merged.length > limit && last !== undefined
-        ? { items, cursor: encodeCursor(String(last.gsi2sk)) }
-        : { items };
+      return pageOf(merged, limit, 'gsi2sk', (item) => vehicleFromItem(ctx, item));
     },
 
     async touchSchedule(vehicleId, update, now) {
       requireId('vehicleId', vehicleId);
       validateScheduleUpdate(update);
       const parts = scheduleUpdateParts(vehicleId, update, now);
-      try {
-        await doc.send(
-          new UpdateCommand({
-            TableName,
-            Key: keys.vehicle(vehicleId),
-            UpdateExpression: parts.expression,
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeNames: parts.names,
-            ExpressionAttributeValues: parts.values,
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionalCheckFailed(error)) return false;
-        throw storeFailure(ctx, 'UpdateItem touch schedule', error, { vehicleId });
-      }
+      const command = new UpdateCommand({
+        TableName,
+        Key: keys.vehicle(vehicleId),
+        UpdateExpression: parts.expression,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: parts.names,
+        ExpressionAttributeValues: parts.values,
+      });
+      return writeIf(ctx, () => doc.send(command), 'UpdateItem touch schedule', { vehicleId });
     },
 
     async pause(vehicleId: string, reason: PauseReason, now: number) {
@@ -282,40 +271,33 @@ export function createDynamoVehicleStore(ctx: TableContext): VehicleStore {
       const nextPollAt = options.nextPollAt ?? iso(now);
       const reasonCondition =
         options.reason !== undefined ? '#reason = :reason' : 'NOT (#reason IN (:unenrolled, :removed))';
-      try {
-        await doc.send(
-          new UpdateCommand({
-            TableName,
-            Key: keys.vehicle(vehicleId),
-            UpdateExpression:
-              'SET #paused = :false, #nextPollAt = :next, #gsi2pk = :shard, #gsi2sk = :due, #updatedAt = :now REMOVE #reason',
-            ConditionExpression: `attribute_exists(pk) AND #paused = :true AND ${reasonCondition}`,
-            ExpressionAttributeNames: {
-              '#paused': 'paused',
-              '#reason': 'pauseReason',
-              '#nextPollAt': 'nextPollAt',
-              '#gsi2pk': 'gsi2pk',
-              '#gsi2sk': 'gsi2sk',
-              '#updatedAt': 'updatedAt',
-            },
-            ExpressionAttributeValues: {
-              ':true': true,
-              ':false': false,
-              ':next': nextPollAt,
-              ':shard': keys.dueShard(shardOf(vehicleId, ctx.dueShards)),
-              ':due': dueSortKey(nextPollAt, vehicleId),
-              ':now': iso(now),
-              ...(options.reason !== undefined
-                ? { ':reason': options.reason }
-                : { ':unenrolled': 'unenrolled', ':removed': 'removed' }),
-            },
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionalCheckFailed(error)) return false;
-        throw storeFailure(ctx, 'UpdateItem resume vehicle', error, { vehicleId });
-      }
+      const command = new UpdateCommand({
+        TableName,
+        Key: keys.vehicle(vehicleId),
+        UpdateExpression:
+          'SET #paused = :false, #nextPollAt = :next, #gsi2pk = :shard, #gsi2sk = :due, #updatedAt = :now REMOVE #reason',
+        ConditionExpression: `attribute_exists(pk) AND #paused = :true AND ${reasonCondition}`,
+        ExpressionAttributeNames: {
+          '#paused': 'paused',
+          '#reason': 'pauseReason',
+          '#nextPollAt': 'nextPollAt',
+          '#gsi2pk': 'gsi2pk',
+          '#gsi2sk': 'gsi2sk',
+          '#updatedAt': 'updatedAt',
+        },
+        ExpressionAttributeValues: {
+          ':true': true,
+          ':false': false,
+          ':next': nextPollAt,
+          ':shard': keys.dueShard(shardOf(vehicleId, ctx.dueShards)),
+          ':due': dueSortKey(nextPollAt, vehicleId),
+          ':now': iso(now),
+          ...(options.reason !== undefined
+            ? { ':reason': options.reason }
+            : { ':unenrolled': 'unenrolled', ':removed': 'removed' }),
+        },
+      });
+      return writeIf(ctx, () => doc.send(command), 'UpdateItem resume vehicle', { vehicleId });
     },
   };
 }

@@ -49,7 +49,7 @@ import {
   type StoredEvent,
 } from '../../core/store/records';
 import { applySchedule } from '../../core/store/schedule';
-import { clone, emptyMemoryData, paginate } from './data';
+import { clone, copyOf, emptyMemoryData, paginate } from './data';
 
 /**
  * In-memory implementation of every store port, for unit tests of use cases. It follows the same
@@ -105,9 +105,7 @@ export function createMemoryStores(options: MemoryStoreOptions = {}): Stores {
       return { kind: 'Created' };
     },
     async get(enrollmentId) {
-      requireId('enrollmentId', enrollmentId);
-      const found = data.enrollments.get(enrollmentId);
-      return found && clone(found);
+      return copyOf(data.enrollments, 'enrollmentId', enrollmentId);
     },
     async list(query = {}) {
       if (query.status !== undefined && !enrollmentStatuses.includes(query.status)) {
@@ -177,9 +175,7 @@ export function createMemoryStores(options: MemoryStoreOptions = {}): Stores {
       return { created: true };
     },
     async get(vehicleId) {
-      requireId('vehicleId', vehicleId);
-      const found = data.vehicles.get(vehicleId);
-      return found && clone(found);
+      return copyOf(data.vehicles, 'vehicleId', vehicleId);
     },
     async listByEnrollment(enrollmentId) {
       requireId('enrollmentId', enrollmentId);
@@ -235,9 +231,7 @@ export function createMemoryStores(options: MemoryStoreOptions = {}): Stores {
 
   const states: VehicleStateStore = {
     async getState(vehicleId) {
-      requireId('vehicleId', vehicleId);
-      const found = data.states.get(vehicleId);
-      return found && clone(found);
+      return copyOf(data.states, 'vehicleId', vehicleId);
     },
     async getVehicleWithState(vehicleId) {
       requireId('vehicleId', vehicleId);

@@ -1,12 +1,5 @@
 import { invalidInput } from '../../core/store/errors';
-import {
-  decodeCursor,
-  encodeCursor,
-  requireId,
-  requireIsoDate,
-  requirePageLimit,
-} from '../../core/store/logic';
-import type { Page, PageRequest } from '../../core/store/records';
+import { requireId, requireIsoDate } from '../../core/store/logic';
 import {
   attemptMatches,
   attemptSortKey,
@@ -27,29 +20,7 @@ import type {
   SubscriptionRecord,
 } from '../../core/subscriptions/records';
 import type { SubscriptionHealth } from '../../core/webhooks/policy';
-
-const clone = <T>(value: T): T => structuredClone(value);
-
-function paginate<T>(
-  items: readonly T[],
-  keyOf: (item: T) => string,
-  request: PageRequest,
-  order: 'asc' | 'desc' = 'asc',
-): Page<T> {
-  const limit = requirePageLimit(request.limit);
-  const after = decodeCursor(request.cursor);
-  const sign = order === 'asc' ? 1 : -1;
-  const sorted = [...items].sort((a, b) => sign * (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
-  const rest =
-    after === undefined
-      ? sorted
-      : sorted.filter((item) => (order === 'asc' ? keyOf(item) > after : keyOf(item) < after));
-  const page = rest.slice(0, limit);
-  const last = page.at(-1);
-  return rest.length > limit && last !== undefined
-    ? { items: page.map(clone), cursor: encodeCursor(keyOf(last)) }
-    : { items: page.map(clone) };
-}
+import { clone, copyOf, paginate } from './data';
 
 function withoutNulls<T extends object>(record: T): T {
   const out: Record<string, unknown> = {};
@@ -91,9 +62,7 @@ export function createMemorySubscriptionStores(): {
       return true;
     },
     async get(id) {
-      requireId('id', id);
-      const s = subs.get(id);
-      return s && clone(s);
+      return copyOf(subs, 'id', id);
     },
     async list(request = {}) {
       return paginate([...subs.values()], (s) => s.id, request);
@@ -185,9 +154,7 @@ export function createMemorySubscriptionStores(): {
       return true;
     },
     async get(id) {
-      requireId('id', id);
-      const d = dlvs.get(id);
-      return d && clone(d);
+      return copyOf(dlvs, 'id', id);
     },
     async claim(id, now, leaseMs) {
       requireId('id', id);
