@@ -42,6 +42,8 @@ export const integrationTests = [
   'test/queue/local-queue.test.ts',
   'test/queue/local-queue-restart.test.ts',
   'test/subscriptions/dynamodb.test.ts',
+  // The OpenAPI document through Redocly, openapi-typescript and the TypeScript compiler.
+  'test/http/contract-tools.test.ts',
   // CDK synth, bundles, the dev server end to end, benchmarks.
   'test/infra/**',
   'test/e2e/**',
