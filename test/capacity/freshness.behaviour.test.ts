@@ -89,6 +89,25 @@ describe('freshness at risk and restored', () => {
     expect(FRESHNESS_TELL_EVERY_MS).toBe(60 * MIN);
   });
 
+  it("keeps a kind's memory while it has no target: its at-risk stands, restored when met again", () => {
+    expect(
+      run([
+        [0, [alerts(9)]],
+        // The alerts target removed for two hours, then set again, still at risk: nothing new.
+        [60, []],
+        [120, [alerts(9)]],
+        [125, [alerts(4)]],
+      ]),
+    ).toEqual(['0 carhook.freshness.at_risk alerts', '125 carhook.freshness.restored alerts']);
+  });
+
+  it('a clock set back does not hold an at-risk back: a told time in the future does not count', () => {
+    const memory: FreshnessMemory = { alerts: { atRisk: false, toldAt: T0 + 30 * MIN } };
+    const r = decideFreshness(memory, [alerts(9)], T0);
+    expect(r.signals.map((x) => x.type)).toEqual(['carhook.freshness.at_risk']);
+    expect(r.memory).toEqual({ alerts: { atRisk: true, toldAt: T0 } });
+  });
+
   it('each kind on its own', () => {
     const maintenance = (p95Min: number): KindFreshness => ({
       ...alerts(p95Min),

@@ -1,11 +1,13 @@
 /**
  * The freshness check over the memory stores, on an injected clock: when it is due, what it tells
  * (exact ids, stored with its state in the event log, then published), and what it never does:
- * tell twice, lose an event the bus refused, or trust a handful of events for a p95.
+ * tell twice, lose an event the bus refused, overwrite a state it does not know, or trust a handful
+ * of events for a p95. A quota of 12 requests a minute keeps the fleets small: 10 vehicles are read
+ * every minute, 200 about every 20 minutes.
  */
 import { describe, expect, it } from 'vitest';
 import { createMemoryStores } from '../../functions/adapters/memory/stores';
-import { MEASURED_MIN_EVENTS, measuredLags } from '../../functions/core/capacity/measured';
+import { MEASURED_MIN_EVENTS, measuredLags, readMeasuredLags } from '../../functions/core/capacity/measured';
 import {
   FRESHNESS_STATE_FORMAT,
   FRESHNESS_STATE_KEY,
@@ -17,7 +19,7 @@ import { eventId } from '../../functions/core/events/ids';
 import { validateEvent } from '../../functions/core/events/validate';
 import { republishPending } from '../../functions/core/polling/commit';
 import { DEFAULT_POLLING_CONFIG } from '../../functions/core/polling/config';
-import { DEFAULT_RATE_BUDGET } from '../../functions/core/ratelimit/bucket';
+import type { RateBudgetConfig } from '../../functions/core/ratelimit/bucket';
 import { createMemoryRateBudget } from '../../functions/core/ratelimit/budget';
 import { MemoryBus } from '../polling/support';
 
@@ -25,16 +27,21 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const T0 = Date.parse('2026-03-02T08:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
+const QUOTA: RateBudgetConfig = { limit: 12, windowMs: MINUTE, safetyMargin: 0.1 };
+const atRiskId = (kind: string, at: number) =>
+  eventId({ scope: 'carhook', type: 'carhook.freshness.at_risk', key: kind, transition: String(at) });
+const restoredId = (kind: string, atRiskAt: number) =>
+  eventId({ scope: 'carhook', type: 'carhook.freshness.restored', key: kind, transition: String(atRiskAt) });
 
 function world(targets: FreshnessWatchDeps['targets']) {
   const stores = createMemoryStores();
   const bus = new MemoryBus();
   let now = T0;
-  const deps: FreshnessWatchDeps = {
+  let deps: FreshnessWatchDeps = {
     stores,
     vehicles: stores.vehicles,
-    rateBudget: createMemoryRateBudget(DEFAULT_RATE_BUDGET),
-    rateBudgetConfig: DEFAULT_RATE_BUDGET,
+    rateBudget: createMemoryRateBudget(QUOTA),
+    rateBudgetConfig: QUOTA,
     pollingConfig: DEFAULT_POLLING_CONFIG,
     bus,
     now: () => now,
@@ -45,12 +52,16 @@ function world(targets: FreshnessWatchDeps['targets']) {
   return {
     stores,
     bus,
-    deps,
-    /** Moves the clock on by `ms`. */
+    deps: () => deps,
+    retarget(next: FreshnessWatchDeps['targets']) {
+      deps = { ...deps, targets: next };
+    },
+    /** Moves the clock by `ms` (back when negative). */
     pass: (ms: number) => {
       now += ms;
     },
     now: () => now,
+    check: () => watchFreshness(deps),
     async enroll(count: number): Promise<string[]> {
       const ids: string[] = [];
       for (let i = 0; i < count; i++) {
@@ -70,57 +81,42 @@ function world(targets: FreshnessWatchDeps['targets']) {
       }
       return ids;
     },
+    async pause(ids: readonly string[]) {
+      for (const id of ids) await stores.vehicles.pause(id, 'manual', now);
+    },
+    async resume(ids: readonly string[]) {
+      for (const id of ids) await stores.vehicles.resume(id, now);
+    },
+    told: () => bus.received.map((e) => `${e.type} ${(e.data as { kind: string }).kind}`),
   };
 }
 
-const lagEvent = (type: string, occurredAt: number, lagMs: number, initial = false) =>
-  ({
-    type,
-    occurredAt: iso(occurredAt),
-    detectedAt: iso(occurredAt + lagMs),
-    data: initial ? { initial } : {},
-  }) as Pick<EventEnvelope, 'type' | 'occurredAt' | 'detectedAt' | 'data'>;
+const CHECKED_NOTHING = { kind: 'Checked', told: [], published: [], unpublished: [] };
 
 describe('the freshness check', () => {
   it('does nothing without a target', async () => {
     const w = world({});
     await w.enroll(5);
-    expect(await watchFreshness(w.deps)).toEqual({ kind: 'NoTargets' });
+    expect(await w.check()).toEqual({ kind: 'NoTargets' });
     expect(await w.stores.states.getState(FRESHNESS_STATE_KEY)).toBeUndefined();
   });
 
   it('tells a fleet grown past its trips target once, and restored once it shrinks back', async () => {
-    // 120 requests a minute: 100 vehicles read about every minute; 2,000 about every 19 minutes.
     const w = world({ trips: 10 * MINUTE });
-    await w.enroll(100);
-    expect(await watchFreshness(w.deps)).toEqual({
-      kind: 'Checked',
-      told: [],
-      published: [],
-      unpublished: [],
-    });
+    await w.enroll(10);
+    expect(await w.check()).toEqual(CHECKED_NOTHING);
     const stored = await w.stores.states.getState(FRESHNESS_STATE_KEY);
     expect(stored?.stateFormat).toBe(FRESHNESS_STATE_FORMAT);
     expect(JSON.parse(stored?.state ?? '{}')).toEqual({ checkedAt: T0, kinds: { trips: { atRisk: false } } });
 
-    const grown = await w.enroll(1900);
-    // Within 5 planner cycles of the last check: not due.
+    const grown = await w.enroll(190);
+    // Within 5 planner cycles (give or take half of one) of the last check: not due.
     w.pass(4 * MINUTE);
-    expect(await watchFreshness(w.deps)).toEqual({ kind: 'NotDue', checkedAt: T0 });
-    w.pass(MINUTE);
+    expect(await w.check()).toEqual({ kind: 'NotDue', checkedAt: T0 });
+    w.pass(MINUTE / 2);
     const atRiskAt = w.now();
-    const id = eventId({
-      scope: 'carhook',
-      type: 'carhook.freshness.at_risk',
-      key: 'trips',
-      transition: 'first',
-    });
-    expect(await watchFreshness(w.deps)).toEqual({
-      kind: 'Checked',
-      told: [id],
-      published: [id],
-      unpublished: [],
-    });
+    const id = atRiskId('trips', atRiskAt);
+    expect(await w.check()).toEqual({ kind: 'Checked', told: [id], published: [id], unpublished: [] });
     const [event] = w.bus.received;
     expect(validateEvent(event)).toEqual({ ok: true });
     expect(event).toMatchObject({
@@ -132,54 +128,67 @@ describe('the freshness check', () => {
       data: {
         kind: 'trips',
         targetS: 600,
-        vehicles: 2000,
-        quotaLimit: 120,
+        vehicles: 200,
+        quotaLimit: 12,
         windowSeconds: 60,
         measuredEvents: 0,
         checkedAt: iso(atRiskAt),
       },
     });
     expect(event?.data).not.toHaveProperty('measuredP95S');
-    const data = event?.data as { predictedP95S: number; quotaForTarget: number };
+    const data = (event as EventEnvelope).data as { predictedP95S: number; quotaForTarget: number };
     expect(data.predictedP95S).toBeGreaterThan(600);
-    // The quota that meets 10 min for 2,000 vehicles: about twice the 120 followed.
-    expect(data.quotaForTarget).toBeGreaterThan(200);
-    expect(data.quotaForTarget).toBeLessThan(300);
-    // Stored with its state: in the event log, published.
+    // The quota that meets 10 min for 200 vehicles: about twice the 12 followed.
+    expect(data.quotaForTarget).toBeGreaterThan(20);
+    expect(data.quotaForTarget).toBeLessThan(30);
     expect((await w.stores.events.get(id, w.now()))?.published).toBe(true);
 
     // Still at risk, an hour and more later: told once.
     for (const later of [5 * MINUTE, HOUR, 5 * MINUTE]) {
       w.pass(later);
-      expect(await watchFreshness(w.deps)).toMatchObject({ kind: 'Checked', told: [] });
+      expect(await w.check()).toEqual(CHECKED_NOTHING);
     }
-    for (const v of grown) await w.stores.vehicles.pause(v, 'removed', w.now());
+    await w.pause(grown);
     w.pass(5 * MINUTE);
-    const restoredId = eventId({
-      scope: 'carhook',
-      type: 'carhook.freshness.restored',
-      key: 'trips',
-      transition: String(atRiskAt),
-    });
-    expect(await watchFreshness(w.deps)).toMatchObject({ kind: 'Checked', told: [restoredId] });
-    expect(w.bus.received.map((e) => e.type)).toEqual([
-      'carhook.freshness.at_risk',
-      'carhook.freshness.restored',
-    ]);
+    expect(await w.check()).toMatchObject({ kind: 'Checked', told: [restoredId('trips', atRiskAt)] });
+    expect(w.told()).toEqual(['carhook.freshness.at_risk trips', 'carhook.freshness.restored trips']);
     expect(w.bus.received[1]?.data).toMatchObject({
       kind: 'trips',
-      vehicles: 100,
+      vehicles: 10,
       atRiskSince: iso(atRiskAt),
     });
     expect(
       ((w.bus.received[1] as EventEnvelope).data as { predictedP95S: number }).predictedP95S,
     ).toBeLessThan(600);
+
+    // At risk again within the hour of the first at-risk... it is past; a new pair, with new ids.
+    await w.resume(grown);
+    w.pass(5 * MINUTE);
+    expect(await w.check()).toMatchObject({ told: [atRiskId('trips', w.now())] });
+    expect(new Set(w.bus.received.map((e) => e.id)).size).toBe(3);
+  });
+
+  it('keeps a standing at-risk through a target removed and set again: no second at-risk, then restored', async () => {
+    const w = world({ trips: 10 * MINUTE });
+    const grown = await w.enroll(200);
+    const atRiskAt = w.now();
+    expect(await w.check()).toMatchObject({ told: [atRiskId('trips', atRiskAt)] });
+    w.retarget({ alerts: HOUR });
+    w.pass(5 * MINUTE);
+    expect(await w.check()).toEqual(CHECKED_NOTHING);
+    w.retarget({ trips: 10 * MINUTE });
+    w.pass(2 * HOUR);
+    // Still at risk: the at-risk told stands; nothing new.
+    expect(await w.check()).toEqual(CHECKED_NOTHING);
+    await w.pause(grown.slice(10));
+    w.pass(5 * MINUTE);
+    expect(await w.check()).toMatchObject({ told: [restoredId('trips', atRiskAt)] });
+    expect(w.told()).toEqual(['carhook.freshness.at_risk trips', 'carhook.freshness.restored trips']);
   });
 
   it('tells a measured p95 past the target even when the model meets it', async () => {
     const w = world({ alerts: 5 * MINUTE });
-    await w.enroll(10);
-    // 30 alert events detected in the last hour, 10 min after they happened; history left out.
+    await w.enroll(5);
     const events: EventEnvelope[] = [];
     for (let i = 0; i < 30; i++) {
       const occurred = T0 - 50 * MINUTE + i * MINUTE;
@@ -196,8 +205,7 @@ describe('the freshness check', () => {
       });
     }
     await w.stores.events.append(events, T0);
-    const result = await watchFreshness(w.deps);
-    expect(result).toMatchObject({ kind: 'Checked', told: [expect.any(String)] });
+    expect(await w.check()).toMatchObject({ kind: 'Checked', told: [atRiskId('alerts', T0)] });
     expect(w.bus.received[0]?.data).toMatchObject({
       kind: 'alerts',
       targetS: 300,
@@ -211,78 +219,155 @@ describe('the freshness check', () => {
 
   it('keeps what the bus refused in the event log: the sweeper publishes it, same id', async () => {
     const w = world({ trips: 10 * MINUTE });
-    await w.enroll(2000);
+    await w.enroll(200);
     w.bus.failing = true;
-    const result = await watchFreshness(w.deps);
-    expect(result).toMatchObject({ kind: 'Checked', published: [] });
-    const told = (result as { told: readonly string[] }).told;
-    expect(told).toHaveLength(1);
-    expect((result as { unpublished: readonly string[] }).unpublished).toEqual(told);
-    // The next check is not due and tells nothing more; the sweeper publishes the one kept.
+    const id = atRiskId('trips', T0);
+    expect(await w.check()).toEqual({ kind: 'Checked', told: [id], published: [], unpublished: [id] });
     w.bus.failing = false;
-    expect(await watchFreshness(w.deps)).toMatchObject({ kind: 'NotDue' });
+    expect(await w.check()).toMatchObject({ kind: 'NotDue' });
     const swept = await republishPending({ events: w.stores.events, bus: w.bus, now: w.now });
-    expect(swept.published).toEqual(told);
-    expect(w.bus.ids()).toEqual(told);
+    expect(swept.published).toEqual([id]);
+    expect(w.bus.ids()).toEqual([id]);
   });
 
-  it('stands down when another check committed first, and starts again from unreadable state', async () => {
+  it('publishes nothing an earlier check already wrote under the same id', async () => {
     const w = world({ trips: 10 * MINUTE });
-    await w.enroll(2000);
-    // Two checks read the same (absent) state; the second to commit finds a conflict.
-    const slow = { ...w.deps, stores: { ...w.stores, states: { ...w.stores.states } } };
-    const first = await watchFreshness(w.deps);
-    slow.stores.states.getState = async () => undefined;
-    expect(await watchFreshness(slow)).toEqual({ kind: 'Concurrent' });
-    expect(w.bus.received).toHaveLength(1);
-    expect(first).toMatchObject({ kind: 'Checked' });
+    await w.enroll(200);
+    const id = atRiskId('trips', T0);
+    await w.stores.events.append(
+      [
+        {
+          id,
+          type: 'carhook.freshness.at_risk',
+          schemaVersion: 1,
+          occurredAt: iso(T0),
+          detectedAt: iso(T0),
+          sequence: 0,
+          source: { api: 'carhook' },
+          data: {},
+        },
+      ],
+      T0,
+    );
+    expect(await w.check()).toEqual(CHECKED_NOTHING);
+    expect(w.bus.received).toEqual([]);
+  });
 
-    const other = world({ trips: 10 * MINUTE });
-    await other.stores.states.commitPoll({
-      vehicleId: FRESHNESS_STATE_KEY,
-      expectedVersion: 0,
-      state: '{"checkedAt":"yesterday"}',
-      stateFormat: FRESHNESS_STATE_FORMAT,
-      events: [],
-      now: T0,
+  it('stands down when another check committed first', async () => {
+    const w = world({ trips: 10 * MINUTE });
+    await w.enroll(200);
+    // Two checks read the same (absent) state; the second to commit finds a conflict.
+    const states = { ...w.stores.states, getState: async () => undefined };
+    expect(await w.check()).toMatchObject({ kind: 'Checked' });
+    expect(await watchFreshness({ ...w.deps(), stores: { ...w.stores, states } })).toEqual({
+      kind: 'Concurrent',
     });
-    expect(await watchFreshness(other.deps)).toMatchObject({
+    expect(w.bus.received).toHaveLength(1);
+  });
+
+  it('starts again from a state it cannot read, and leaves alone a format it does not know', async () => {
+    const w = world({ trips: 10 * MINUTE });
+    await w.enroll(200);
+    const put = (state: string, stateFormat: string, expectedVersion: number) =>
+      w.stores.states.commitPoll({
+        vehicleId: FRESHNESS_STATE_KEY,
+        expectedVersion,
+        state,
+        stateFormat,
+        events: [],
+        now: T0,
+      });
+    await put('{"checkedAt":"yesterday"}', FRESHNESS_STATE_FORMAT, 0);
+    // Unreadable: checked as if never checked, so the standing risk is told.
+    expect(await w.check()).toMatchObject({
       kind: 'Checked',
-      told: [],
+      told: [atRiskId('trips', T0)],
       reset: expect.stringMatching(/^checkedAt: /),
     });
-    expect(JSON.parse((await other.stores.states.getState(FRESHNESS_STATE_KEY))?.state ?? '')).toEqual({
+    expect(JSON.parse((await w.stores.states.getState(FRESHNESS_STATE_KEY))?.state ?? '')).toEqual({
       checkedAt: T0,
-      kinds: { trips: { atRisk: false } },
+      kinds: { trips: { atRisk: true, toldAt: T0 } },
     });
+    await put('{"v":2}', 'freshness-2', 2);
+    w.pass(HOUR);
+    expect(await w.check()).toEqual({ kind: 'UnknownFormat', stateFormat: 'freshness-2' });
+    expect((await w.stores.states.getState(FRESHNESS_STATE_KEY))?.state).toBe('{"v":2}');
+  });
+
+  it('checks again when the last check is in the future (a clock set back)', async () => {
+    const w = world({ trips: 10 * MINUTE });
+    await w.enroll(10);
+    expect(await w.check()).toEqual(CHECKED_NOTHING);
+    w.pass(-HOUR);
+    expect(await w.check()).toEqual(CHECKED_NOTHING);
+    expect(JSON.parse((await w.stores.states.getState(FRESHNESS_STATE_KEY))?.state ?? '').checkedAt).toBe(
+      T0 - HOUR,
+    );
   });
 });
 
 describe('the measured lag', () => {
-  it('is the p95 of a kind with enough events, history left out', () => {
-    const lags = [
-      ...Array.from({ length: 19 }, (_, i) => lagEvent('vehicle.trip.completed', T0, (i + 1) * 1000)),
-    ];
-    lags.push(lagEvent('vehicle.trip.completed', T0, 40_000, true));
-    // Too few (19 after history is left out): counted, no p95.
+  const lag = (type: string, lagMs: number, extra: Partial<EventEnvelope> = {}) =>
+    ({ type, occurredAt: iso(T0), detectedAt: iso(T0 + lagMs), data: {}, ...extra }) as EventEnvelope;
+
+  it('is the p95 of a kind with enough events, history and fleet-contract vehicles left out', () => {
+    const lags = Array.from({ length: 19 }, (_, i) => lag('vehicle.trip.completed', (i + 1) * 1000));
+    lags.push(lag('vehicle.trip.completed', 40_000, { data: { initial: true } }));
+    lags.push(lag('vehicle.trip.completed', 40_000, { enrollment: { id: 'enr_f', kind: 'fleet-contract' } }));
+    // Too few (19 once history and the fleet vehicle are left out): counted, no p95.
     expect(measuredLags(lags, ['trips', 'alerts'])).toEqual({ trips: { events: 19 }, alerts: { events: 0 } });
     expect(MEASURED_MIN_EVENTS).toBe(20);
-    lags.push(lagEvent('vehicle.trip.completed', T0, 20_000));
+    lags.push(lag('vehicle.trip.completed', 20_000, { enrollment: { id: 'enr_1', kind: 'oauth-user' } }));
     // 20 events of 1..20 s: the nearest-rank p95 is the 19th.
     expect(measuredLags(lags, ['trips'])).toEqual({ trips: { events: 20, p95Ms: 19_000 } });
-    // Another kind's events and a kind not asked for do not count.
-    expect(measuredLags([lagEvent('vehicle.alert.raised', T0, 5)], ['trips'])).toEqual({
-      trips: { events: 0 },
-    });
-    // An unreadable or negative lag is left out.
+    // Another kind's events do not count; an unreadable or negative lag is left out.
+    expect(measuredLags([lag('vehicle.alert.raised', 5)], ['trips'])).toEqual({ trips: { events: 0 } });
     expect(
       measuredLags(
-        [
-          { ...lagEvent('vehicle.trip.completed', T0, 5), detectedAt: 'soon' },
-          lagEvent('vehicle.trip.completed', T0, -5),
-        ],
+        [{ ...lag('vehicle.trip.completed', 5), detectedAt: 'soon' }, lag('vehicle.trip.completed', -5)],
         ['trips'],
       ),
     ).toEqual({ trips: { events: 0 } });
+    // Services and map updates are not measured: their occurredAt is not when the change happened.
+    expect(measuredLags([lag('vehicle.map_update.available', 5)], ['map', 'services'])).toEqual({});
+  });
+
+  it('reads the hour before now from the log, newest first, and nothing for unmeasured kinds', async () => {
+    const stores = createMemoryStores();
+    const at = (detected: number, n: number): EventEnvelope => ({
+      id: `evt_t${n}`,
+      type: 'vehicle.trip.completed',
+      schemaVersion: 1,
+      occurredAt: iso(detected - 1000),
+      detectedAt: iso(detected),
+      sequence: n,
+      vehicle: { id: 'enr_1:v0' },
+      source: { api: 'v2' },
+      data: {},
+    });
+    // Two outside the hour (61 min ago, 1 min ahead), three inside, the newest detected right now.
+    await stores.events.append(
+      [
+        at(T0 - 61 * MINUTE, 1),
+        at(T0 - 59 * MINUTE, 2),
+        at(T0 - 5 * MINUTE, 3),
+        at(T0, 4),
+        at(T0 + MINUTE, 5),
+      ],
+      T0,
+    );
+    const asked: string[] = [];
+    const log = {
+      listByTime: (q: Parameters<typeof stores.events.listByTime>[0]) => {
+        asked.push(`${q.since}..${q.until}`);
+        return stores.events.listByTime(q);
+      },
+    };
+    expect(await readMeasuredLags(log, ['trips', 'map'], T0)).toEqual({ trips: { events: 3 } });
+    expect(asked[0]).toBe(`${iso(T0 - 10 * MINUTE)}..${iso(T0 + 1)}`);
+    expect(asked.at(-1)).toBe(`${iso(T0 - HOUR)}..${iso(T0 - 50 * MINUTE)}`);
+    asked.length = 0;
+    expect(await readMeasuredLags(log, ['map', 'services'], T0)).toEqual({});
+    expect(asked).toEqual([]);
   });
 });

@@ -63,20 +63,23 @@ export const isAtRisk = (f: KindFreshness): boolean =>
 
 /**
  * The signals a check at `now` gives, and the memory after it. Kinds without a target are not
- * given; a kind whose target was removed while told at risk is forgotten without a restored.
+ * given and their memory is kept as it is: a target removed while an at-risk stands and set again
+ * later continues that at-risk (told restored once met), never tells a second one in the hour.
+ * A `toldAt` in the future (a clock set back) does not hold an at-risk back.
  */
 export function decideFreshness(
   memory: FreshnessMemory,
   kinds: readonly KindFreshness[],
   now: number,
 ): { readonly memory: FreshnessMemory; readonly signals: readonly FreshnessSignal[] } {
-  const next: Partial<Record<FreshnessKind, KindMemory>> = {};
+  const next: Partial<Record<FreshnessKind, KindMemory>> = { ...memory };
   const signals: FreshnessSignal[] = [];
   for (const f of kinds) {
     const before = memory[f.kind] ?? { atRisk: false };
     const risk = isAtRisk(f);
     if (risk && !before.atRisk) {
-      const mayTell = before.toldAt === undefined || now - before.toldAt >= FRESHNESS_TELL_EVERY_MS;
+      const since = before.toldAt === undefined ? Number.POSITIVE_INFINITY : now - before.toldAt;
+      const mayTell = since >= FRESHNESS_TELL_EVERY_MS || since < 0;
       if (mayTell) {
         signals.push({ type: 'carhook.freshness.at_risk', at: now, freshness: f });
         next[f.kind] = { atRisk: true, toldAt: now };

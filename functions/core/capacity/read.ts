@@ -7,6 +7,7 @@ import type { RateBudgetConfig } from '../ratelimit/bucket';
 import { plannedRate, type RateBudget } from '../ratelimit/budget';
 import type { VehicleStore } from '../store/ports';
 import type { VehicleRecord } from '../store/records';
+import type { CapacityQuota, CapacityVehicle } from './model';
 import { type CapacityReport, capacityReport, capacityVehicles, type FreshnessTargets } from './report';
 
 const YEAR_MS = 365 * 24 * 3_600_000;
@@ -20,7 +21,14 @@ export interface CapacityDeps {
   readonly targets?: FreshnessTargets;
 }
 
-export async function readCapacity(deps: CapacityDeps): Promise<CapacityReport> {
+/** The fleet as the model sees it at `now`: its vehicles' learned rates and the quota followed. */
+export interface FleetNow {
+  readonly now: number;
+  readonly vehicles: readonly CapacityVehicle[];
+  readonly quota: CapacityQuota;
+}
+
+export async function readFleet(deps: Omit<CapacityDeps, 'targets'>): Promise<FleetNow> {
   const now = deps.now();
   const records: VehicleRecord[] = [];
   let cursor: string | undefined;
@@ -35,10 +43,13 @@ export async function readCapacity(deps: CapacityDeps): Promise<CapacityReport> 
     cursor = page.cursor;
   } while (cursor);
   const quota = plannedRate(await deps.rateBudget.followed(), deps.rateBudgetConfig);
+  return { now, vehicles: capacityVehicles(records, now, deps.pollingConfig), quota };
+}
+
+export async function readCapacity(deps: CapacityDeps): Promise<CapacityReport> {
+  const fleet = await readFleet(deps);
   return capacityReport({
-    now,
-    vehicles: capacityVehicles(records, now, deps.pollingConfig),
-    quota,
+    ...fleet,
     config: deps.pollingConfig,
     ...(deps.targets ? { targets: deps.targets } : {}),
   });

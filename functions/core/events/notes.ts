@@ -148,7 +148,7 @@ export const NOTES: Readonly<Record<EventType, Note>> = {
     delay: 'the first response that shows it; the planner sizes its cycles from it from the next cycle',
   },
   'carhook.freshness.at_risk': {
-    trigger: `A kind of change with a freshness target (\`--freshness-targets\`, \`CARHOOK_FRESHNESS_TARGETS\`, CDK \`freshnessTargets\`) is at risk: the capacity model's p95 lag for the fleet as it is (what \`GET /capacity\` shows), or the p95 lag of its events detected in the last hour (${MEASURED_MIN_EVENTS} events at least; history left out), passed the target. At most one per kind per hour; on the bus, and sent to the subscriptions that name \`carhook.*\` or the type.`,
+    trigger: `A kind of change with a freshness target (\`--freshness-targets\`, \`CARHOOK_FRESHNESS_TARGETS\`, CDK \`freshnessTargets\`) is at risk: the capacity model's p95 lag for the fleet as it is (what \`GET /capacity\` shows), or the p95 lag of its events detected in the last hour (alerts, trips, collisions, fuel and maintenance; ${MEASURED_MIN_EVENTS} events at least; history and fleet-contract vehicles left out), passed the target. At most one per kind per hour; on the bus, and sent to the subscriptions that name \`carhook.*\` or the type.`,
     reads: 'none: the vehicle records (learned rates), the quota followed and the event log',
     delay: `the next freshness check: every ${FRESHNESS_CHECK_CYCLES} planner cycles (${span(FRESHNESS_CHECK_CYCLES * config.cycleMs)} by default), run by the sweeper`,
   },
