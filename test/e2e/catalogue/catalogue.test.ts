@@ -12,8 +12,6 @@
  * rewrites the samples and the page.
  */
 import { writeFile } from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -28,49 +26,11 @@ import type { EventEnvelope } from '../../../functions/core/events/envelope';
 import { validateEvent } from '../../../functions/core/events/validate';
 import { banner, type LocalRuntime, startLocalRuntime } from '../../../functions/local/runtime';
 import type { SimUser, SimVehicle } from '../../../sim/world/types';
-
-interface Received {
-  readonly path: string;
-  readonly headers: Record<string, string>;
-  readonly body: string;
-  readonly envelope: EventEnvelope;
-}
-
-/** One step of the simulated clock: the planner's cadence. */
-const STEP_MS = 1000;
-/** Steps after which something expected is reported missing (simulated seconds). */
-const MAX_STEPS = 60;
-
-/** A receiver: `/gone` answers 410, `/fail` 500, every other path 204. */
-async function startReceiver() {
-  const received: Received[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      const path = req.url ?? '/';
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
-      received.push({ path, headers, body, envelope: (JSON.parse(body) as { data: EventEnvelope }).data });
-      res.writeHead(path === '/gone' ? 410 : path === '/fail' ? 500 : 204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url: (path: string) => `${base}${path}`,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
+import { driver, MAX_STEPS, STEP_MS, startReceiver } from './harness';
 
 describe('every catalogue type, end to end in the local runtime', { timeout: 60_000 }, () => {
   let rt: LocalRuntime;
+  const { api, control, stepUntil, twoReadsOf } = driver(() => rt);
   let rx: Awaited<ReturnType<typeof startReceiver>>;
   const secrets = new Map<string, string>(); // receiver path → subscription secret
   const samples = new Map<string, EventEnvelope>();
@@ -78,26 +38,6 @@ describe('every catalogue type, end to end in the local runtime', { timeout: 60_
   let users: readonly SimUser[];
   let car: SimVehicle;
 
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${rt.apiUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${rt.adminToken}`, 'content-type': 'application/json' },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await res.text();
-    // biome-ignore lint/suspicious/noExplicitAny: JSON answers, read freely by the test.
-    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as any };
-  };
-  const control = async (method: string, path: string, body?: unknown) => {
-    const sim = rt.sim as NonNullable<LocalRuntime['sim']>;
-    const res = await fetch(`${sim.url}/_sim${path}`, {
-      method,
-      headers: { 'content-type': 'application/json' },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    // biome-ignore lint/suspicious/noExplicitAny: JSON answers, read freely by the test.
-    return { status: res.status, body: (await res.json()) as any };
-  };
   const subscribe = async (path: string, eventTypes?: string[]) => {
     const r = await api('POST', '/subscriptions', {
       url: rx.url(path),
@@ -107,35 +47,6 @@ describe('every catalogue type, end to end in the local runtime', { timeout: 60_
     secrets.set(path, r.body.secret);
     return r.body as { id: string; secret: string };
   };
-  /** Requests the simulator served for operations whose id contains `op`. */
-  const reads = async (op: string): Promise<number> => {
-    const stats = (await control('GET', '/stats')).body as { byOperation: Record<string, number> };
-    return Object.entries(stats.byOperation)
-      .filter(([id]) => id.includes(op))
-      .reduce((a, [, n]) => a + n, 0);
-  };
-  /**
-   * Advances the simulated clock a step at a time until `probe` finds what it looks for; fails
-   * naming `what` after MAX_STEPS steps.
-   */
-  async function stepUntil<T>(
-    what: string,
-    probe: () => Promise<T | undefined> | T | undefined,
-    maxSteps = MAX_STEPS,
-  ): Promise<T> {
-    for (let step = 0; ; step++) {
-      const found = await probe();
-      if (found !== undefined) return found;
-      if (step >= maxSteps) throw new Error(`${what}: not there after ${maxSteps} simulated seconds`);
-      await rt.advance(STEP_MS);
-    }
-  }
-  /** Steps until Carhook has read `op` at least twice more (the state it sees includes what came before). */
-  const twoReadsOf = async (op: string) => {
-    const from = await reads(op);
-    await stepUntil(`two more ${op} reads`, async () => ((await reads(op)) >= from + 2 ? true : undefined));
-  };
-
   /**
    * Waits for the first delivery at `path` of `type` that `match` accepts; checks its signature with
    * the Standard Webhooks verifier, its `webhook-id`, its schema, and keeps it as the type's sample.
