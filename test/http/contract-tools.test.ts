@@ -1,15 +1,17 @@
 /**
  * The contract through the tools its readers use: the served OpenAPI document passes Redocly's
- * recommended rules, openapi-typescript generates a client from it that compiles, and the console
+ * recommended rules, openapi-typescript generates a client from it that compiles (the one
+ * examples/api-client holds, with the document, from `npm run openapi`), and the console
  * and the CLI, typed from the same schemas, do not compile when they read an undocumented field or
  * one route's answer as another's. Each runs an external tool or the TypeScript compiler.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiClientFiles, DOCUMENT_PATH, TYPES_PATH } from '../../bin/openapi';
 import { ROOT } from '../e2e/support';
 import { documentedApp } from './document-support';
 
@@ -132,6 +134,17 @@ describe('the contract, through the tools', () => {
     );
     const checked = await typecheck(dir, ['client.ts', 'carhook-api.d.ts']);
     expect(checked.code, checked.stdout + checked.stderr).toBe(0);
+  });
+
+  it('examples/api-client holds the document served and the client generated from it (npm run openapi)', {
+    timeout: 60_000,
+  }, async () => {
+    const { document, types } = await apiClientFiles();
+    // The same document but for the version (the package's here, the runtime's there).
+    const written = JSON.parse(document);
+    expect({ ...written, info: { ...written.info, version: doc.info.version } }).toEqual(doc);
+    expect(await readFile(DOCUMENT_PATH, 'utf8'), 'run npm run openapi').toBe(document);
+    expect(await readFile(TYPES_PATH, 'utf8'), 'run npm run openapi').toBe(types);
   });
 
   it('the console and the CLI are typed by the contract: an undocumented field does not compile', {
