@@ -64,6 +64,16 @@ describe('freshness at risk and restored', () => {
     ).toEqual(['0 carhook.freshness.at_risk alerts', '1 carhook.freshness.restored alerts']);
   });
 
+  it('a measured p95 within the target, or equal to it, puts nothing at risk', () => {
+    expect(
+      run([
+        [0, [alerts(2, { measuredP95Ms: 4 * MIN })]],
+        [5, [alerts(2, { measuredP95Ms: 5 * MIN })]],
+        [10, [alerts(2, { measuredP95Ms: 5 * MIN + 1 })]],
+      ]),
+    ).toEqual(['10 carhook.freshness.at_risk alerts']);
+  });
+
   it('a kind no read is left for (p95 never) is at risk', () => {
     expect(run([[0, [alerts(null)]]])).toEqual(['0 carhook.freshness.at_risk alerts']);
   });

@@ -12,6 +12,7 @@ import {
   FRESHNESS_STATE_FORMAT,
   FRESHNESS_STATE_KEY,
   type FreshnessWatchDeps,
+  freshnessEvent,
   watchFreshness,
 } from '../../functions/core/capacity/watch';
 import type { EventEnvelope } from '../../functions/core/events/envelope';
@@ -277,12 +278,12 @@ describe('the freshness check', () => {
         events: [],
         now: T0,
       });
-    await put('{"checkedAt":"yesterday"}', FRESHNESS_STATE_FORMAT, 0);
+    await put('{"checkedAt":"yesterday","kinds":{"trips":{"atRisk":"yes"}}}', FRESHNESS_STATE_FORMAT, 0);
     // Unreadable: checked as if never checked, so the standing risk is told.
     expect(await w.check()).toMatchObject({
       kind: 'Checked',
       told: [atRiskId('trips', T0)],
-      reset: expect.stringMatching(/^checkedAt: /),
+      reset: expect.stringMatching(/^checkedAt: [^;]+; kinds\.trips\.atRisk: /),
     });
     expect(JSON.parse((await w.stores.states.getState(FRESHNESS_STATE_KEY))?.state ?? '')).toEqual({
       checkedAt: T0,
@@ -292,6 +293,36 @@ describe('the freshness check', () => {
     w.pass(HOUR);
     expect(await w.check()).toEqual({ kind: 'UnknownFormat', stateFormat: 'freshness-2' });
     expect((await w.stores.states.getState(FRESHNESS_STATE_KEY))?.state).toBe('{"v":2}');
+  });
+
+  it('starts again from a state that is not JSON', async () => {
+    const w = world({ trips: 10 * MINUTE });
+    await w.stores.states.commitPoll({
+      vehicleId: FRESHNESS_STATE_KEY,
+      expectedVersion: 0,
+      state: 'not json',
+      stateFormat: FRESHNESS_STATE_FORMAT,
+      events: [],
+      now: T0,
+    });
+    expect(await w.check()).toMatchObject({
+      kind: 'Checked',
+      told: [],
+      reset: expect.stringMatching(/JSON/),
+    });
+  });
+
+  it('tells a kind that is not measured (services) from the model alone, with no measured figures', async () => {
+    // Services are read once a day: a p95 target of an hour cannot be met, whatever the quota.
+    const w = world({ services: HOUR });
+    await w.enroll(10);
+    expect(await w.check()).toMatchObject({ told: [atRiskId('services', T0)] });
+    expect(w.bus.received[0]?.data).toMatchObject({
+      kind: 'services',
+      measuredEvents: 0,
+      quotaForTarget: null,
+    });
+    expect(w.bus.received[0]?.data).not.toHaveProperty('measuredP95S');
   });
 
   it('checks again when the last check is in the future (a clock set back)', async () => {
@@ -306,12 +337,49 @@ describe('the freshness check', () => {
   });
 });
 
+describe('the at-risk event', () => {
+  it('says null for a figure the model cannot give (no read left), and rounds the rest to tenths of a second', () => {
+    const e = freshnessEvent(
+      {
+        type: 'carhook.freshness.at_risk',
+        at: T0,
+        freshness: {
+          kind: 'alerts',
+          targetMs: 300_000,
+          predictedP95Ms: null,
+          guaranteeMs: 1_234_567,
+          measuredP95Ms: 400_049,
+          vehicles: 3,
+          quotaForTarget: null,
+        },
+      },
+      QUOTA,
+      25,
+    );
+    expect(validateEvent(e)).toEqual({ ok: true });
+    expect(e.data).toEqual({
+      kind: 'alerts',
+      targetS: 300,
+      predictedP95S: null,
+      guaranteeS: 1234.6,
+      measuredP95S: 400,
+      measuredEvents: 25,
+      vehicles: 3,
+      quotaLimit: 12,
+      windowSeconds: 60,
+      quotaForTarget: null,
+      checkedAt: iso(T0),
+    });
+  });
+});
+
 describe('the measured lag', () => {
   const lag = (type: string, lagMs: number, extra: Partial<EventEnvelope> = {}) =>
     ({ type, occurredAt: iso(T0), detectedAt: iso(T0 + lagMs), data: {}, ...extra }) as EventEnvelope;
 
   it('is the p95 of a kind with enough events, history and fleet-contract vehicles left out', () => {
-    const lags = Array.from({ length: 19 }, (_, i) => lag('vehicle.trip.completed', (i + 1) * 1000));
+    // 19 lags of 19..1 s, the newest first: sorted before the rank is taken.
+    const lags = Array.from({ length: 19 }, (_, i) => lag('vehicle.trip.completed', (19 - i) * 1000));
     lags.push(lag('vehicle.trip.completed', 40_000, { data: { initial: true } }));
     lags.push(lag('vehicle.trip.completed', 40_000, { enrollment: { id: 'enr_f', kind: 'fleet-contract' } }));
     // Too few (19 once history and the fleet vehicle are left out): counted, no p95.
@@ -330,6 +398,42 @@ describe('the measured lag', () => {
     ).toEqual({ trips: { events: 0 } });
     // Services and map updates are not measured: their occurredAt is not when the change happened.
     expect(measuredLags([lag('vehicle.map_update.available', 5)], ['map', 'services'])).toEqual({});
+    // A change seen the moment it happened has a lag of 0, and counts; each measured kind by its types.
+    const kinds = ['collisions', 'fuel', 'maintenance'] as const;
+    expect(
+      measuredLags(
+        [
+          lag('vehicle.collision.detected', 0),
+          lag('vehicle.refuel.detected', 1),
+          lag('vehicle.fuel_theft.detected', 1),
+          lag('vehicle.maintenance.overdue', 1),
+        ],
+        kinds,
+      ),
+    ).toEqual({ collisions: { events: 1 }, fuel: { events: 2 }, maintenance: { events: 1 } });
+  });
+
+  it('reads at most 20 pages, following the cursor of each slice, the newest slices first', async () => {
+    const asked: string[] = [];
+    const log = {
+      // Every slice of the hour holds five pages of one event.
+      listByTime: async (q: { since?: string; until?: string; cursor?: string }) => {
+        const page = Number(q.cursor ?? 0);
+        asked.push(`${q.since} ${page}`);
+        return {
+          items: [{ envelope: lag('vehicle.trip.completed', 1000), published: true, expiresAt: 0 }],
+          ...(page < 4 ? { cursor: String(page + 1) } : {}),
+        };
+      },
+    };
+    expect(await readMeasuredLags(log, ['trips'], T0)).toEqual({ trips: { events: 20, p95Ms: 1000 } });
+    expect(asked).toHaveLength(20);
+    expect(asked.slice(0, 6)).toEqual([
+      ...[0, 1, 2, 3, 4].map((p) => `${iso(T0 - 10 * MINUTE)} ${p}`),
+      `${iso(T0 - 20 * MINUTE)} 0`,
+    ]);
+    // The two oldest slices are the ones left out.
+    expect(asked.at(-1)).toBe(`${iso(T0 - 40 * MINUTE)} 4`);
   });
 
   it('reads the hour before now from the log, newest first, and nothing for unmeasured kinds', async () => {
