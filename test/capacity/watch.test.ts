@@ -416,24 +416,24 @@ describe('the measured lag', () => {
   it('reads at most 20 pages, following the cursor of each slice, the newest slices first', async () => {
     const asked: string[] = [];
     const log = {
-      // Every slice of the hour holds five pages of one event.
+      // Every slice of the hour holds seven pages of one event: the cap falls inside the third.
       listByTime: async (q: { since?: string; until?: string; cursor?: string }) => {
         const page = Number(q.cursor ?? 0);
         asked.push(`${q.since} ${page}`);
         return {
           items: [{ envelope: lag('vehicle.trip.completed', 1000), published: true, expiresAt: 0 }],
-          ...(page < 4 ? { cursor: String(page + 1) } : {}),
+          ...(page < 6 ? { cursor: String(page + 1) } : {}),
         };
       },
     };
     expect(await readMeasuredLags(log, ['trips'], T0)).toEqual({ trips: { events: 20, p95Ms: 1000 } });
     expect(asked).toHaveLength(20);
-    expect(asked.slice(0, 6)).toEqual([
-      ...[0, 1, 2, 3, 4].map((p) => `${iso(T0 - 10 * MINUTE)} ${p}`),
+    expect(asked.slice(0, 8)).toEqual([
+      ...[0, 1, 2, 3, 4, 5, 6].map((p) => `${iso(T0 - 10 * MINUTE)} ${p}`),
       `${iso(T0 - 20 * MINUTE)} 0`,
     ]);
-    // The two oldest slices are the ones left out.
-    expect(asked.at(-1)).toBe(`${iso(T0 - 40 * MINUTE)} 4`);
+    // Cut in the third slice; the three oldest are left out.
+    expect(asked.at(-1)).toBe(`${iso(T0 - 30 * MINUTE)} 5`);
   });
 
   it('reads the hour before now from the log, newest first, and nothing for unmeasured kinds', async () => {
