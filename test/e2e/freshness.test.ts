@@ -5,19 +5,18 @@
  * once, to a subscription that names `carhook.*`, however many checks follow; when the fleet is
  * back to its size, `carhook.freshness.restored`. One step is one planner cycle (a simulated minute).
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventEnvelope } from '../../functions/core/events/envelope';
 import { validateEvent } from '../../functions/core/events/validate';
 import { type LocalRuntime, startLocalRuntime } from '../../functions/local/runtime';
+import { startRecorder } from './support';
 
 const MINUTE = 60_000;
 
 describe('a fleet grown past its freshness target', { timeout: 300_000 }, () => {
   let rt: LocalRuntime;
-  let server: http.Server;
-  const received: EventEnvelope[] = [];
+  let recorder: Awaited<ReturnType<typeof startRecorder>>;
+  const received = () => recorder.requests.map((r) => (JSON.parse(r.body) as { data: EventEnvelope }).data);
   const vehicleIds: string[] = [];
   let paused: string[] = [];
 
@@ -29,7 +28,7 @@ describe('a fleet grown past its freshness target', { timeout: 300_000 }, () => 
     // biome-ignore lint/suspicious/noExplicitAny: JSON answers, read freely by the test.
     return { status: res.status, body: (await res.json()) as any };
   };
-  const told = () => received.filter((e) => e.type.startsWith('carhook.freshness.'));
+  const told = () => received().filter((e) => e.type.startsWith('carhook.freshness.'));
   const minutes = async (n: number) => {
     for (let i = 0; i < n; i++) await rt.advance(MINUTE);
   };
@@ -38,15 +37,7 @@ describe('a fleet grown past its freshness target', { timeout: 300_000 }, () => 
     (await api('GET', '/capacity')).body.kinds.find((k: any) => k.kind === 'trips');
 
   beforeAll(async () => {
-    server = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        received.push((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: EventEnvelope }).data);
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    recorder = await startRecorder(() => 204);
     rt = await startLocalRuntime({
       port: 0,
       simPort: 0,
@@ -64,7 +55,7 @@ describe('a fleet grown past its freshness target', { timeout: 300_000 }, () => 
       method: 'POST',
       headers: { authorization: `Bearer ${rt.adminToken}`, 'content-type': 'application/json' },
       body: JSON.stringify({
-        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/ops`,
+        url: recorder.url,
         eventTypes: ['carhook.*'],
       }),
     });
@@ -90,7 +81,7 @@ describe('a fleet grown past its freshness target', { timeout: 300_000 }, () => 
 
   afterAll(async () => {
     await rt?.close();
-    await new Promise<void>((resolve) => server?.close(() => resolve()));
+    await recorder?.close();
   });
 
   it('meets the target with 30 vehicles and tells nothing', async () => {

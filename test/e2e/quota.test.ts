@@ -5,12 +5,11 @@
  * it, and its requests per window follow: a raise is used from the next cycle and never exceeded,
  * a drop is followed at once. One step is one planner cycle (a simulated minute).
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventEnvelope } from '../../functions/core/events/envelope';
 import { validateEvent } from '../../functions/core/events/validate';
 import { type LocalRuntime, startLocalRuntime } from '../../functions/local/runtime';
+import { startRecorder } from './support';
 
 const MINUTE = 60_000;
 
@@ -23,8 +22,8 @@ interface ClientStats {
 
 describe('a quota raised and lowered in the simulator', { timeout: 240_000 }, () => {
   let rt: LocalRuntime;
-  let server: http.Server;
-  const received: EventEnvelope[] = [];
+  let recorder: Awaited<ReturnType<typeof startRecorder>>;
+  const received = () => recorder.requests.map((r) => (JSON.parse(r.body) as { data: EventEnvelope }).data);
   let clientId: string;
 
   const sim = () => rt.sim as NonNullable<LocalRuntime['sim']>;
@@ -49,18 +48,10 @@ describe('a quota raised and lowered in the simulator', { timeout: 240_000 }, ()
       refused: after.tooManyRequests - before.tooManyRequests,
     };
   };
-  const changes = () => received.filter((e) => e.type === 'carhook.quota.changed');
+  const changes = () => received().filter((e) => e.type === 'carhook.quota.changed');
 
   beforeAll(async () => {
-    server = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        received.push((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: EventEnvelope }).data);
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    recorder = await startRecorder(() => 204);
     rt = await startLocalRuntime({
       port: 0,
       simPort: 0,
@@ -78,7 +69,7 @@ describe('a quota raised and lowered in the simulator', { timeout: 240_000 }, ()
       method: 'POST',
       headers: { authorization: `Bearer ${rt.adminToken}`, 'content-type': 'application/json' },
       body: JSON.stringify({
-        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/ops`,
+        url: recorder.url,
         eventTypes: ['carhook.*'],
       }),
     });
@@ -89,7 +80,7 @@ describe('a quota raised and lowered in the simulator', { timeout: 240_000 }, ()
 
   afterAll(async () => {
     await rt?.close();
-    await new Promise<void>((resolve) => server?.close(() => resolve()));
+    await recorder?.close();
   });
 
   it('spends at most the configured quota, and tells nothing while it does not change', async () => {
