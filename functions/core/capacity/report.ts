@@ -42,7 +42,9 @@ export function capacityVehicles(
   });
 }
 
-const seconds = (ms: number): number | null => (Number.isFinite(ms) ? Math.round(ms / 100) / 10 : null);
+/** Milliseconds as seconds to a tenth; null for never (no read left for it). */
+export const seconds = (ms: number): number | null =>
+  Number.isFinite(ms) ? Math.round(ms / 100) / 10 : null;
 
 export interface KindCapacity {
   readonly kind: FreshnessKind;

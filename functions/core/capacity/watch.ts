@@ -27,7 +27,7 @@ import { freshnessKinds } from './kinds';
 import { type MeasuredLag, readMeasuredLags } from './measured';
 import { type CapacityQuota, predictFleet, quotaForTarget } from './model';
 import { type CapacityDeps, type FleetNow, readFleet } from './read';
-import type { FreshnessTargets } from './report';
+import { type FreshnessTargets, seconds } from './report';
 
 /** The VehicleStateStore key of the freshness check's state. */
 export const FRESHNESS_STATE_KEY = 'carhook:freshness';
@@ -106,7 +106,7 @@ function kindsOf(
 export function freshnessEvent(signal: FreshnessSignal, quota: CapacityQuota, measuredEvents: number) {
   const f = signal.freshness;
   const at = new Date(signal.at).toISOString();
-  const s = (ms: number | null) => (ms === null ? null : Math.round(ms / 100) / 10);
+  const s = (ms: number | null) => seconds(ms ?? Number.POSITIVE_INFINITY);
   const common = {
     id: eventId({
       scope: 'carhook',
